@@ -1,0 +1,85 @@
+/* vn-load.c: load and policy values. */
+#include "vn-load.h"
+
+VnLoad *
+vn_load_new(const VnTopology *t)
+{
+    VnLoad *l = g_new0(VnLoad, 1);
+
+    l->n_nodes = t->n_nodes;
+    l->nodes = g_new0(VnNodeLoad, MAX(t->n_nodes, 1));
+    for (guint i = 0; i < t->n_nodes; i++)
+        l->nodes[i].cpu_busy = -1.0;
+    l->dedicated_cpus = vn_bitmap_new(t->n_cpu_ids);
+    l->committed_hugepages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    return l;
+}
+
+void
+vn_load_free(VnLoad *l)
+{
+    if (!l)
+        return;
+    g_free(l->nodes);
+    vn_bitmap_free(l->dedicated_cpus);
+    g_hash_table_unref(l->committed_hugepages);
+    g_free(l);
+}
+
+static gchar *
+hugepage_key(guint node_index, guint64 size_kib)
+{
+    return g_strdup_printf("%u:%" G_GUINT64_FORMAT, node_index, size_kib);
+}
+
+void
+vn_load_add_hugepages(VnLoad *l, guint node_index, guint64 size_kib, guint64 pages)
+{
+    g_autofree gchar *key = hugepage_key(node_index, size_kib);
+    guint64 *v = g_hash_table_lookup(l->committed_hugepages, key);
+
+    if (!v) {
+        v = g_new0(guint64, 1);
+        g_hash_table_insert(l->committed_hugepages, g_steal_pointer(&key), v);
+    }
+    *v += pages;
+}
+
+guint64
+vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib)
+{
+    g_autofree gchar *key = hugepage_key(node_index, size_kib);
+    guint64 *v = g_hash_table_lookup(l->committed_hugepages, key);
+
+    return v ? *v : 0;
+}
+
+VnPolicy *
+vn_policy_new_default(const VnTopology *t)
+{
+    VnPolicy *p = g_new0(VnPolicy, 1);
+
+    p->reserved_cpus = vn_bitmap_new(t->n_cpu_ids);
+    p->reserved_memory_kib = 0;
+    p->overhead_base_kib = 32 * 1024;
+    p->overhead_per_gib_kib = 8 * 1024;
+    p->headroom_percent = 5;
+    p->cpu_overcommit = 4.0;
+    return p;
+}
+
+void
+vn_policy_free(VnPolicy *p)
+{
+    if (!p)
+        return;
+    vn_bitmap_free(p->reserved_cpus);
+    g_free(p);
+}
+
+guint64
+vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib)
+{
+    guint64 gib = (memory_kib + 1024 * 1024 - 1) / (1024 * 1024);
+    return p->overhead_base_kib + gib * p->overhead_per_gib_kib;
+}

@@ -1,0 +1,51 @@
+/* vn-load.h: what is already on the host, and the host's policy.
+ *
+ * VnLoad is indexed by node index (same order as VnTopology.nodes).
+ * Committed figures come from the ledger of placed VMs; measured ones from
+ * /proc and sysfs (plugin/).  Missing measurements are marked unknown.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-bitmap.h"
+#include "vn-topology.h"
+
+typedef struct {
+    guint committed_vcpus;        /* shared vCPUs placed here */
+    guint committed_high_vcpus;   /* of those and dedicated, high priority */
+    guint64 committed_memory_kib; /* guest memory + overhead placed here */
+    gdouble cpu_busy;             /* measured 0..1, < 0 when unknown */
+} VnNodeLoad;
+
+typedef struct {
+    guint n_nodes;
+    VnNodeLoad *nodes;
+    VnBitmap *dedicated_cpus;     /* CPUs owned 1:1 by placed VMs */
+    /* hugepages already promised, per node, same order as the node's
+     * VnHugepages array: pages committed by placed VMs */
+    GHashTable *committed_hugepages; /* "node:sizekib" -> guint64* pages */
+} VnLoad;
+
+VnLoad *vn_load_new(const VnTopology *t);
+void vn_load_free(VnLoad *l);
+void vn_load_add_hugepages(VnLoad *l, guint node_index, guint64 size_kib, guint64 pages);
+guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib);
+
+typedef struct {
+    VnBitmap *reserved_cpus;        /* never handed to guests (host CPU ids) */
+    guint64 reserved_memory_kib;    /* kept for the host on every node */
+    guint64 overhead_base_kib;      /* per VM: QEMU fixed overhead */
+    guint64 overhead_per_gib_kib;   /* per VM per GiB of guest memory */
+    guint headroom_percent;         /* of each node's memory kept free */
+    gdouble cpu_overcommit;         /* shared vCPUs per usable host CPU */
+} VnPolicy;
+
+/* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %
+ * headroom, overcommit 4.0.  `t` sizes the reserved CPU bitmap. */
+VnPolicy *vn_policy_new_default(const VnTopology *t);
+void vn_policy_free(VnPolicy *p);
+/* QEMU overhead for a VM of `memory_kib` guest memory. */
+guint64 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLoad, vn_load_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnPolicy, vn_policy_free)

@@ -1,0 +1,90 @@
+/* vn-placement.c: the placement value. */
+#include "vn-placement.h"
+
+static void
+cell_clear(gpointer p)
+{
+    VnCell *c = p;
+    vn_bitmap_free(c->cpus);
+}
+
+static void
+iothread_clear(gpointer p)
+{
+    VnIOThreadPin *io = p;
+    vn_bitmap_free(io->cpus);
+}
+
+VnPlacement *
+vn_placement_new(void)
+{
+    VnPlacement *p = g_new0(VnPlacement, 1);
+
+    p->cells = g_array_new(FALSE, TRUE, sizeof(VnCell));
+    g_array_set_clear_func(p->cells, cell_clear);
+    p->vcpu_pins = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    p->iothreads = g_array_new(FALSE, TRUE, sizeof(VnIOThreadPin));
+    g_array_set_clear_func(p->iothreads, iothread_clear);
+    p->reasons = g_ptr_array_new_with_free_func(g_free);
+    p->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)vn_candidate_free);
+    p->threads_per_core = 1;
+    return p;
+}
+
+void
+vn_placement_free(VnPlacement *p)
+{
+    if (!p)
+        return;
+    g_array_unref(p->cells);
+    g_ptr_array_unref(p->vcpu_pins);
+    vn_bitmap_free(p->emulator_cpus);
+    g_array_unref(p->iothreads);
+    g_ptr_array_unref(p->reasons);
+    g_ptr_array_unref(p->candidates);
+    g_free(p);
+}
+
+void
+vn_placement_add_reason(VnPlacement *p, const gchar *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    g_ptr_array_add(p->reasons, g_strdup_vprintf(fmt, ap));
+    va_end(ap);
+}
+
+void
+vn_candidate_free(VnCandidate *c)
+{
+    if (!c)
+        return;
+    g_array_unref(c->nodes);
+    g_free(c->note);
+    g_free(c);
+}
+
+static gint
+uint_cmp(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return (x > y) - (x < y);
+}
+
+GArray *
+vn_placement_nodes(const VnPlacement *p)
+{
+    GArray *nodes = g_array_new(FALSE, FALSE, sizeof(guint));
+
+    for (guint i = 0; i < p->cells->len; i++) {
+        guint n = g_array_index(p->cells, VnCell, i).node;
+        gboolean seen = FALSE;
+        for (guint j = 0; j < nodes->len && !seen; j++)
+            seen = g_array_index(nodes, guint, j) == n;
+        if (!seen)
+            g_array_append_val(nodes, n);
+    }
+    g_array_sort(nodes, uint_cmp);
+    return nodes;
+}

@@ -1,0 +1,77 @@
+/* vn-request.c: the VM request value and its enum string tables. */
+#include "vn-request.h"
+
+static const gchar *const smt_names[VN_SMT_MAX] = { "prefer", "isolate", "require" };
+static const gchar *const priority_names[VN_PRIORITY_MAX] = { "low", "normal", "high" };
+
+static void
+device_clear(gpointer p)
+{
+    VnDevice *d = p;
+    g_free(d->name);
+}
+
+VnRequest *
+vn_request_new(void)
+{
+    VnRequest *r = g_new0(VnRequest, 1);
+
+    r->smt = VN_SMT_PREFER;
+    r->priority = VN_PRIORITY_NORMAL;
+    return r;
+}
+
+void
+vn_request_free(VnRequest *r)
+{
+    if (!r)
+        return;
+    g_clear_pointer(&r->devices, g_array_unref);
+    g_free(r);
+}
+
+void
+vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread, const gchar *name)
+{
+    VnDevice d = { .node_os_id = node_os_id, .iothread = iothread, .name = g_strdup(name) };
+
+    if (!r->devices) {
+        r->devices = g_array_new(FALSE, TRUE, sizeof(VnDevice));
+        g_array_set_clear_func(r->devices, device_clear);
+    }
+    g_array_append_val(r->devices, d);
+}
+
+const gchar *
+vn_smt_policy_to_string(VnSmtPolicy p)
+{
+    return p < VN_SMT_MAX ? smt_names[p] : NULL;
+}
+
+gboolean
+vn_smt_policy_from_string(const gchar *s, VnSmtPolicy *ret_p)
+{
+    for (guint i = 0; i < VN_SMT_MAX; i++)
+        if (g_strcmp0(s, smt_names[i]) == 0) {
+            *ret_p = (VnSmtPolicy)i;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+const gchar *
+vn_priority_to_string(VnPriority p)
+{
+    return p < VN_PRIORITY_MAX ? priority_names[p] : NULL;
+}
+
+gboolean
+vn_priority_from_string(const gchar *s, VnPriority *ret_p)
+{
+    for (guint i = 0; i < VN_PRIORITY_MAX; i++)
+        if (g_strcmp0(s, priority_names[i]) == 0) {
+            *ret_p = (VnPriority)i;
+            return TRUE;
+        }
+    return FALSE;
+}

@@ -1,0 +1,228 @@
+/* vn-topology.c: building and reading the topology value. */
+#include "vn-topology.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(vn-topology-error-quark, vn_topology_error)
+
+VnTopology *
+vn_topology_new(const gchar *source)
+{
+    VnTopology *t = g_new0(VnTopology, 1);
+
+    t->cpus = g_array_new(FALSE, TRUE, sizeof(VnCpu));
+    t->source = g_strdup(source ? source : "unknown");
+    return t;
+}
+
+void
+vn_topology_free(VnTopology *t)
+{
+    if (!t)
+        return;
+    for (guint i = 0; i < t->n_nodes; i++) {
+        vn_bitmap_free(t->nodes[i].cpus);
+        g_free(t->nodes[i].subtype);
+        g_clear_pointer(&t->nodes[i].hugepages, g_array_unref);
+    }
+    g_free(t->nodes);
+    g_array_unref(t->cpus);
+    g_free(t->distance);
+    g_free(t->cpu_index);
+    g_free(t->source);
+    g_free(t);
+}
+
+guint
+vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib)
+{
+    VnNode *n;
+
+    g_return_val_if_fail(!t->finished && t->distance == NULL, 0);
+    t->nodes = g_renew(VnNode, t->nodes, t->n_nodes + 1);
+    n = &t->nodes[t->n_nodes];
+    memset(n, 0, sizeof(*n));
+    n->os_id = os_id;
+    n->mem_total_kib = mem_total_kib;
+    n->mem_free_kib = G_MAXUINT64;
+    n->cpu_owner = -1;
+    n->hugepages = g_array_new(FALSE, TRUE, sizeof(VnHugepages));
+    return t->n_nodes++;
+}
+
+void
+vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index, guint core, guint package)
+{
+    VnCpu c = { .os_id = os_id, .node = node_index, .core = core, .package = package };
+
+    g_return_if_fail(!t->finished);
+    g_return_if_fail(node_index < (gint)t->n_nodes);
+    g_array_append_val(t->cpus, c);
+    t->n_cpu_ids = MAX(t->n_cpu_ids, os_id + 1);
+}
+
+static gint
+hugepages_cmp(gconstpointer a, gconstpointer b)
+{
+    const VnHugepages *x = a, *y = b;
+    return (x->size_kib > y->size_kib) - (x->size_kib < y->size_kib);
+}
+
+void
+vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib,
+                          guint64 total, guint64 free)
+{
+    VnHugepages h = { .size_kib = size_kib, .total = total, .free = MIN(free, total) };
+
+    g_return_if_fail(node_index < t->n_nodes);
+    g_array_append_val(t->nodes[node_index].hugepages, h);
+    g_array_sort(t->nodes[node_index].hugepages, hugepages_cmp);
+}
+
+void
+vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value)
+{
+    g_return_if_fail(from < t->n_nodes && to < t->n_nodes);
+    if (!t->distance)
+        t->distance = g_new0(guint, (gsize)t->n_nodes * t->n_nodes);
+    t->distance[from * t->n_nodes + to] = value;
+}
+
+static gint
+cpu_cmp(gconstpointer a, gconstpointer b)
+{
+    const VnCpu *x = a, *y = b;
+    return (x->os_id > y->os_id) - (x->os_id < y->os_id);
+}
+
+static gboolean
+finish_distances(VnTopology *t, GError **error)
+{
+    guint n = t->n_nodes;
+
+    if (!t->distance) {
+        t->distance = g_new0(guint, (gsize)n * n);
+        t->distances_assumed = TRUE;
+        for (guint i = 0; i < n; i++)
+            for (guint j = 0; j < n; j++)
+                t->distance[i * n + j] = i == j ? VN_DISTANCE_LOCAL : VN_DISTANCE_REMOTE_DEFAULT;
+        return TRUE;
+    }
+    for (guint i = 0; i < n; i++)
+        for (guint j = 0; j < n; j++) {
+            guint d = t->distance[i * n + j];
+            if (d == 0 || d > 10000 || (i != j && d < t->distance[i * n + i])) {
+                g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                            "%s: distance from node %u to node %u is %u, not a valid SLIT value",
+                            t->source, t->nodes[i].os_id, t->nodes[j].os_id, d);
+                return FALSE;
+            }
+        }
+    return TRUE;
+}
+
+/* Nodes that share one CPU set (DRAM + HBM behind one package): the first
+ * node with CPUs keeps them, the others point at it and hold none. */
+static void
+finish_shared_cpus(VnTopology *t)
+{
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (vn_bitmap_is_empty(t->nodes[i].cpus))
+            continue;
+        for (guint j = 0; j < i; j++) {
+            if (t->nodes[j].cpu_owner < 0 && vn_bitmap_equal(t->nodes[i].cpus, t->nodes[j].cpus)) {
+                t->nodes[i].cpu_owner = (gint)j;
+                vn_bitmap_clear_all(t->nodes[i].cpus);
+                break;
+            }
+        }
+    }
+}
+
+gboolean
+vn_topology_finish(VnTopology *t, GError **error)
+{
+    GHashTable *cores;
+
+    g_return_val_if_fail(!t->finished, FALSE);
+    if (t->n_nodes == 0) {
+        g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                    "%s: no NUMA node found", t->source);
+        return FALSE;
+    }
+    for (guint i = 0; i < t->n_nodes; i++)
+        for (guint j = i + 1; j < t->n_nodes; j++)
+            if (t->nodes[i].os_id == t->nodes[j].os_id) {
+                g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                            "%s: node %u appears twice", t->source, t->nodes[i].os_id);
+                return FALSE;
+            }
+    if (!finish_distances(t, error))
+        return FALSE;
+
+    g_array_sort(t->cpus, cpu_cmp);
+    t->cpu_index = g_new(gint, MAX(t->n_cpu_ids, 1));
+    for (guint i = 0; i < t->n_cpu_ids; i++)
+        t->cpu_index[i] = -1;
+    for (guint i = 0; i < t->n_nodes; i++)
+        t->nodes[i].cpus = vn_bitmap_new(t->n_cpu_ids);
+
+    cores = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < t->cpus->len; i++) {
+        VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
+        guint n;
+
+        if (t->cpu_index[c->os_id] >= 0) {
+            g_hash_table_unref(cores);
+            g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                        "%s: CPU %u appears twice", t->source, c->os_id);
+            return FALSE;
+        }
+        t->cpu_index[c->os_id] = (gint)i;
+        if (c->node >= 0)
+            vn_bitmap_set(t->nodes[c->node].cpus, c->os_id);
+        n = GPOINTER_TO_UINT(g_hash_table_lookup(cores, GUINT_TO_POINTER(c->core))) + 1;
+        g_hash_table_insert(cores, GUINT_TO_POINTER(c->core), GUINT_TO_POINTER(n));
+        t->smt_width = MAX(t->smt_width, n);
+    }
+    g_hash_table_unref(cores);
+    t->smt_width = MAX(t->smt_width, 1);
+    finish_shared_cpus(t);
+    t->finished = TRUE;
+    return TRUE;
+}
+
+gint
+vn_topology_node_by_os_id(const VnTopology *t, guint os_id)
+{
+    for (guint i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i].os_id == os_id)
+            return (gint)i;
+    return -1;
+}
+
+guint
+vn_topology_distance(const VnTopology *t, guint a, guint b)
+{
+    return t->distance[a * t->n_nodes + b];
+}
+
+const VnCpu *
+vn_topology_cpu(const VnTopology *t, guint os_id)
+{
+    if (os_id >= t->n_cpu_ids || t->cpu_index[os_id] < 0)
+        return NULL;
+    return &g_array_index(t->cpus, VnCpu, t->cpu_index[os_id]);
+}
+
+guint
+vn_topology_node_ncpus(const VnTopology *t, guint i)
+{
+    return vn_bitmap_count(t->nodes[i].cpus);
+}
+
+gboolean
+vn_topology_node_is_memory_only(const VnTopology *t, guint i)
+{
+    return vn_bitmap_is_empty(t->nodes[i].cpus) && t->nodes[i].mem_total_kib > 0;
+}

@@ -1,0 +1,91 @@
+/* vn-topology.h: the host as the scheduler sees it.
+ *
+ * A VnTopology is a plain value.  plugin/ builds it from any source (live
+ * host through hwloc, an hwloc XML file, an hwloc synthetic string, libvirt
+ * capabilities XML) with vn_topology_new() + vn_topology_add_*() and seals it
+ * with vn_topology_finish(); the scheduler only reads it afterwards.
+ *
+ * Indices: nodes are stored densely (0 .. n_nodes-1, the "node index") and
+ * each carries its OS number (`os_id`, what the kernel and libvirt call the
+ * node).  CPUs are indexed by their OS number (PU os_index).
+ * Memory is in KiB throughout, as libvirt's <cell memory unit='KiB'>.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-bitmap.h"
+
+#define VN_DISTANCE_LOCAL 10
+#define VN_DISTANCE_REMOTE_DEFAULT 20
+
+typedef struct {
+    guint64 size_kib;  /* page size */
+    guint64 total;     /* pages configured on this node */
+    guint64 free;      /* pages free; == total when unknown */
+} VnHugepages;
+
+typedef struct {
+    guint os_id;           /* kernel node number */
+    VnBitmap *cpus;        /* PUs whose local memory this node is; may be empty */
+    guint64 mem_total_kib; /* 0 for a CPU-only node */
+    guint64 mem_free_kib;  /* measured free memory; G_MAXUINT64 when unknown */
+    gchar *subtype;        /* "DRAM", "HBM", "CXL-DRAM", ... or NULL */
+    /* Node index of the node that owns this node's CPUs when several nodes
+     * share one CPU set (DRAM + HBM on one package); -1 otherwise.  Such a
+     * node's `cpus` is empty so no CPU is ever counted twice. */
+    gint cpu_owner;
+    GArray *hugepages;     /* of VnHugepages, sorted by size */
+} VnNode;
+
+typedef struct {
+    guint os_id;     /* PU os_index */
+    gint node;       /* node index (-1: not attached to a node) */
+    guint core;      /* dense core number: SMT siblings share it */
+    guint package;   /* dense package number */
+} VnCpu;
+
+typedef struct {
+    guint n_nodes;
+    VnNode *nodes;
+    guint n_cpu_ids;       /* 1 + highest CPU os id; bitmap capacity */
+    GArray *cpus;          /* of VnCpu, sorted by os_id */
+    guint *distance;       /* n_nodes * n_nodes, row-major, node indices */
+    gboolean distances_assumed; /* source had none: 10 local / 20 remote */
+    guint smt_width;       /* max threads per core seen */
+    gchar *source;         /* human description of where this came from */
+    /* derived by vn_topology_finish(): */
+    gint *cpu_index;       /* os id -> index into cpus, or -1 */
+    gboolean finished;
+} VnTopology;
+
+VnTopology *vn_topology_new(const gchar *source);
+void vn_topology_free(VnTopology *t);
+
+/* Building (plugin/ only).  Returns the node index. */
+guint vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib);
+void vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index,
+                         guint core, guint package);
+void vn_topology_add_hugepages(VnTopology *t, guint node_index,
+                               guint64 size_kib, guint64 total, guint64 free);
+/* Distances by node index; call after all nodes are added.  Without any
+ * call, vn_topology_finish() assumes 10 local / 20 remote. */
+void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);
+/* Validates and derives: CPU bitmaps per node, SMT width, shared-CPU owners.
+ * Errors: VN_TOPOLOGY_ERROR_INVALID with a one-line reason. */
+gboolean vn_topology_finish(VnTopology *t, GError **error);
+
+gint vn_topology_node_by_os_id(const VnTopology *t, guint os_id);
+guint vn_topology_distance(const VnTopology *t, guint a, guint b);
+const VnCpu *vn_topology_cpu(const VnTopology *t, guint os_id);
+/* Number of CPUs on node i (0 for memory-only and CPU-sharing nodes). */
+guint vn_topology_node_ncpus(const VnTopology *t, guint i);
+gboolean vn_topology_node_is_memory_only(const VnTopology *t, guint i);
+
+#define VN_TOPOLOGY_ERROR (vn_topology_error_quark())
+GQuark vn_topology_error_quark(void);
+typedef enum {
+    VN_TOPOLOGY_ERROR_INVALID,
+    VN_TOPOLOGY_ERROR_MAX
+} VnTopologyError;
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnTopology, vn_topology_free)
