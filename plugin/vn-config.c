@@ -1,0 +1,399 @@
+/* vn-config.c: vnuma.conf through GKeyFile.  Each key has a small reader
+ * that validates it and names file, group and key in its error. */
+#include "vn-config.h"
+
+#include <stdarg.h>
+#include "vn-config-build.h"
+#include "vn-cpulist.h"
+#include "vn-size.h"
+
+G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
+
+#define VN_CONFIG_MAX_HEADROOM 90
+#define VN_CONFIG_MAX_OVERCOMMIT 64.0
+
+static const gchar *const memory_mode_names[] = { "restrictive", "strict", NULL };
+static const gchar *const hook_manage_names[] = { "opted-in", "all", "none", NULL };
+static const gchar *const hook_conflict_names[] = { "replan", "refuse", "ignore", NULL };
+G_STATIC_ASSERT(G_N_ELEMENTS(memory_mode_names) == VN_MEMORY_MODE_MAX + 1);
+G_STATIC_ASSERT(G_N_ELEMENTS(hook_manage_names) == VN_HOOK_MANAGE_MAX + 1);
+G_STATIC_ASSERT(G_N_ELEMENTS(hook_conflict_names) == VN_HOOK_CONFLICT_MAX + 1);
+
+static gint
+name_index(const gchar *const *names, const gchar *s)
+{
+    for (gint i = 0; s && names[i]; i++)
+        if (g_str_equal(names[i], s))
+            return i;
+    return -1;
+}
+
+const gchar *
+vn_memory_mode_to_string(VnMemoryMode m)
+{
+    g_return_val_if_fail(m < VN_MEMORY_MODE_MAX, NULL);
+    return memory_mode_names[m];
+}
+
+gint vn_memory_mode_from_string(const gchar *s) { return name_index(memory_mode_names, s); }
+
+const gchar *
+vn_hook_manage_to_string(VnHookManage m)
+{
+    g_return_val_if_fail(m < VN_HOOK_MANAGE_MAX, NULL);
+    return hook_manage_names[m];
+}
+
+gint vn_hook_manage_from_string(const gchar *s) { return name_index(hook_manage_names, s); }
+
+const gchar *
+vn_hook_conflict_to_string(VnHookConflict c)
+{
+    g_return_val_if_fail(c < VN_HOOK_CONFLICT_MAX, NULL);
+    return hook_conflict_names[c];
+}
+
+gint vn_hook_conflict_from_string(const gchar *s) { return name_index(hook_conflict_names, s); }
+
+static void
+apply_state_dir_env(VnConfig *c)
+{
+    const gchar *env = g_getenv("VNUMA_STATE_DIR");
+
+    if (env && *env) {
+        g_free(c->state_dir);
+        c->state_dir = g_strdup(env);
+    }
+}
+
+VnConfig *
+vn_config_new_default(const VnTopology *t)
+{
+    VnConfig *c = g_new0(VnConfig, 1);
+
+    c->policy = vn_policy_new_default(t);
+    c->memory_mode = VN_MEMORY_MODE_RESTRICTIVE;
+    c->hook_manage = VN_HOOK_MANAGE_OPTED_IN;
+    c->hook_on_conflict = VN_HOOK_CONFLICT_REPLAN;
+    c->hook_strict = FALSE;
+    c->state_dir = g_strdup(VNUMA_DEFAULT_STATE_DIR);
+    apply_state_dir_env(c);
+    return c;
+}
+
+void
+vn_config_free(VnConfig *c)
+{
+    if (!c)
+        return;
+    g_free(c->path);
+    vn_policy_free(c->policy);
+    g_free(c->state_dir);
+    g_free(c);
+}
+
+/* ---- validation helpers ---- */
+
+static const struct {
+    const gchar *group;
+    const gchar *key;
+} known_keys[] = {
+    { "host", "reserved_cpus" },
+    { "host", "reserved_memory" },
+    { "host", "overhead_base" },
+    { "host", "overhead_per_gib" },
+    { "host", "headroom_percent" },
+    { "host", "cpu_overcommit" },
+    { "placement", "memory_mode" },
+    { "hook", "manage" },
+    { "hook", "on_conflict" },
+    { "hook", "strict" },
+    { "paths", "state_dir" },
+};
+
+static gboolean
+known(const gchar *group, const gchar *key)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(known_keys); i++)
+        if (g_str_equal(known_keys[i].group, group) &&
+            (!key || g_str_equal(known_keys[i].key, key)))
+            return TRUE;
+    return FALSE;
+}
+
+static gboolean
+check_known(GKeyFile *kf, const gchar *path, GError **error)
+{
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+    for (guint g = 0; groups[g]; g++) {
+        g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[g], NULL, NULL);
+
+        if (!known(groups[g], NULL)) {
+            g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN,
+                        "%s: unknown group [%s]", path, groups[g]);
+            return FALSE;
+        }
+        for (guint k = 0; keys && keys[k]; k++) {
+            if (!known(groups[g], keys[k])) {
+                g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN,
+                            "%s: [%s] unknown key \"%s\"", path, groups[g], keys[k]);
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+static gboolean G_GNUC_PRINTF(5, 6)
+bad_value(GError **error, const gchar *path, const gchar *group,
+          const gchar *key, const gchar *fmt, ...)
+{
+    g_autofree gchar *what = NULL;
+    va_list args;
+
+    va_start(args, fmt);
+    what = g_strdup_vprintf(fmt, args);
+    va_end(args);
+    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID,
+                "%s: [%s] %s: %s", path, group, key, what);
+    return FALSE;
+}
+
+/* ---- one reader per kind of value; an absent key leaves *ret alone ---- */
+
+/* The key's text with escapes resolved, or NULL (and TRUE) when absent. */
+static gboolean
+get_text(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+         gchar **ret_text, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+    gchar *text;
+
+    *ret_text = NULL;
+    if (!g_key_file_has_key(kf, group, key, NULL))
+        return TRUE;
+    text = g_key_file_get_string(kf, group, key, &local);
+    if (!text)
+        return bad_value(error, path, group, key, "%s", local->message);
+    *ret_text = g_strstrip(text);
+    return TRUE;
+}
+
+/* A size; "0" is allowed here (nothing reserved, no overhead). */
+static gboolean
+read_size(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+          guint64 *ret_kib, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    g_autoptr(GError) local = NULL;
+    guint64 kib = 0;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    if (!g_str_equal(text, "0") && !vn_size_parse_kib(text, &kib, &local))
+        return bad_value(error, path, group, key, "%s", local->message);
+    *ret_kib = kib;
+    return TRUE;
+}
+
+static gboolean
+read_cpus(GKeyFile *kf, const gchar *path, const VnTopology *t,
+          VnBitmap *ret_cpus, GError **error)
+{
+    const gchar *group = "host", *key = "reserved_cpus";
+    g_autofree gchar *text = NULL;
+    g_autoptr(VnBitmap) cpus = NULL;
+    g_autoptr(GError) local = NULL;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text || !*text)
+        return TRUE;
+    cpus = vn_cpulist_parse(text, t->n_cpu_ids, &local);
+    if (!cpus)
+        return bad_value(error, path, group, key, "%s", local->message);
+    VN_BITMAP_FOREACH(cpus, cpu) {
+        if (!vn_topology_cpu(t, cpu))
+            return bad_value(error, path, group, key,
+                             "no CPU %d on this host (%s)", cpu, t->source);
+    }
+    vn_bitmap_or(ret_cpus, cpus);
+    return TRUE;
+}
+
+static gboolean
+read_percent(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+             guint *ret_percent, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    guint64 v;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    if (!g_ascii_string_to_unsigned(text, 10, 0, VN_CONFIG_MAX_HEADROOM, &v, NULL))
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not a whole number from 0 to %d",
+                         text, VN_CONFIG_MAX_HEADROOM);
+    *ret_percent = (guint) v;
+    return TRUE;
+}
+
+static gboolean
+read_ratio(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+           gdouble *ret_ratio, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    gchar *end = NULL;
+    gdouble v;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    v = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !(v > 0.0 && v <= VN_CONFIG_MAX_OVERCOMMIT))
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not a number above 0 and at most %g",
+                         text, VN_CONFIG_MAX_OVERCOMMIT);
+    *ret_ratio = v;
+    return TRUE;
+}
+
+static gboolean
+read_choice(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+            const gchar *const *names, guint *ret_choice, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *choices = NULL;
+    gint v;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    v = name_index(names, text);
+    if (v < 0) {
+        choices = g_strjoinv(", ", (gchar **) names);
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not one of %s", text, choices);
+    }
+    *ret_choice = (guint) v;
+    return TRUE;
+}
+
+static gboolean
+read_bool(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+          gboolean *ret_value, GError **error)
+{
+    g_autofree gchar *text = NULL;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    /* GKeyFile's own words for booleans. */
+    if (!g_str_equal(text, "true") && !g_str_equal(text, "false") &&
+        !g_str_equal(text, "1") && !g_str_equal(text, "0"))
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not true or false", text);
+    *ret_value = g_str_equal(text, "true") || g_str_equal(text, "1");
+    return TRUE;
+}
+
+static gboolean
+read_dir(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+         gchar **ret_dir, GError **error)
+{
+    g_autofree gchar *text = NULL;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    if (!g_path_is_absolute(text))
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not an absolute path", text);
+    g_free(*ret_dir);
+    *ret_dir = g_steal_pointer(&text);
+    return TRUE;
+}
+
+/* ---- the file ---- */
+
+static gboolean
+read_host(GKeyFile *kf, const gchar *path, const VnTopology *t, VnPolicy *p,
+          GError **error)
+{
+    return read_cpus(kf, path, t, p->reserved_cpus, error) &&
+           read_size(kf, path, "host", "reserved_memory", &p->reserved_memory_kib, error) &&
+           read_size(kf, path, "host", "overhead_base", &p->overhead_base_kib, error) &&
+           read_size(kf, path, "host", "overhead_per_gib", &p->overhead_per_gib_kib, error) &&
+           read_percent(kf, path, "host", "headroom_percent", &p->headroom_percent, error) &&
+           read_ratio(kf, path, "host", "cpu_overcommit", &p->cpu_overcommit, error);
+}
+
+static gboolean
+read_modes(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
+{
+    guint mode = c->memory_mode, manage = c->hook_manage, conflict = c->hook_on_conflict;
+
+    if (!read_choice(kf, path, "placement", "memory_mode", memory_mode_names, &mode, error) ||
+        !read_choice(kf, path, "hook", "manage", hook_manage_names, &manage, error) ||
+        !read_choice(kf, path, "hook", "on_conflict", hook_conflict_names, &conflict, error) ||
+        !read_bool(kf, path, "hook", "strict", &c->hook_strict, error) ||
+        !read_dir(kf, path, "paths", "state_dir", &c->state_dir, error))
+        return FALSE;
+    c->memory_mode = mode;
+    c->hook_manage = manage;
+    c->hook_on_conflict = conflict;
+    return TRUE;
+}
+
+/* Loads the key file; *ret_missing is set when an unnamed default file
+ * does not exist, which is not an error. */
+static GKeyFile *
+open_key_file(const gchar *path, gboolean named, gboolean *ret_missing, GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) local = NULL;
+
+    *ret_missing = FALSE;
+    if (g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local))
+        return g_steal_pointer(&kf);
+    if (!named && g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+        *ret_missing = TRUE;
+        return NULL;
+    }
+    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ,
+                "%s: %s", path, local->message);
+    return NULL;
+}
+
+VnConfig *
+vn_config_load(const gchar *path, const VnTopology *t, GError **error)
+{
+    const gchar *env = g_getenv("VNUMA_CONFIG");
+    gboolean named = path || (env && *env);
+    const gchar *file = path ? path : named ? env : VNUMA_DEFAULT_CONFIG;
+    g_autoptr(VnConfig) c = vn_config_new_default(t);
+    g_autoptr(GKeyFile) kf = NULL;
+    gboolean missing;
+
+    g_return_val_if_fail(t != NULL, NULL);
+
+    kf = open_key_file(file, named, &missing, error);
+    if (!kf)
+        return missing ? g_steal_pointer(&c) : NULL;
+    if (!check_known(kf, file, error) ||
+        !read_host(kf, file, t, c->policy, error) ||
+        !read_modes(kf, file, c, error))
+        return NULL;
+    c->path = g_strdup(file);
+    apply_state_dir_env(c);
+    return g_steal_pointer(&c);
+}

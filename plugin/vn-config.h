@@ -1,0 +1,73 @@
+/* vn-config.h: host configuration, /etc/vnuma/vnuma.conf (GKeyFile).
+ *
+ * Every key, its meaning and its default is documented in the sample
+ * tools/vnuma.conf, installed as <sysconfdir>/vnuma/vnuma.conf.  Unknown
+ * groups and keys are errors: a typo must not silently mean "default".
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-load.h"
+#include "vn-topology.h"
+
+#define VN_CONFIG_ERROR (vn_config_error_quark())
+GQuark vn_config_error_quark(void);
+typedef enum {
+    VN_CONFIG_ERROR_READ,      /* named file missing, unreadable, not a key file */
+    VN_CONFIG_ERROR_UNKNOWN,   /* unknown group or key */
+    VN_CONFIG_ERROR_INVALID,   /* a value out of range or of the wrong kind */
+    VN_CONFIG_ERROR_MAX
+} VnConfigError;
+
+/* [placement] memory_mode: libvirt <numatune><memory mode=...>. */
+typedef enum {
+    VN_MEMORY_MODE_RESTRICTIVE,  /* cgroup cpuset.mems: movable live */
+    VN_MEMORY_MODE_STRICT,       /* mbind per cell: fixed while running */
+    VN_MEMORY_MODE_MAX
+} VnMemoryMode;
+
+/* [hook] manage: which VMs the qemu hook looks after. */
+typedef enum {
+    VN_HOOK_MANAGE_OPTED_IN,  /* VMs carrying vnuma metadata */
+    VN_HOOK_MANAGE_ALL,
+    VN_HOOK_MANAGE_NONE,
+    VN_HOOK_MANAGE_MAX
+} VnHookManage;
+
+/* [hook] on_conflict: a recorded placement that no longer fits at start. */
+typedef enum {
+    VN_HOOK_CONFLICT_REPLAN,  /* place it anew after start */
+    VN_HOOK_CONFLICT_REFUSE,  /* veto the start */
+    VN_HOOK_CONFLICT_IGNORE,  /* start it as recorded */
+    VN_HOOK_CONFLICT_MAX
+} VnHookConflict;
+
+const gchar *vn_memory_mode_to_string(VnMemoryMode m);
+gint vn_memory_mode_from_string(const gchar *s);      /* -1 if unknown */
+const gchar *vn_hook_manage_to_string(VnHookManage m);
+gint vn_hook_manage_from_string(const gchar *s);
+const gchar *vn_hook_conflict_to_string(VnHookConflict c);
+gint vn_hook_conflict_from_string(const gchar *s);
+
+typedef struct {
+    gchar *path;               /* file read; NULL when defaults were used */
+    VnPolicy *policy;          /* [host] */
+    VnMemoryMode memory_mode;  /* [placement] */
+    VnHookManage hook_manage;  /* [hook] */
+    VnHookConflict hook_on_conflict;
+    gboolean hook_strict;      /* [hook] strict: a hook error vetoes the start */
+    gchar *state_dir;          /* [paths] */
+} VnConfig;
+
+/* Defaults for topology `t` (which sizes the reserved CPU set). */
+VnConfig *vn_config_new_default(const VnTopology *t);
+
+/* Loads `path`; NULL means $VNUMA_CONFIG if set, else VNUMA_DEFAULT_CONFIG.
+ * A missing default file means defaults; a missing file that was named
+ * (argument or $VNUMA_CONFIG) is an error.  reserved_cpus must be CPUs of
+ * `t`.  $VNUMA_STATE_DIR, when set, overrides [paths] state_dir.
+ * Errors name the file, the group and the key. */
+VnConfig *vn_config_load(const gchar *path, const VnTopology *t, GError **error);
+void vn_config_free(VnConfig *c);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnConfig, vn_config_free)

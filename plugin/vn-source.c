@@ -1,0 +1,120 @@
+/* vn-source.c: the topology source options every command shares. */
+#include "vn-source.h"
+
+#include "vn-config-build.h"
+#include "vn-host-load.h"
+#include "vn-load-file.h"
+#include "vn-topology-source.h"
+
+G_DEFINE_QUARK(vn-source-error-quark, vn_source_error)
+
+GOptionGroup *
+vn_source_option_group(VnSourceOptions *o)
+{
+    const GOptionEntry entries[] = {
+        { "topology", 0, 0, G_OPTION_ARG_FILENAME, &o->topology_file,
+          "Host topology from an hwloc XML file", "FILE" },
+        { "synthetic", 0, 0, G_OPTION_ARG_STRING, &o->synthetic,
+          "Host topology from an hwloc synthetic string", "STR" },
+        { "capabilities", 0, 0, G_OPTION_ARG_FILENAME, &o->capabilities,
+          "Host topology from a libvirt capabilities XML file", "FILE" },
+        { "load", 0, 0, G_OPTION_ARG_FILENAME, &o->load_file,
+          "Committed load per node from a JSON file", "FILE" },
+        { "config", 0, 0, G_OPTION_ARG_FILENAME, &o->config_file,
+          "Configuration file (default: $VNUMA_CONFIG, else " VNUMA_DEFAULT_CONFIG ")", "FILE" },
+        { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &o->sysroot,
+          "Read /proc and /sys below DIR (free memory, CPU busy)", "DIR" },
+        { NULL },
+    };
+    GOptionGroup *group = g_option_group_new("source", "Topology source options:",
+                                             "Show topology source options", NULL, NULL);
+
+    g_option_group_add_entries(group, entries);
+    return group;
+}
+
+void
+vn_source_options_clear(VnSourceOptions *o)
+{
+    g_clear_pointer(&o->topology_file, g_free);
+    g_clear_pointer(&o->synthetic, g_free);
+    g_clear_pointer(&o->capabilities, g_free);
+    g_clear_pointer(&o->load_file, g_free);
+    g_clear_pointer(&o->config_file, g_free);
+    g_clear_pointer(&o->sysroot, g_free);
+}
+
+/* The one topology source asked for, or the default one. */
+static VnTopology *
+load_topology(const VnSourceOptions *o, gboolean *ret_live, GError **error)
+{
+    const gchar *env = g_getenv("VNUMA_TOPOLOGY");
+    guint given = !!o->topology_file + !!o->synthetic + !!o->capabilities;
+
+    *ret_live = FALSE;
+    if (given > 1) {
+        g_set_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_CONFLICT,
+                    "give at most one of --topology, --synthetic and --capabilities");
+        return NULL;
+    }
+    if (o->topology_file)
+        return vn_topology_load_hwloc_xml(o->topology_file, error);
+    if (o->synthetic)
+        return vn_topology_load_synthetic(o->synthetic, error);
+    if (o->capabilities)
+        return vn_topology_load_capabilities(o->capabilities, error);
+    if (env && *env)
+        return vn_topology_load_hwloc_xml(env, error);
+    *ret_live = TRUE;
+    return vn_topology_load_live(error);
+}
+
+/* A replayed host: free memory per node from the sysroot's sysfs (the
+ * live loader already read the real one). */
+static gboolean
+measure_memory(const VnSourceOptions *o, VnTopology *t, GError **error)
+{
+    return !o->sysroot || vn_topology_read_sysfs_memory(t, o->sysroot, error);
+}
+
+/* CPU busy: watched live, or counters since boot from a sysroot. */
+static gboolean
+measure_busy(const VnSourceOptions *o, gboolean live, const VnTopology *t,
+             VnLoad *load, GError **error)
+{
+    if (!live && !o->sysroot)
+        return TRUE;
+    return vn_host_measure_cpu_busy(o->sysroot, t, load,
+                                    live ? VN_SOURCE_LIVE_INTERVAL_MS : 0, error);
+}
+
+gboolean
+vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
+               VnLoad **ret_load, VnConfig **ret_config, GError **error)
+{
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    gboolean live;
+
+    g_return_val_if_fail(o && ret_topology, FALSE);
+
+    t = load_topology(o, &live, error);
+    if (!t || !measure_memory(o, t, error))
+        return FALSE;
+    if (ret_config && !(config = vn_config_load(o->config_file, t, error)))
+        return FALSE;
+    if (ret_load) {
+        load = vn_load_new(t);
+        if (!measure_busy(o, live, t, load, error))
+            return FALSE;
+        if (o->load_file && !vn_load_read_file(o->load_file, t, load, error))
+            return FALSE;
+    }
+    *ret_topology = g_steal_pointer(&t);
+    if (ret_load)
+        *ret_load = g_steal_pointer(&load);
+    if (ret_config)
+        *ret_config = g_steal_pointer(&config);
+    return TRUE;
+}

@@ -1,0 +1,58 @@
+/* vn-source.h: where a command's topology, load and config come from.
+ *
+ * Every vnumactl command that looks at a host shares these options:
+ *   --topology FILE      hwloc XML file
+ *   --synthetic STR      hwloc synthetic description
+ *   --capabilities FILE  libvirt capabilities XML
+ *   --load FILE          committed load, JSON (vn-load-file.h)
+ *   --config FILE        vnuma.conf (vn-config.h)
+ *   --sysroot DIR        read /proc and /sys below DIR
+ * At most one of the first three.  With none, $VNUMA_TOPOLOGY (an hwloc
+ * XML file) if set, else the live host.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-config.h"
+#include "vn-load.h"
+#include "vn-topology.h"
+
+#define VN_SOURCE_ERROR (vn_source_error_quark())
+GQuark vn_source_error_quark(void);
+typedef enum {
+    VN_SOURCE_ERROR_CONFLICT,   /* more than one topology source */
+    VN_SOURCE_ERROR_MAX
+} VnSourceError;
+
+/* Filled by the option group; strings owned, freed by
+ * vn_source_options_clear(). */
+typedef struct {
+    gchar *topology_file;
+    gchar *synthetic;
+    gchar *capabilities;
+    gchar *load_file;
+    gchar *config_file;
+    gchar *sysroot;
+} VnSourceOptions;
+
+/* How long the live host is watched to measure CPU busy. */
+#define VN_SOURCE_LIVE_INTERVAL_MS 100
+
+/* A GOptionGroup named "source" whose entries write into `o`; `o` must
+ * outlive the group's GOptionContext. */
+GOptionGroup *vn_source_option_group(VnSourceOptions *o);
+void vn_source_options_clear(VnSourceOptions *o);
+
+/* Builds the topology, then the config, then the load:
+ *  - the live host also gets its free memory from sysfs and its CPU busy
+ *    measured over VN_SOURCE_LIVE_INTERVAL_MS;
+ *  - with --sysroot, any topology gets free memory from that sysroot's
+ *    sysfs and CPU busy from its /proc/stat counters since boot, so a
+ *    captured host replays exactly;
+ *  - the load file's figures are added last.
+ * ret_load and ret_config may be NULL when the caller does not want them
+ * (the config is then not read, CPU busy not measured).  Outputs are
+ * written only on success. */
+gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
+                        VnLoad **ret_load, VnConfig **ret_config,
+                        GError **error);

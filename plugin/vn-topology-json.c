@@ -1,0 +1,125 @@
+/* vn-topology-json.c: VnTopology (+ VnLoad) -> JSON with json-glib. */
+#include "vn-topology-json.h"
+
+#include <math.h>
+#include "vn-cpulist.h"
+
+static void
+add_hugepages(JsonBuilder *b, const VnNode *n)
+{
+    json_builder_set_member_name(b, "hugepages");
+    json_builder_begin_array(b);
+    for (guint h = 0; n->hugepages && h < n->hugepages->len; h++) {
+        const VnHugepages *hp = &g_array_index(n->hugepages, VnHugepages, h);
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "size_kib");
+        json_builder_add_int_value(b, (gint64) hp->size_kib);
+        json_builder_set_member_name(b, "total");
+        json_builder_add_int_value(b, (gint64) hp->total);
+        json_builder_set_member_name(b, "free");
+        json_builder_add_int_value(b, (gint64) hp->free);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+static void
+add_load(JsonBuilder *b, const VnNodeLoad *l)
+{
+    json_builder_set_member_name(b, "load");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "committed_vcpus");
+    json_builder_add_int_value(b, l ? l->committed_vcpus : 0);
+    json_builder_set_member_name(b, "committed_memory_mib");
+    json_builder_add_int_value(b, l ? (gint64) (l->committed_memory_kib / 1024) : 0);
+    json_builder_set_member_name(b, "cpu_busy");
+    if (l && l->cpu_busy >= 0)
+        json_builder_add_double_value(b, round(l->cpu_busy * 10000.0) / 10000.0);
+    else
+        json_builder_add_null_value(b);
+    json_builder_end_object(b);
+}
+
+/* The node's identity and memory. */
+static void
+add_node_basics(JsonBuilder *b, const VnTopology *t, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+    g_autofree gchar *cpus = vn_cpulist_format(n->cpus);
+
+    json_builder_set_member_name(b, "id");
+    json_builder_add_int_value(b, n->os_id);
+    json_builder_set_member_name(b, "cpus");
+    json_builder_add_string_value(b, cpus);
+    json_builder_set_member_name(b, "cpu_count");
+    json_builder_add_int_value(b, vn_topology_node_ncpus(t, i));
+    json_builder_set_member_name(b, "memory_total_mib");
+    json_builder_add_int_value(b, (gint64) (n->mem_total_kib / 1024));
+    json_builder_set_member_name(b, "memory_free_mib");
+    if (n->mem_free_kib == G_MAXUINT64)
+        json_builder_add_null_value(b);
+    else
+        json_builder_add_int_value(b, (gint64) (n->mem_free_kib / 1024));
+}
+
+static void
+add_node(JsonBuilder *b, const VnTopology *t, const VnLoad *load, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+
+    json_builder_begin_object(b);
+    add_node_basics(b, t, i);
+    json_builder_set_member_name(b, "memory_only");
+    json_builder_add_boolean_value(b, vn_topology_node_is_memory_only(t, i));
+    json_builder_set_member_name(b, "cpu_owner");
+    if (n->cpu_owner >= 0)
+        json_builder_add_int_value(b, t->nodes[n->cpu_owner].os_id);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "subtype");
+    if (n->subtype)
+        json_builder_add_string_value(b, n->subtype);
+    else
+        json_builder_add_null_value(b);
+    add_hugepages(b, n);
+    add_load(b, load ? &load->nodes[i] : NULL);
+    json_builder_end_object(b);
+}
+
+static void
+add_distances(JsonBuilder *b, const VnTopology *t)
+{
+    json_builder_set_member_name(b, "distances");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < t->n_nodes; i++) {
+        json_builder_begin_array(b);
+        for (guint j = 0; j < t->n_nodes; j++)
+            json_builder_add_int_value(b, vn_topology_distance(t, i, j));
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+}
+
+JsonNode *
+vn_topology_to_json(const VnTopology *t, const VnLoad *load)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    g_return_val_if_fail(t != NULL, NULL);
+    g_return_val_if_fail(!load || load->n_nodes == t->n_nodes, NULL);
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "source");
+    json_builder_add_string_value(b, t->source ? t->source : "");
+    json_builder_set_member_name(b, "distances_assumed");
+    json_builder_add_boolean_value(b, t->distances_assumed);
+    json_builder_set_member_name(b, "nodes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < t->n_nodes; i++)
+        add_node(b, t, load, i);
+    json_builder_end_array(b);
+    add_distances(b, t);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
