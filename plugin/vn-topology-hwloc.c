@@ -1,0 +1,233 @@
+/* vn-topology-hwloc.c: VnTopology from an hwloc topology (live host,
+ * synthetic string; XML files come through vn-topology-hwloc-xml.c).
+ *
+ * Contract and the rules for allowed CPUs, CPU-to-node attachment and shared
+ * CPU sets: vn-topology-source.h.
+ */
+#include "vn-topology-source.h"
+#include "vn-topology-source-private.h"
+#include "vn-xml-file.h"
+
+#include <errno.h>
+#include <string.h>
+
+G_DEFINE_QUARK(vn-topology-source-error-quark, vn_topology_source_error)
+
+void
+vn_topology_source_propagate_xml(GError **error, const GError *xml_error)
+{
+    gboolean io = g_error_matches(xml_error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_IO);
+
+    g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR,
+                        io ? VN_TOPOLOGY_SOURCE_ERROR_IO : VN_TOPOLOGY_SOURCE_ERROR_PARSE,
+                        xml_error->message);
+}
+
+hwloc_topology_t
+vn_hwloc_topology_new(void)
+{
+    hwloc_topology_t topo;
+
+    if (hwloc_topology_init(&topo) < 0)
+        g_error("hwloc_topology_init failed: %s", g_strerror(errno));
+    /* Default type filters on purpose: filtering caches or groups away
+     * would re-attach NUMA nodes that hang below an L3 cache or a group
+     * (AMD dies, SNC) to the package above and widen their cpusets.  I/O
+     * objects are already dropped by default.  Disallowed PUs and nodes are
+     * dropped by hwloc itself (no INCLUDE_DISALLOWED flag). */
+    return topo;
+}
+
+/* Hugepage sizes from hwloc's page types: the smallest type is the base
+ * page, the others are hugepages.  Counts from XML are configured pages;
+ * free is unknown (== total) until vn_topology_read_sysfs_memory(). */
+static void
+add_node_hugepages(VnTopology *t, guint index, hwloc_obj_t node)
+{
+    const struct hwloc_numanode_attr_s *a = &node->attr->numanode;
+    hwloc_uint64_t base = G_MAXUINT64;
+
+    for (unsigned k = 0; k < a->page_types_len; k++)
+        if (a->page_types[k].size)
+            base = MIN(base, a->page_types[k].size);
+    for (unsigned k = 0; k < a->page_types_len; k++) {
+        hwloc_uint64_t size = a->page_types[k].size;
+        if (size > base)
+            vn_topology_add_hugepages(t, index, size / 1024, a->page_types[k].count,
+                                      a->page_types[k].count);
+    }
+}
+
+/* Nodes in hwloc's logical order, so node index == NUMANode logical_index. */
+static void
+add_nodes(VnTopology *t, hwloc_topology_t topo)
+{
+    guint n = (guint)hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+
+    for (guint i = 0; i < n; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
+        guint index = vn_topology_add_node(t, node->os_index,
+                                           node->attr->numanode.local_memory / 1024);
+
+        t->nodes[index].subtype = g_strdup(node->subtype);
+        add_node_hugepages(t, index, node);
+        /* vn_topology_finish() only sees each CPU attached to one node, so
+         * it cannot discover a shared CPU set by itself: say so here. */
+        for (guint j = 0; j < index; j++) {
+            hwloc_obj_t other = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j);
+            if (t->nodes[j].cpu_owner < 0 && !hwloc_bitmap_iszero(node->cpuset) &&
+                hwloc_bitmap_isequal(node->cpuset, other->cpuset)) {
+                t->nodes[index].cpu_owner = (gint)j;
+                break;
+            }
+        }
+    }
+}
+
+/* The node a PU is local to: smallest containing cpuset, first on ties. */
+static gint
+pu_node(hwloc_topology_t topo, hwloc_obj_t pu)
+{
+    gint best = -1;
+    int best_weight = G_MAXINT;
+
+    for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, NULL);
+         node; node = node->next_cousin) {
+        int w = hwloc_bitmap_weight(node->cpuset);
+        if (hwloc_bitmap_isset(node->cpuset, pu->os_index) && w >= 0 && w < best_weight) {
+            best = (gint)node->logical_index;
+            best_weight = w;
+        }
+    }
+    return best;
+}
+
+/* Core and package numbers are hwloc logical indices, which are dense.  A
+ * PU without a Core ancestor is its own core (numbered after all real
+ * cores); one without a Package ancestor is on package 0. */
+static void
+add_cpus(VnTopology *t, hwloc_topology_t topo)
+{
+    guint n_cores = (guint)MAX(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), 0);
+
+    for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, NULL);
+         pu; pu = pu->next_cousin) {
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+
+        vn_topology_add_cpu(t, pu->os_index, pu_node(topo, pu),
+                            core ? core->logical_index : n_cores + pu->logical_index,
+                            pkg ? pkg->logical_index : 0);
+    }
+}
+
+static struct hwloc_distances_s *
+find_numa_latency(hwloc_topology_t topo)
+{
+    struct hwloc_distances_s *d = NULL;
+    unsigned nr = 1;
+
+    /* "NUMALatency" is the matrix the Linux backend reads from SLIT and the
+     * one XML exports carry; any other latency matrix between NUMA nodes is
+     * the fallback. */
+    if (hwloc_distances_get_by_name(topo, "NUMALatency", &nr, &d, 0) == 0 && nr == 1)
+        return d;
+    nr = 1;
+    if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &d,
+                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr == 1)
+        return d;
+    return NULL;
+}
+
+/* A matrix is used only if it covers every node: a partial one would
+ * leave holes that no SLIT value can fill honestly, so the topology falls
+ * back to assumed distances and says so in its source. */
+static void
+set_distances(VnTopology *t, hwloc_topology_t topo)
+{
+    struct hwloc_distances_s *d = find_numa_latency(topo);
+    g_autofree gchar *old = NULL;
+
+    if (!d)
+        return;
+    if (d->nbobjs != t->n_nodes) {
+        old = g_steal_pointer(&t->source);
+        t->source = g_strdup_printf("%s (NUMA latency matrix covers %u of %u nodes, ignored)",
+                                    old, d->nbobjs, t->n_nodes);
+        hwloc_distances_release(topo, d);
+        return;
+    }
+    for (guint i = 0; i < d->nbobjs; i++)
+        for (guint j = 0; j < d->nbobjs; j++) {
+            hwloc_uint64_t v = d->values[i * d->nbobjs + j];
+            vn_topology_set_distance(t, d->objs[i]->logical_index, d->objs[j]->logical_index,
+                                     (guint)MIN(v, (hwloc_uint64_t)G_MAXUINT));
+        }
+    hwloc_distances_release(topo, d);
+}
+
+VnTopology *
+vn_topology_from_hwloc(hwloc_topology_t topo, const gchar *source, GError **error)
+{
+    g_autoptr(VnTopology) t = vn_topology_new(source);
+    g_autoptr(GError) local = NULL;
+
+    add_nodes(t, topo);
+    add_cpus(t, topo);
+    set_distances(t, topo);
+    if (!vn_topology_finish(t, &local)) {
+        g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
+                            local->message);
+        return NULL;
+    }
+    return g_steal_pointer(&t);
+}
+
+VnTopology *
+vn_topology_load_synthetic(const gchar *description, GError **error)
+{
+    g_autoptr(VnHwlocTopology) topo = NULL;
+    g_autofree gchar *source = NULL;
+
+    g_return_val_if_fail(description != NULL, NULL);
+    topo = vn_hwloc_topology_new();
+    if (hwloc_topology_set_synthetic(topo, description) < 0) {
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
+                    "invalid hwloc synthetic description '%s' (expected e.g. "
+                    "'pack:2 numa:2 core:8 pu:2'; HWLOC_SYNTHETIC_VERBOSE=1 shows hwloc's reason)",
+                    description);
+        return NULL;
+    }
+    if (hwloc_topology_load(topo) < 0) {
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
+                    "hwloc synthetic description '%s': hwloc cannot build it: %s",
+                    description, g_strerror(errno));
+        return NULL;
+    }
+    source = g_strdup_printf("hwloc synthetic '%s'", description);
+    return vn_topology_from_hwloc(topo, source, error);
+}
+
+VnTopology *
+vn_topology_load_live(GError **error)
+{
+    g_autoptr(VnHwlocTopology) topo = vn_hwloc_topology_new();
+    g_autoptr(VnTopology) t = NULL;
+    g_autofree gchar *source = NULL;
+
+    if (hwloc_topology_load(topo) < 0) {
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
+                    "this host: hwloc cannot discover the topology: %s", g_strerror(errno));
+        return NULL;
+    }
+    source = g_strdup("this host (hwloc)");
+    t = vn_topology_from_hwloc(topo, source, error);
+    if (!t)
+        return NULL;
+    /* A kernel built without NUMA has no node directory; hwloc then made
+     * one node and its memory figures are all there is. */
+    if (g_file_test("/sys/devices/system/node", G_FILE_TEST_IS_DIR) &&
+        !vn_topology_read_sysfs_memory(t, "/", error))
+        return NULL;
+    return g_steal_pointer(&t);
+}
