@@ -1,0 +1,116 @@
+/* test-load-file.c: vn_load_read_file() on the files of tests/data/load. */
+#include "vn-load-file.h"
+#include "vn-test-fixture.h"
+
+static void
+test_load_good(void)
+{
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *path = vn_test_data_path("load", "two-node.json", NULL);
+
+    /* what a ledger put there first is added to, not replaced */
+    load->nodes[0].committed_vcpus = 3;
+    load->nodes[1].cpu_busy = 0.5;
+    g_assert_true(vn_load_read_file(path, t, load, &error));
+    g_assert_no_error(error);
+
+    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 15);
+    g_assert_cmpuint(load->nodes[0].committed_high_vcpus, ==, 0);
+    g_assert_cmpuint(load->nodes[0].committed_memory_kib, ==, 8192 * 1024);
+    g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy, 0.35, 1e-12);
+
+    g_assert_cmpuint(load->nodes[1].committed_vcpus, ==, 2);
+    g_assert_cmpuint(load->nodes[1].committed_high_vcpus, ==, 2);
+    g_assert_cmpuint(load->nodes[1].committed_memory_kib, ==, 2048 * 1024);
+    g_assert_cmpfloat_with_epsilon(load->nodes[1].cpu_busy, 0.5, 1e-12);
+
+    /* node id 3 is the third node (index 2) */
+    g_assert_cmpuint(load->nodes[2].committed_vcpus, ==, 0);
+    g_assert_cmpuint(load->nodes[2].committed_memory_kib, ==, 1024 * 1024);
+    g_assert_cmpfloat(load->nodes[2].cpu_busy, ==, 0.0);
+
+    g_assert_cmpuint(vn_bitmap_count(load->dedicated_cpus), ==, 2);
+    g_assert_true(vn_bitmap_test(load->dedicated_cpus, 6));
+    g_assert_true(vn_bitmap_test(load->dedicated_cpus, 7));
+}
+
+static void
+test_load_empty(void)
+{
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *path = vn_test_data_path("load", "empty.json", NULL);
+
+    g_assert_true(vn_load_read_file(path, t, load, &error));
+    g_assert_no_error(error);
+    for (guint i = 0; i < load->n_nodes; i++) {
+        g_assert_cmpuint(load->nodes[i].committed_vcpus, ==, 0);
+        g_assert_cmpfloat(load->nodes[i].cpu_busy, <, 0.0);
+    }
+    g_assert_true(vn_bitmap_is_empty(load->dedicated_cpus));
+}
+
+typedef struct {
+    const gchar *file;
+    gint code;
+    const gchar *message;   /* after "<path>: "; NULL: not pinned */
+} BadLoadCase;
+
+static const BadLoadCase bad_cases[] = {
+    { "bad-unknown-node.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].id: no node 2 in this topology" },
+    { "bad-duplicate-node.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[1].id: node 0 listed twice" },
+    { "bad-negative.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: must not be negative" },
+    { "bad-type.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: expected a whole number" },
+    { "bad-absurd-memory.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_memory_mib: value is absurdly large" },
+    { "bad-fraction-vcpus.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: expected a whole number" },
+    { "bad-busy-percent.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].cpu_busy: must be a fraction between 0 and 1" },
+    { "bad-unknown-field.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpu: unknown field" },
+    { "bad-missing-id.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0]: missing \"id\"" },
+    { "bad-unknown-top.json", VN_LOAD_FILE_ERROR_INVALID, "node: unknown field" },
+    { "bad-nodes-object.json", VN_LOAD_FILE_ERROR_INVALID, "nodes: expected an array" },
+    { "bad-node-number.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0]: expected an object" },
+    { "bad-dedicated-range.json", VN_LOAD_FILE_ERROR_INVALID, NULL },
+    { "bad-dedicated-type.json", VN_LOAD_FILE_ERROR_INVALID, "dedicated_cpus: expected a cpulist string such as \"4-7\"" },
+    { "bad-root-array.json", VN_LOAD_FILE_ERROR_INVALID, "expected a JSON object {\"nodes\": [...]}" },
+    { "bad-syntax.json", VN_LOAD_FILE_ERROR_READ, NULL },
+    { "no-such-file.json", VN_LOAD_FILE_ERROR_READ, NULL },
+};
+
+static void
+test_load_bad(gconstpointer data)
+{
+    const BadLoadCase *c = data;
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *path = vn_test_data_path("load", c->file, NULL);
+    g_autofree gchar *prefix = g_strdup_printf("%s: ", path);
+
+    load->nodes[0].committed_vcpus = 7;
+    g_assert_false(vn_load_read_file(path, t, load, &error));
+    g_assert_error(error, VN_LOAD_FILE_ERROR, c->code);
+    g_test_message("%s", error->message);
+    g_assert_true(g_str_has_prefix(error->message, prefix));
+    g_assert_null(strchr(error->message, '\n'));
+    if (c->message)
+        g_assert_cmpstr(error->message + strlen(prefix), ==, c->message);
+    /* a rejected file changes nothing */
+    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 7);
+    g_assert_true(vn_bitmap_is_empty(load->dedicated_cpus));
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/plugin/load-file/good", test_load_good);
+    g_test_add_func("/plugin/load-file/empty", test_load_empty);
+    for (gsize i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
+        g_autofree gchar *name = g_strdup_printf("/plugin/load-file/bad/%s", bad_cases[i].file);
+        g_test_add_data_func(name, &bad_cases[i], test_load_bad);
+    }
+    return g_test_run();
+}

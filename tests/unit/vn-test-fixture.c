@@ -1,0 +1,45 @@
+/* vn-test-fixture.c: see vn-test-fixture.h. */
+#include "vn-test-fixture.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+gchar *
+vn_test_data_path(const gchar *first, ...)
+{
+    const gchar *root = g_getenv("VN_TEST_DATA");
+    g_autoptr(GPtrArray) parts = g_ptr_array_new();
+    va_list args;
+
+    if (!root) {
+        g_printerr("VN_TEST_DATA is not set; run through meson test\n");
+        exit(77);
+    }
+    g_ptr_array_add(parts, (gpointer) root);
+    va_start(args, first);
+    for (const gchar *p = first; p; p = va_arg(args, const gchar *))
+        g_ptr_array_add(parts, (gpointer) p);
+    va_end(args);
+    g_ptr_array_add(parts, NULL);
+    return g_build_filenamev((gchar **) parts->pdata);
+}
+
+VnTopology *
+vn_test_topology_new(void)
+{
+    static const guint dist[3][3] = { { 10, 21, 30 }, { 21, 10, 30 }, { 30, 30, 10 } };
+    g_autoptr(VnTopology) t = vn_topology_new("test host");
+    g_autoptr(GError) error = NULL;
+
+    vn_topology_add_node(t, 0, 16 * 1024 * 1024);
+    vn_topology_add_node(t, 1, 16 * 1024 * 1024);
+    vn_topology_add_node(t, 3, 64 * 1024 * 1024);
+    for (guint cpu = 0; cpu < 8; cpu++)
+        vn_topology_add_cpu(t, cpu, cpu / 4, cpu / 2, cpu / 4);
+    for (guint i = 0; i < 3; i++)
+        for (guint j = 0; j < 3; j++)
+            vn_topology_set_distance(t, i, j, dist[i][j]);
+    g_assert_true(vn_topology_finish(t, &error));
+    g_assert_no_error(error);
+    return g_steal_pointer(&t);
+}

@@ -1,0 +1,15 @@
+/* vn-test-fixture.h: small helpers shared by the plugin unit tests. */
+#pragma once
+
+#include <glib.h>
+#include "vn-topology.h"
+
+/* Path of a file under tests/data ($VN_TEST_DATA); skips the test run
+ * with exit 77 when the variable is not set (not run by meson). */
+gchar *vn_test_data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
+
+/* A finished three-node host with sparse node numbers: node 0 has CPUs
+ * 0-3, node 1 has CPUs 4-7 (two SMT threads per core, one package per
+ * node), node 3 is memory-only; 16 GiB, 16 GiB and 64 GiB; distances
+ * 10/21 between the CPU nodes and 30 to node 3. */
+VnTopology *vn_test_topology_new(void);
