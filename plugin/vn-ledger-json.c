@@ -1,0 +1,287 @@
+/* vn-ledger-json.c: ledger.json, written and read with json-glib.
+ *
+ * Parsing is strict (unknown members, wrong types, duplicate uuids are
+ * errors) because the file is only ever written by vn_ledger_format(): any
+ * surprise in it is corruption, and the caller rebuilds from libvirt. */
+#include <json-glib/json-glib.h>
+#include "vn-ledger.h"
+
+#define LEDGER_VERSION 1
+
+static void add_cell(JsonBuilder *b, const VnLedgerCell *c)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "id");
+    json_builder_add_int_value(b, c->id);
+    json_builder_set_member_name(b, "node");
+    json_builder_add_int_value(b, c->node_os_id);
+    json_builder_set_member_name(b, "cpus");
+    json_builder_add_string_value(b, c->cpus);
+    json_builder_set_member_name(b, "vcpus");
+    json_builder_add_int_value(b, c->vcpus);
+    json_builder_set_member_name(b, "memory_kib");
+    json_builder_add_int_value(b, (gint64)c->memory_kib);
+    json_builder_end_object(b);
+}
+
+static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "uuid");
+    json_builder_add_string_value(b, r->uuid);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, r->name);
+    json_builder_set_member_name(b, "state");
+    json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
+    json_builder_set_member_name(b, "needs_apply");
+    json_builder_add_boolean_value(b, r->needs_apply);
+    json_builder_set_member_name(b, "dedicated");
+    json_builder_add_boolean_value(b, r->dedicated);
+    json_builder_set_member_name(b, "priority");
+    json_builder_add_string_value(b, vn_priority_to_string(r->priority));
+    json_builder_set_member_name(b, "hugepage_kib");
+    json_builder_add_int_value(b, (gint64)r->hugepage_kib);
+    json_builder_set_member_name(b, "time");
+    json_builder_add_int_value(b, r->time);
+    json_builder_set_member_name(b, "cells");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->cells->len; i++)
+        add_cell(b, &g_array_index(r->cells, VnLedgerCell, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "version");
+    json_builder_add_int_value(b, LEDGER_VERSION);
+    json_builder_set_member_name(b, "generation");
+    json_builder_add_int_value(b, (gint64)generation);
+    json_builder_set_member_name(b, "domains");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < records->len; i++)
+        add_record(b, g_ptr_array_index(records, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, TRUE);
+    g_autofree gchar *text = json_generator_to_data(gen, NULL);
+    return g_strconcat(text, "\n", NULL);
+}
+
+/* --- parsing --- */
+
+typedef struct {
+    const gchar *origin;
+    GError **error;
+} Ctx;
+
+static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
+{
+    g_set_error(x->error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
+                "%s: %s: %s", x->origin, where, what);
+    return FALSE;
+}
+
+/* Checks that `o` has only members from `allowed` (NULL-terminated). */
+static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
+                             const gchar *const *allowed)
+{
+    g_autoptr(GList) names = json_object_get_members(o);
+    for (GList *l = names; l; l = l->next) {
+        if (!g_strv_contains(allowed, l->data)) {
+            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"",
+                                                  (const gchar *)l->data);
+            return fail(x, where, m);
+        }
+    }
+    return TRUE;
+}
+
+static gboolean get_uint(Ctx *x, const gchar *where, JsonObject *o,
+                         const gchar *name, guint64 max, guint64 *ret)
+{
+    JsonNode *n = json_object_get_member(o, name);
+    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    if (!n)
+        return fail(x, w, "missing");
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+        return fail(x, w, "not an integer");
+    gint64 v = json_node_get_int(n);
+    if (v < 0 || (guint64)v > max)
+        return fail(x, w, "out of range");
+    *ret = (guint64)v;
+    return TRUE;
+}
+
+static const gchar *get_string(Ctx *x, const gchar *where, JsonObject *o,
+                               const gchar *name)
+{
+    JsonNode *n = json_object_get_member(o, name);
+    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_STRING) {
+        fail(x, w, n ? "not a string" : "missing");
+        return NULL;
+    }
+    return json_node_get_string(n);
+}
+
+static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
+                         const gchar *name, gboolean *ret)
+{
+    JsonNode *n = json_object_get_member(o, name);
+    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_BOOLEAN)
+        return fail(x, w, n ? "not a boolean" : "missing");
+    *ret = json_node_get_boolean(n);
+    return TRUE;
+}
+
+static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
+                            const gchar *name)
+{
+    JsonNode *n = json_object_get_member(o, name);
+    if (!n || !JSON_NODE_HOLDS_ARRAY(n)) {
+        g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+        fail(x, w, n ? "not an array" : "missing");
+        return NULL;
+    }
+    return json_node_get_array(n);
+}
+
+static gboolean parse_cell(Ctx *x, const gchar *where, JsonNode *n,
+                           VnLedgerRecord *r)
+{
+    static const gchar *const allowed[] = {
+        "id", "node", "cpus", "vcpus", "memory_kib", NULL };
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(x, where, "not an object");
+    JsonObject *o = json_node_get_object(n);
+    guint64 id, node, vcpus, mem;
+    const gchar *cpus;
+    if (!only_members(x, where, o, allowed) ||
+        !get_uint(x, where, o, "id", G_MAXUINT16, &id) ||
+        !get_uint(x, where, o, "node", G_MAXUINT16, &node) ||
+        !get_uint(x, where, o, "vcpus", G_MAXUINT16, &vcpus) ||
+        !get_uint(x, where, o, "memory_kib", G_MAXINT64, &mem) ||
+        !(cpus = get_string(x, where, o, "cpus")))
+        return FALSE;
+    vn_ledger_record_add_cell(r, id, node, vcpus, cpus, mem);
+    return TRUE;
+}
+
+static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
+                                   VnLedgerRecord *r)
+{
+    const gchar *s = get_string(x, where, o, "state");
+    if (!s)
+        return FALSE;
+    if (!vn_ledger_state_from_string(s, &r->state))
+        return fail(x, where, "state is neither reserved nor running");
+    s = get_string(x, where, o, "priority");
+    if (!s)
+        return FALSE;
+    if (!vn_priority_from_string(s, &r->priority))
+        return fail(x, where, "unknown priority");
+    return TRUE;
+}
+
+static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
+{
+    static const gchar *const allowed[] = {
+        "uuid", "name", "state", "needs_apply", "dedicated", "priority",
+        "hugepage_kib", "time", "cells", NULL };
+    g_autofree gchar *where = g_strdup_printf("domains[%u]", index);
+    if (!JSON_NODE_HOLDS_OBJECT(n)) {
+        fail(x, where, "not an object");
+        return NULL;
+    }
+    JsonObject *o = json_node_get_object(n);
+    const gchar *uuid, *name;
+    if (!only_members(x, where, o, allowed) ||
+        !(uuid = get_string(x, where, o, "uuid")) ||
+        !(name = get_string(x, where, o, "name")))
+        return NULL;
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
+    guint64 huge, time;
+    JsonArray *cells;
+    if (!parse_record_enums(x, where, o, r) ||
+        !get_bool(x, where, o, "needs_apply", &r->needs_apply) ||
+        !get_bool(x, where, o, "dedicated", &r->dedicated) ||
+        !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge) ||
+        !get_uint(x, where, o, "time", G_MAXINT64, &time) ||
+        !(cells = get_array(x, where, o, "cells")))
+        return NULL;
+    r->hugepage_kib = huge;
+    r->time = (gint64)time;
+    for (guint i = 0; i < json_array_get_length(cells); i++) {
+        g_autofree gchar *w = g_strdup_printf("%s.cells[%u]", where, i);
+        if (!parse_cell(x, w, json_array_get_element(cells, i), r))
+            return NULL;
+    }
+    return g_steal_pointer(&r);
+}
+
+static gint cmp_record_name(gconstpointer a, gconstpointer b)
+{
+    const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
+    const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
+    return g_strcmp0(x->name, y->name);
+}
+
+static GPtrArray *parse_records(Ctx *x, JsonArray *domains)
+{
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < json_array_get_length(domains); i++) {
+        VnLedgerRecord *r = parse_record(x, i, json_array_get_element(domains, i));
+        if (!r)
+            return NULL;
+        g_ptr_array_add(recs, r);
+        if (!g_hash_table_add(seen, r->uuid)) {
+            fail(x, r->uuid, "uuid recorded twice");
+            return NULL;
+        }
+    }
+    g_ptr_array_sort(recs, cmp_record_name);
+    return g_steal_pointer(&recs);
+}
+
+gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
+                         GPtrArray **ret_records, guint64 *ret_generation,
+                         GError **error)
+{
+    static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
+    Ctx x = { .origin = origin, .error = error };
+    g_autoptr(JsonParser) p = json_parser_new_immutable();
+    g_autoptr(GError) local = NULL;
+    if (!json_parser_load_from_data(p, text, (gssize)len, &local))
+        return fail(&x, "not JSON", local->message);
+    JsonNode *root = json_parser_get_root(p);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+        return fail(&x, "top level", "not an object");
+    JsonObject *o = json_node_get_object(root);
+    guint64 version, generation;
+    JsonArray *domains;
+    if (!only_members(&x, "top level", o, allowed) ||
+        !get_uint(&x, "top level", o, "version", G_MAXINT32, &version) ||
+        !get_uint(&x, "top level", o, "generation", G_MAXINT64, &generation) ||
+        !(domains = get_array(&x, "top level", o, "domains")))
+        return FALSE;
+    if (version != LEDGER_VERSION)
+        return fail(&x, "version", "unsupported ledger version");
+    GPtrArray *recs = parse_records(&x, domains);
+    if (!recs)
+        return FALSE;
+    *ret_records = recs;
+    *ret_generation = generation;
+    return TRUE;
+}

@@ -1,0 +1,201 @@
+/* vn-ledger-load.c: what the ledger's records commit, and admission of a
+ * recorded placement.
+ *
+ * The accounting is the one of vn_load_commit() (scheduler/vn-plan.c), so
+ * the planner and the hook agree on what a node still holds: per cell, the
+ * guest memory (unless hugepage-backed, then the pages) plus an equal share
+ * of the QEMU overhead; shared vCPUs count against the node, dedicated
+ * CPUs go to the dedicated set; high priority vCPUs are counted apart.
+ * The ledger stores cpulists, not placements, which is why it fills the
+ * VnLoad itself instead of calling vn_load_commit(). */
+#include "vn-cpulist.h"
+#include "vn-ledger.h"
+
+static guint64 cell_overhead_kib(const VnLedgerRecord *r, const VnPolicy *policy)
+{
+    guint n_cells = MAX(r->cells->len, 1);
+    return vn_policy_overhead_kib(policy, vn_ledger_record_memory_kib(r)) / n_cells;
+}
+
+/* Memory a cell adds to its node's committed_memory_kib. */
+static guint64 cell_memory_charge(const VnLedgerRecord *r, const VnLedgerCell *c,
+                                  guint64 overhead)
+{
+    return overhead + (r->hugepage_kib ? 0 : c->memory_kib);
+}
+
+static void add_record(const VnLedgerRecord *r, const VnTopology *t,
+                       const VnPolicy *policy, VnLoad *load)
+{
+    guint64 overhead = cell_overhead_kib(r, policy);
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        gint idx = vn_topology_node_by_os_id(t, c->node_os_id);
+        if (idx < 0)
+            continue;
+        VnNodeLoad *nl = &load->nodes[idx];
+        nl->committed_memory_kib += cell_memory_charge(r, c, overhead);
+        if (r->hugepage_kib)
+            vn_load_add_hugepages(load, idx, r->hugepage_kib,
+                                  c->memory_kib / r->hugepage_kib);
+        if (r->dedicated) {
+            g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, NULL);
+            if (cpus)
+                vn_bitmap_or(load->dedicated_cpus, cpus);
+        } else {
+            nl->committed_vcpus += c->vcpus;
+        }
+        if (r->priority == VN_PRIORITY_HIGH)
+            nl->committed_high_vcpus += c->vcpus;
+    }
+}
+
+void vn_ledger_to_load(const VnLedger *l, const VnTopology *t,
+                       const VnPolicy *policy, const gchar *skip_uuid,
+                       VnLoad *load)
+{
+    GPtrArray *recs = vn_ledger_records(l);
+    for (guint i = 0; i < recs->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(recs, i);
+        if (skip_uuid && g_strcmp0(r->uuid, skip_uuid) == 0)
+            continue;
+        add_record(r, t, policy, load);
+    }
+}
+
+/* --- admission --- */
+
+/* What this record has already put on each node (cells sharing a node). */
+typedef struct {
+    guint64 *memory_kib;
+    guint *vcpus;
+    guint64 *pages;
+} Tally;
+
+static guint64 usable_memory_kib(const VnTopology *t, guint idx,
+                                 const VnPolicy *policy, guint64 committed)
+{
+    const VnNode *node = &t->nodes[idx];
+    guint64 base = node->mem_total_kib > policy->reserved_memory_kib
+                   ? node->mem_total_kib - policy->reserved_memory_kib : 0;
+    guint64 headroom = node->mem_total_kib / 100 * policy->headroom_percent;
+    guint64 avail = base > headroom + committed ? base - headroom - committed : 0;
+    if (node->mem_free_kib != G_MAXUINT64)
+        avail = MIN(avail, node->mem_free_kib > headroom
+                           ? node->mem_free_kib - headroom : 0);
+    return avail;
+}
+
+static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
+                              const VnTopology *t, guint idx, const VnLoad *load,
+                              const VnPolicy *policy, Tally *tally, gchar **why)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, &err);
+    if (!cpus) {
+        *why = g_strdup_printf("cell %u: CPUs \"%s\" are not this host's", c->id, c->cpus);
+        return FALSE;
+    }
+    VN_BITMAP_FOREACH(cpus, cpu) {
+        if (!vn_topology_cpu(t, (guint)cpu)) {
+            *why = g_strdup_printf("cell %u: CPU %d is not on this host", c->id, cpu);
+            return FALSE;
+        }
+    }
+    if (r->dedicated) {
+        if (vn_bitmap_intersects(cpus, load->dedicated_cpus) ||
+            vn_bitmap_intersects(cpus, policy->reserved_cpus)) {
+            *why = g_strdup_printf("cell %u: CPUs %s are dedicated to another domain "
+                                   "or reserved for the host", c->id, c->cpus);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    guint ncpus = vn_topology_node_ncpus(t, idx);
+    if (ncpus == 0)
+        return TRUE;   /* memory-only node: its vCPUs run elsewhere */
+    guint limit = (guint)(ncpus * policy->cpu_overcommit);
+    guint used = load->nodes[idx].committed_vcpus + tally->vcpus[idx];
+    if (used + c->vcpus > limit) {
+        *why = g_strdup_printf("node %u: %u of %u shared vCPUs committed, cell %u needs %u",
+                               c->node_os_id, used, limit, c->id, c->vcpus);
+        return FALSE;
+    }
+    tally->vcpus[idx] += c->vcpus;
+    return TRUE;
+}
+
+static gboolean cell_hugepages_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
+                                   const VnTopology *t, guint idx,
+                                   const VnLoad *load, Tally *tally, gchar **why)
+{
+    guint64 want = c->memory_kib / r->hugepage_kib, have = 0;
+    GArray *hp = t->nodes[idx].hugepages;
+    for (guint h = 0; hp && h < hp->len; h++) {
+        const VnHugepages *p = &g_array_index(hp, VnHugepages, h);
+        if (p->size_kib != r->hugepage_kib)
+            continue;
+        guint64 used = vn_load_get_hugepages(load, idx, p->size_kib) + tally->pages[idx];
+        have = MIN(p->free, p->total > used ? p->total - used : 0);
+    }
+    if (want > have) {
+        *why = g_strdup_printf("node %u: %" G_GUINT64_FORMAT " free %" G_GUINT64_FORMAT
+                               " KiB pages, cell %u needs %" G_GUINT64_FORMAT,
+                               c->node_os_id, have, r->hugepage_kib, c->id, want);
+        return FALSE;
+    }
+    tally->pages[idx] += want;
+    return TRUE;
+}
+
+static gboolean cell_fits(const VnLedgerRecord *r, const VnLedgerCell *c,
+                          const VnTopology *t, const VnLoad *load,
+                          const VnPolicy *policy, Tally *tally, gchar **why)
+{
+    gint idx = vn_topology_node_by_os_id(t, c->node_os_id);
+    if (idx < 0) {
+        *why = g_strdup_printf("cell %u: node %u does not exist on this host",
+                               c->id, c->node_os_id);
+        return FALSE;
+    }
+    guint64 charge = cell_memory_charge(r, c, cell_overhead_kib(r, policy));
+    guint64 avail = usable_memory_kib(t, idx, policy,
+                                      load->nodes[idx].committed_memory_kib +
+                                      tally->memory_kib[idx]);
+    if (charge > avail) {
+        *why = g_strdup_printf("node %u: %" G_GUINT64_FORMAT " MiB usable memory left, "
+                               "cell %u needs %" G_GUINT64_FORMAT " MiB",
+                               c->node_os_id, avail / 1024, c->id,
+                               (charge + 1023) / 1024);
+        return FALSE;
+    }
+    tally->memory_kib[idx] += charge;
+    if (r->hugepage_kib && !cell_hugepages_fit(r, c, t, idx, load, tally, why))
+        return FALSE;
+    return cell_cpus_fit(r, c, t, idx, load, policy, tally, why);
+}
+
+gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
+                               const VnLoad *load, const VnPolicy *policy,
+                               gchar **ret_reason)
+{
+    g_autofree guint64 *mem = g_new0(guint64, t->n_nodes);
+    g_autofree guint *vcpus = g_new0(guint, t->n_nodes);
+    g_autofree guint64 *pages = g_new0(guint64, t->n_nodes);
+    Tally tally = { mem, vcpus, pages };
+    if (r->cells->len == 0) {
+        if (ret_reason)
+            *ret_reason = g_strdup("the placement has no cells");
+        return FALSE;
+    }
+    for (guint i = 0; i < r->cells->len; i++) {
+        g_autofree gchar *why = NULL;
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        if (!cell_fits(r, c, t, load, policy, &tally, &why)) {
+            if (ret_reason)
+                *ret_reason = g_steal_pointer(&why);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}

@@ -1,0 +1,35 @@
+/* vn-ledger-reclaim.c: drop records of domains that no longer run.
+ *
+ * libvirt keeps <run_dir>/<name>.xml (the status XML) exactly while a
+ * domain runs, and writes it atomically, so its presence is a race-free
+ * "still running" test that needs no libvirt call (the hook must not make
+ * one). */
+#include "vn-ledger.h"
+
+static gboolean still_running(const VnLedgerRecord *r, const gchar *run_dir,
+                              gint64 now, guint grace_s)
+{
+    g_autofree gchar *file = g_strconcat(r->name, ".xml", NULL);
+    g_autofree gchar *path = g_build_filename(run_dir, file, NULL);
+    if (g_file_test(path, G_FILE_TEST_EXISTS))
+        return TRUE;
+    return r->state == VN_LEDGER_STATE_RESERVED && now - r->time < (gint64)grace_s;
+}
+
+guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
+                        guint reserved_grace_s, GPtrArray **ret_removed)
+{
+    g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *recs = vn_ledger_records(l);
+    for (guint i = recs->len; i-- > 0;) {
+        VnLedgerRecord *r = g_ptr_array_index(recs, i);
+        if (still_running(r, run_dir, now, reserved_grace_s))
+            continue;
+        g_ptr_array_add(removed, g_strdup(r->name));
+        g_ptr_array_remove_index(recs, i);
+    }
+    guint n = removed->len;
+    if (ret_removed)
+        *ret_removed = g_steal_pointer(&removed);
+    return n;
+}

@@ -1,0 +1,117 @@
+/* vn-ledger-record.c: the record value of the ledger. */
+#include "vn-ledger.h"
+
+static const gchar *const state_names[VN_LEDGER_STATE_MAX] = {
+    [VN_LEDGER_STATE_RESERVED] = "reserved",
+    [VN_LEDGER_STATE_RUNNING] = "running",
+};
+
+const gchar *vn_ledger_state_to_string(VnLedgerState s)
+{
+    g_return_val_if_fail(s < VN_LEDGER_STATE_MAX, NULL);
+    return state_names[s];
+}
+
+gboolean vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s)
+{
+    for (guint i = 0; i < VN_LEDGER_STATE_MAX; i++) {
+        if (g_strcmp0(s, state_names[i]) == 0) {
+            *ret_s = i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static void cell_clear(gpointer p)
+{
+    VnLedgerCell *c = p;
+    g_free(c->cpus);
+}
+
+VnLedgerRecord *vn_ledger_record_new(const gchar *uuid, const gchar *name)
+{
+    VnLedgerRecord *r = g_new0(VnLedgerRecord, 1);
+    r->uuid = g_strdup(uuid);
+    r->name = g_strdup(name);
+    r->priority = VN_PRIORITY_NORMAL;
+    r->cells = g_array_new(FALSE, TRUE, sizeof(VnLedgerCell));
+    g_array_set_clear_func(r->cells, cell_clear);
+    return r;
+}
+
+void vn_ledger_record_free(VnLedgerRecord *r)
+{
+    if (!r)
+        return;
+    g_free(r->uuid);
+    g_free(r->name);
+    g_array_unref(r->cells);
+    g_free(r);
+}
+
+void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id,
+                               guint vcpus, const gchar *cpus,
+                               guint64 memory_kib)
+{
+    VnLedgerCell c = {
+        .id = id, .node_os_id = node_os_id, .vcpus = vcpus,
+        .cpus = g_strdup(cpus ? cpus : ""), .memory_kib = memory_kib,
+    };
+    g_array_append_val(r->cells, c);
+}
+
+VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r)
+{
+    VnLedgerRecord *c = vn_ledger_record_new(r->uuid, r->name);
+    c->state = r->state;
+    c->needs_apply = r->needs_apply;
+    c->dedicated = r->dedicated;
+    c->priority = r->priority;
+    c->hugepage_kib = r->hugepage_kib;
+    c->time = r->time;
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
+        vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus,
+                                  x->memory_kib);
+    }
+    return c;
+}
+
+guint vn_ledger_record_vcpus(const VnLedgerRecord *r)
+{
+    guint n = 0;
+    for (guint i = 0; i < r->cells->len; i++)
+        n += g_array_index(r->cells, VnLedgerCell, i).vcpus;
+    return n;
+}
+
+guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r)
+{
+    guint64 n = 0;
+    for (guint i = 0; i < r->cells->len; i++)
+        n += g_array_index(r->cells, VnLedgerCell, i).memory_kib;
+    return n;
+}
+
+static gint cmp_uint(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y;
+}
+
+gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r)
+{
+    g_autoptr(GArray) nodes = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < r->cells->len; i++)
+        g_array_append_val(nodes, g_array_index(r->cells, VnLedgerCell, i).node_os_id);
+    g_array_sort(nodes, cmp_uint);
+    g_autoptr(GString) s = g_string_new(NULL);
+    for (guint i = 0; i < nodes->len; i++) {
+        guint n = g_array_index(nodes, guint, i);
+        if (i > 0 && n == g_array_index(nodes, guint, i - 1))
+            continue;
+        g_string_append_printf(s, "%s%u", s->len ? "," : "", n);
+    }
+    return g_string_free(g_steal_pointer(&s), FALSE);
+}

@@ -1,0 +1,223 @@
+/* vn-ledger.c: the ledger file under its lock.
+ *
+ * Why flock on a separate lock file: the data file is replaced by rename at
+ * every commit, so a lock on it would be on a file nobody opens any more.
+ * Why our own temp name (ledger.json.tmp) rather than mkstemp: only the
+ * lock holder writes it, and a temp left by a killed writer is simply
+ * truncated by the next one instead of accumulating. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "vn-ledger.h"
+
+G_DEFINE_QUARK(vn-ledger-error-quark, vn_ledger_error)
+
+#define LEDGER_FILE "ledger.json"
+#define LOCK_FILE "ledger.lock"
+
+struct _VnLedger {
+    gchar *dir;
+    gchar *path;
+    gint lock_fd;            /* -1: snapshot, not writable */
+    gboolean was_missing;
+    guint64 generation;
+    GPtrArray *records;      /* of VnLedgerRecord* */
+};
+
+static VnLedger *ledger_new(const gchar *dir)
+{
+    VnLedger *l = g_new0(VnLedger, 1);
+    l->dir = g_strdup(dir);
+    l->path = g_build_filename(dir, LEDGER_FILE, NULL);
+    l->lock_fd = -1;
+    l->records = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    return l;
+}
+
+void vn_ledger_free(VnLedger *l)
+{
+    if (!l)
+        return;
+    if (l->lock_fd >= 0)
+        close(l->lock_fd);      /* releases the flock */
+    g_ptr_array_unref(l->records);
+    g_free(l->path);
+    g_free(l->dir);
+    g_free(l);
+}
+
+static gboolean io_error(GError **error, const gchar *what, const gchar *path,
+                         int err)
+{
+    g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO, "%s %s: %s",
+                what, path, g_strerror(err));
+    return FALSE;
+}
+
+static gboolean take_lock(VnLedger *l, GError **error)
+{
+    if (g_mkdir_with_parents(l->dir, 0755) < 0)
+        return io_error(error, "cannot create state directory", l->dir, errno);
+    g_autofree gchar *lock_path = g_build_filename(l->dir, LOCK_FILE, NULL);
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return io_error(error, "cannot open lock file", lock_path, errno);
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            int err = errno;
+            close(fd);
+            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
+                        "cannot lock %s: %s", lock_path, g_strerror(err));
+            return FALSE;
+        }
+    }
+    l->lock_fd = fd;
+    return TRUE;
+}
+
+/* Reads the file into `l`; missing = empty + was_missing. */
+static gboolean read_file(VnLedger *l, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    gsize len = 0;
+    g_autoptr(GError) local = NULL;
+    if (!g_file_get_contents(l->path, &text, &len, &local)) {
+        if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+            l->was_missing = TRUE;
+            return TRUE;
+        }
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO,
+                    "cannot read ledger: %s", local->message);
+        return FALSE;
+    }
+    GPtrArray *recs = NULL;
+    if (!vn_ledger_parse(text, len, l->path, &recs, &l->generation, error))
+        return FALSE;
+    g_ptr_array_unref(l->records);
+    l->records = recs;
+    return TRUE;
+}
+
+VnLedger *vn_ledger_open(const gchar *state_dir, GError **error)
+{
+    g_return_val_if_fail(state_dir != NULL, NULL);
+    g_autoptr(VnLedger) l = ledger_new(state_dir);
+    if (!take_lock(l, error) || !read_file(l, error))
+        return NULL;
+    return g_steal_pointer(&l);
+}
+
+VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error)
+{
+    g_return_val_if_fail(state_dir != NULL, NULL);
+    g_autoptr(VnLedger) l = ledger_new(state_dir);
+    if (!take_lock(l, error))
+        return NULL;
+    l->was_missing = TRUE;
+    return g_steal_pointer(&l);
+}
+
+VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error)
+{
+    g_return_val_if_fail(state_dir != NULL, NULL);
+    g_autoptr(VnLedger) l = ledger_new(state_dir);
+    if (!read_file(l, error))
+        return NULL;
+    return g_steal_pointer(&l);
+}
+
+static gboolean write_all(int fd, const gchar *buf, gsize len)
+{
+    while (len > 0) {
+        gssize n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return FALSE;
+        buf += n;
+        len -= (gsize)n;
+    }
+    return TRUE;
+}
+
+/* temp + fsync + rename + fsync(dir): old or new file after any crash. */
+static gboolean replace_file(const gchar *dir, const gchar *path,
+                             const gchar *text, GError **error)
+{
+    g_autofree gchar *tmp = g_strconcat(path, ".tmp", NULL);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return io_error(error, "cannot create", tmp, errno);
+    if (!write_all(fd, text, strlen(text)) || fsync(fd) < 0) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        return io_error(error, "cannot write", tmp, err);
+    }
+    close(fd);
+    if (rename(tmp, path) < 0) {
+        int err = errno;
+        unlink(tmp);
+        return io_error(error, "cannot replace", path, err);
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return TRUE;
+}
+
+gboolean vn_ledger_commit(VnLedger *l, GError **error)
+{
+    g_return_val_if_fail(l != NULL, FALSE);
+    g_return_val_if_fail(l->lock_fd >= 0, FALSE);  /* snapshots are read-only */
+    g_autofree gchar *text = vn_ledger_format(l->records, l->generation + 1);
+    if (!replace_file(l->dir, l->path, text, error))
+        return FALSE;
+    l->generation++;
+    l->was_missing = FALSE;
+    return TRUE;
+}
+
+gboolean vn_ledger_was_missing(const VnLedger *l) { return l->was_missing; }
+const gchar *vn_ledger_path(const VnLedger *l) { return l->path; }
+guint64 vn_ledger_generation(const VnLedger *l) { return l->generation; }
+GPtrArray *vn_ledger_records(const VnLedger *l) { return l->records; }
+
+VnLedgerRecord *vn_ledger_lookup(const VnLedger *l, const gchar *uuid)
+{
+    for (guint i = 0; i < l->records->len; i++) {
+        VnLedgerRecord *r = g_ptr_array_index(l->records, i);
+        if (g_strcmp0(r->uuid, uuid) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+VnLedgerRecord *vn_ledger_lookup_name(const VnLedger *l, const gchar *name)
+{
+    for (guint i = 0; i < l->records->len; i++) {
+        VnLedgerRecord *r = g_ptr_array_index(l->records, i);
+        if (g_strcmp0(r->name, name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+gboolean vn_ledger_remove(VnLedger *l, const gchar *uuid)
+{
+    VnLedgerRecord *r = vn_ledger_lookup(l, uuid);
+    return r && g_ptr_array_remove(l->records, r);
+}
+
+void vn_ledger_put(VnLedger *l, VnLedgerRecord *r)
+{
+    g_return_if_fail(r != NULL && r->uuid != NULL);
+    vn_ledger_remove(l, r->uuid);
+    g_ptr_array_add(l->records, r);
+}

@@ -1,0 +1,153 @@
+/* vn-ledger.h: who holds what on this host — one record per placed domain.
+ *
+ * The ledger lives in the state directory (/run/vnuma by default, see
+ * vn-config.h) as two files:
+ *   ledger.json  the records, replaced atomically (temp file + fsync +
+ *                rename + fsync of the directory), so a kill -9 at any
+ *                instant leaves either the old or the new file, never a torn
+ *                one;
+ *   ledger.lock  an exclusive flock() held from vn_ledger_open() to
+ *                vn_ledger_free(): read, plan, reserve and write are one
+ *                critical section across processes (many hooks run at once
+ *                for different VMs).  The lock dies with its process.
+ *
+ * File format (version 1):
+ *   {"version": 1, "generation": 7,
+ *    "domains": [{"uuid": "...", "name": "vm1", "state": "running",
+ *                 "needs_apply": false, "dedicated": false,
+ *                 "priority": "normal", "hugepage_kib": 0,
+ *                 "time": 1764451200,
+ *                 "cells": [{"id": 0, "node": 1, "cpus": "8-15",
+ *                            "vcpus": 4, "memory_kib": 4194304}]}]}
+ * `node` is the kernel node number; `cpus` a cpulist of host CPUs (for a
+ * dedicated domain these are the CPUs it owns 1:1).  Unknown fields are
+ * errors: the file is ours, anything else in it means corruption.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-load.h"
+#include "vn-request.h"
+#include "vn-topology.h"
+
+#define VN_LEDGER_ERROR (vn_ledger_error_quark())
+GQuark vn_ledger_error_quark(void);
+typedef enum {
+    VN_LEDGER_ERROR_IO,       /* state dir or file unusable */
+    VN_LEDGER_ERROR_LOCK,     /* flock failed */
+    VN_LEDGER_ERROR_CORRUPT,  /* not a ledger: bad JSON or content */
+    VN_LEDGER_ERROR_MAX
+} VnLedgerError;
+
+typedef enum {
+    VN_LEDGER_STATE_RESERVED,  /* prepare done, QEMU not confirmed yet */
+    VN_LEDGER_STATE_RUNNING,   /* started or re-registered */
+    VN_LEDGER_STATE_MAX
+} VnLedgerState;
+
+const gchar *vn_ledger_state_to_string(VnLedgerState s);
+gboolean vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s);
+
+typedef struct {
+    guint id;            /* guest cell id */
+    guint node_os_id;    /* host node (kernel number) */
+    guint vcpus;         /* guest vCPUs in this cell */
+    gchar *cpus;         /* host CPUs, cpulist such as "0-3,8" */
+    guint64 memory_kib;  /* guest memory of this cell */
+} VnLedgerCell;
+
+typedef struct {
+    gchar *uuid;         /* key */
+    gchar *name;
+    VnLedgerState state;
+    gboolean needs_apply;/* the hook asked for a live apply after start */
+    gboolean dedicated;  /* cells' cpus are owned 1:1 */
+    VnPriority priority;
+    guint64 hugepage_kib;/* 0: normal pages */
+    gint64 time;         /* unix seconds of the last change */
+    GArray *cells;       /* of VnLedgerCell, owns the strings */
+} VnLedgerRecord;
+
+VnLedgerRecord *vn_ledger_record_new(const gchar *uuid, const gchar *name);
+VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r);
+void vn_ledger_record_free(VnLedgerRecord *r);
+/* Appends a cell; `cpus` is copied. */
+void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id,
+                               guint vcpus, const gchar *cpus,
+                               guint64 memory_kib);
+guint vn_ledger_record_vcpus(const VnLedgerRecord *r);
+guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r);
+/* "1,3": the record's host nodes, ascending, each once. */
+gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r);
+
+typedef struct _VnLedger VnLedger;
+
+/* Takes the exclusive lock (blocking), creating `state_dir` (0755) and the
+ * lock file when needed, then reads ledger.json.  A missing file gives an
+ * empty ledger with vn_ledger_was_missing() TRUE.  A corrupt file is
+ * VN_LEDGER_ERROR_CORRUPT (the lock is released); the caller may then
+ * vn_ledger_open_fresh() to start over from libvirt's state. */
+VnLedger *vn_ledger_open(const gchar *state_dir, GError **error);
+/* Like vn_ledger_open() but ignores (and on commit replaces) whatever
+ * ledger.json holds; vn_ledger_was_missing() is TRUE. */
+VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error);
+/* A read-only copy without taking the lock (safe: writes are atomic).
+ * Missing file = empty ledger.  vn_ledger_commit() on it is refused. */
+VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error);
+/* Writes the records atomically; the lock stays held until free. */
+gboolean vn_ledger_commit(VnLedger *l, GError **error);
+/* Releases the lock (if held) and frees. */
+void vn_ledger_free(VnLedger *l);
+
+gboolean vn_ledger_was_missing(const VnLedger *l);
+const gchar *vn_ledger_path(const VnLedger *l);
+guint64 vn_ledger_generation(const VnLedger *l);
+/* Records, sorted by name when read; borrowed. */
+GPtrArray *vn_ledger_records(const VnLedger *l);
+VnLedgerRecord *vn_ledger_lookup(const VnLedger *l, const gchar *uuid);
+VnLedgerRecord *vn_ledger_lookup_name(const VnLedger *l, const gchar *name);
+/* Adds `r` (transfer full), replacing a record with the same uuid. */
+void vn_ledger_put(VnLedger *l, VnLedgerRecord *r);
+/* Removes the record with this uuid; FALSE when there was none. */
+gboolean vn_ledger_remove(VnLedger *l, const gchar *uuid);
+
+/* Text form (vn-ledger-json.c).  `origin` names the input in errors. */
+gchar *vn_ledger_format(GPtrArray *records, guint64 generation);
+gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
+                         GPtrArray **ret_records, guint64 *ret_generation,
+                         GError **error);
+
+/* Adds every record's commitment to `load` (vn-ledger-load.c): per cell,
+ * its vCPUs (shared domains) or its CPUs as dedicated, its vCPUs to the
+ * high-priority count for high-priority domains, its memory plus its share
+ * of the QEMU overhead (policy), and hugepages when hugepage-backed.
+ * Cells on nodes `t` does not have are skipped: they cannot compete for
+ * its nodes.  `skip_uuid` (may be NULL) leaves one domain out, for a
+ * domain being re-validated against everyone else. */
+void vn_ledger_to_load(const VnLedger *l, const VnTopology *t,
+                       const VnPolicy *policy, const gchar *skip_uuid,
+                       VnLoad *load);
+
+/* Does record `r` fit on `t` given `load` (everyone else) and `policy`?
+ * Checks per cell: the node exists and its CPUs are the node's, usable
+ * memory (total - reserved - headroom) covers committed + this cell +
+ * overhead, measured free memory (when known) covers this cell, shared
+ * vCPUs within the overcommit ratio, dedicated CPUs free and not
+ * host-reserved, hugepages available.  FALSE with a one-line reason in
+ * `ret_reason` ("node 1: 512 MiB usable memory left, cell 0 needs 2048
+ * MiB"). */
+gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
+                               const VnLoad *load, const VnPolicy *policy,
+                               gchar **ret_reason);
+
+/* Removes records whose domain no longer runs: no status file
+ * <run_dir>/<name>.xml (libvirt keeps one per running domain, by default
+ * /run/libvirt/qemu).  Records still `reserved` are kept for
+ * `reserved_grace_s` seconds after their time (a start in progress has no
+ * status file yet).  Returns how many were removed; names in
+ * `ret_removed` (may be NULL). */
+guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
+                        guint reserved_grace_s, GPtrArray **ret_removed);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedgerRecord, vn_ledger_record_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedger, vn_ledger_free)

@@ -1,0 +1,394 @@
+/* test-ledger.c: the ledger file, its accounting, its lock and its crash
+ * safety, with real processes (this binary re-executed) for the last two. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "vn-ledger.h"
+
+/* 2 nodes x 4 CPUs (os ids 0-3, 4-7), 8 GiB each, distances 10/21. */
+static VnTopology *make_topology(void)
+{
+    VnTopology *t = vn_topology_new("test: 2 nodes");
+    for (guint n = 0; n < 2; n++) {
+        guint idx = vn_topology_add_node(t, n, 8 * 1024 * 1024);
+        for (guint c = 0; c < 4; c++)
+            vn_topology_add_cpu(t, n * 4 + c, idx, n * 4 + c, n);
+    }
+    vn_topology_set_distance(t, 0, 0, 10);
+    vn_topology_set_distance(t, 1, 1, 10);
+    vn_topology_set_distance(t, 0, 1, 21);
+    vn_topology_set_distance(t, 1, 0, 21);
+    g_assert_true(vn_topology_finish(t, NULL));
+    return t;
+}
+
+static gchar *make_state_dir(void)
+{
+    g_autoptr(GError) err = NULL;
+    gchar *dir = g_dir_make_tmp("vn-ledger-XXXXXX", &err);
+    g_assert_no_error(err);
+    return dir;
+}
+
+static void remove_dir(const gchar *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *p = g_build_filename(dir, name, NULL);
+        g_unlink(p);
+    }
+    g_rmdir(dir);
+}
+
+static VnLedgerRecord *make_record(const gchar *uuid, const gchar *name,
+                                   guint node, const gchar *cpus,
+                                   guint vcpus, guint64 mem_mib)
+{
+    VnLedgerRecord *r = vn_ledger_record_new(uuid, name);
+    r->time = 1764450000;
+    vn_ledger_record_add_cell(r, 0, node, vcpus, cpus, mem_mib * 1024);
+    return r;
+}
+
+static void test_round_trip(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    g_autoptr(GError) err = NULL;
+    {
+        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err);
+        g_assert_no_error(err);
+        g_assert_true(vn_ledger_was_missing(l));
+        VnLedgerRecord *r = make_record("u-b", "vm-b", 1, "4-7", 4, 2048);
+        r->state = VN_LEDGER_STATE_RUNNING;
+        r->needs_apply = TRUE;
+        r->dedicated = TRUE;
+        r->priority = VN_PRIORITY_HIGH;
+        r->hugepage_kib = 2048;
+        vn_ledger_record_add_cell(r, 1, 0, 2, "0-1", 1024 * 1024);
+        vn_ledger_put(l, r);
+        vn_ledger_put(l, make_record("u-a", "vm-a", 0, "0-3", 2, 512));
+        g_assert_true(vn_ledger_commit(l, &err));
+        g_assert_no_error(err);
+    }
+    g_autoptr(VnLedger) s = vn_ledger_snapshot(dir, &err);
+    g_assert_no_error(err);
+    g_assert_false(vn_ledger_was_missing(s));
+    g_assert_cmpuint(vn_ledger_generation(s), ==, 1);
+    GPtrArray *recs = vn_ledger_records(s);
+    g_assert_cmpuint(recs->len, ==, 2);
+    VnLedgerRecord *a = g_ptr_array_index(recs, 0);   /* sorted by name */
+    VnLedgerRecord *b = vn_ledger_lookup(s, "u-b");
+    g_assert_cmpstr(a->name, ==, "vm-a");
+    g_assert_cmpint(a->state, ==, VN_LEDGER_STATE_RESERVED);
+    g_assert_nonnull(b);
+    g_assert_cmpstr(b->name, ==, "vm-b");
+    g_assert_true(b->needs_apply && b->dedicated);
+    g_assert_cmpint(b->priority, ==, VN_PRIORITY_HIGH);
+    g_assert_cmpuint(b->hugepage_kib, ==, 2048);
+    g_assert_cmpint(b->time, ==, 1764450000);
+    g_assert_cmpuint(b->cells->len, ==, 2);
+    VnLedgerCell *c = &g_array_index(b->cells, VnLedgerCell, 1);
+    g_assert_cmpuint(c->id, ==, 1);
+    g_assert_cmpuint(c->node_os_id, ==, 0);
+    g_assert_cmpstr(c->cpus, ==, "0-1");
+    g_assert_cmpuint(c->memory_kib, ==, 1024 * 1024);
+    g_assert_cmpuint(vn_ledger_record_vcpus(b), ==, 6);
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(b);
+    g_assert_cmpstr(nodes, ==, "0,1");
+    g_assert_true(vn_ledger_lookup_name(s, "vm-a") == a);
+    remove_dir(dir);
+}
+
+/* Each bad file gives VN_LEDGER_ERROR_CORRUPT naming the file. */
+static void test_bad_files(void)
+{
+    static const gchar *const bad[] = {
+        "",
+        "not json",
+        "{\"version\": 1, \"generation\": 1",
+        "[]",
+        "{\"version\": 2, \"generation\": 1, \"domains\": []}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [], \"extra\": 1}",
+        "{\"version\": 1, \"generation\": -1, \"domains\": []}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": {}}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [1]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\"}]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
+        " \"state\": \"zombie\", \"needs_apply\": false, \"dedicated\": false,"
+        " \"priority\": \"normal\", \"hugepage_kib\": 0, \"time\": 0, \"cells\": []}]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
+        " \"state\": \"running\", \"needs_apply\": 0, \"dedicated\": false,"
+        " \"priority\": \"normal\", \"hugepage_kib\": 0, \"time\": 0, \"cells\": []}]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
+        " \"state\": \"running\", \"needs_apply\": false, \"dedicated\": false,"
+        " \"priority\": \"normal\", \"hugepage_kib\": 0, \"time\": 0,"
+        " \"cells\": [{\"id\": 0, \"node\": \"x\", \"cpus\": \"0\", \"vcpus\": 1, \"memory_kib\": 1}]}]}",
+    };
+    g_autofree gchar *dir = make_state_dir();
+    g_autofree gchar *path = g_build_filename(dir, "ledger.json", NULL);
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(GError) err = NULL;
+        g_assert_true(g_file_set_contents(path, bad[i], -1, NULL));
+        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err);
+        g_assert_null(l);
+        g_assert_error(err, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT);
+        g_assert_nonnull(strstr(err->message, path));
+        g_assert_null(strchr(err->message, '\n'));
+    }
+    /* Starting over is possible, and the lock was released. */
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnLedger) l = vn_ledger_open_fresh(dir, &err);
+    g_assert_no_error(err);
+    g_assert_true(vn_ledger_commit(l, &err));
+    g_clear_pointer(&l, vn_ledger_free);
+    l = vn_ledger_open(dir, &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+    g_clear_pointer(&l, vn_ledger_free);
+    remove_dir(dir);
+}
+
+static void test_duplicate_uuid(void)
+{
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_ptr_array_add(recs, make_record("u", "a", 0, "0", 1, 64));
+    g_ptr_array_add(recs, make_record("u", "b", 0, "0", 1, 64));
+    g_autofree gchar *text = vn_ledger_format(recs, 3);
+    GPtrArray *out = NULL;
+    guint64 gen = 0;
+    g_autoptr(GError) err = NULL;
+    g_assert_false(vn_ledger_parse(text, strlen(text), "x", &out, &gen, &err));
+    g_assert_error(err, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT);
+    g_assert_null(out);
+}
+
+static void test_to_load(void)
+{
+    g_autoptr(VnTopology) t = make_topology();
+    g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
+    g_autofree gchar *dir = make_state_dir();
+    g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
+    vn_ledger_put(l, make_record("u1", "shared", 0, "0-3", 2, 1024));
+    VnLedgerRecord *d = make_record("u2", "dedicated", 1, "4-5", 2, 1024);
+    d->dedicated = TRUE;
+    d->priority = VN_PRIORITY_HIGH;
+    vn_ledger_put(l, d);
+    vn_ledger_put(l, make_record("u3", "elsewhere", 7, "0", 1, 1024));
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    vn_ledger_to_load(l, t, pol, NULL, load);
+    guint64 charge = 1024 * 1024 + vn_policy_overhead_kib(pol, 1024 * 1024);
+    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 2);
+    g_assert_cmpuint(load->nodes[0].committed_memory_kib, ==, charge);
+    g_assert_cmpuint(load->nodes[1].committed_vcpus, ==, 0);
+    g_assert_cmpuint(load->nodes[1].committed_high_vcpus, ==, 2);
+    g_assert_cmpuint(load->nodes[1].committed_memory_kib, ==, charge);
+    g_assert_cmpuint(vn_bitmap_count(load->dedicated_cpus), ==, 2);
+    g_assert_true(vn_bitmap_test(load->dedicated_cpus, 4));
+
+    g_autoptr(VnLoad) others = vn_load_new(t);
+    vn_ledger_to_load(l, t, pol, "u1", others);
+    g_assert_cmpuint(others->nodes[0].committed_memory_kib, ==, 0);
+    remove_dir(dir);
+}
+
+static void assert_refused(const VnLedgerRecord *r, const VnTopology *t,
+                           const VnLoad *load, const VnPolicy *pol,
+                           const gchar *expect)
+{
+    g_autofree gchar *why = NULL;
+    g_assert_false(vn_ledger_record_fits(r, t, load, pol, &why));
+    g_assert_nonnull(why);
+    if (!strstr(why, expect))
+        g_error("reason \"%s\" lacks \"%s\"", why, expect);
+}
+
+static void test_fits(void)
+{
+    g_autoptr(VnTopology) t = make_topology();
+    g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(VnLedgerRecord) ok = make_record("u", "ok", 1, "4-7", 4, 4096);
+    g_assert_true(vn_ledger_record_fits(ok, t, load, pol, NULL));
+
+    g_autoptr(VnLedgerRecord) big = make_record("u", "big", 0, "0-3", 2, 8192);
+    assert_refused(big, t, load, pol, "node 0: ");
+    g_autoptr(VnLedgerRecord) gone = make_record("u", "gone", 5, "0", 1, 64);
+    assert_refused(gone, t, load, pol, "node 5 does not exist");
+    g_autoptr(VnLedgerRecord) cpu = make_record("u", "cpu", 0, "9", 1, 64);
+    assert_refused(cpu, t, load, pol, "CPUs \"9\"");
+    g_autoptr(VnLedgerRecord) many = make_record("u", "many", 0, "0-3", 17, 64);
+    assert_refused(many, t, load, pol, "shared vCPUs");
+
+    /* Two cells on one node add up. */
+    g_autoptr(VnLedgerRecord) two = make_record("u", "two", 0, "0-3", 2, 4096);
+    vn_ledger_record_add_cell(two, 1, 0, 2, "0-3", 4096 * 1024);
+    assert_refused(two, t, load, pol, "cell 1 needs");
+
+    g_autoptr(VnLedgerRecord) ded = make_record("u", "ded", 1, "4-5", 2, 64);
+    ded->dedicated = TRUE;
+    vn_bitmap_set(load->dedicated_cpus, 5);
+    assert_refused(ded, t, load, pol, "dedicated to another domain");
+}
+
+static void test_reclaim(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    g_autofree gchar *run = make_state_dir();
+    g_autofree gchar *status = g_build_filename(run, "alive.xml", NULL);
+    g_assert_true(g_file_set_contents(status, "<domstatus/>", -1, NULL));
+    g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
+    VnLedgerRecord *r = make_record("1", "alive", 0, "0", 1, 64);
+    r->state = VN_LEDGER_STATE_RUNNING;
+    vn_ledger_put(l, r);
+    r = make_record("2", "dead", 0, "0", 1, 64);
+    r->state = VN_LEDGER_STATE_RUNNING;
+    vn_ledger_put(l, r);
+    r = make_record("3", "starting", 0, "0", 1, 64);
+    r->time = 1000;
+    vn_ledger_put(l, r);
+    r = make_record("4", "stuck", 0, "0", 1, 64);
+    r->time = 500;
+    vn_ledger_put(l, r);
+    g_autoptr(GPtrArray) removed = NULL;
+    g_assert_cmpuint(vn_ledger_reclaim(l, run, 1100, 300, &removed), ==, 2);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 2);
+    g_assert_nonnull(vn_ledger_lookup_name(l, "alive"));
+    g_assert_nonnull(vn_ledger_lookup_name(l, "starting"));
+    g_assert_true(g_ptr_array_find_with_equal_func(removed, "dead", g_str_equal, NULL));
+    remove_dir(dir);
+    remove_dir(run);
+}
+
+/* --- real processes ---
+ * Children are this binary re-executed (argv[0] --child-...), so they are
+ * separate programs with their own lock fds, and run natively when the test
+ * itself runs under valgrind. */
+
+static const gchar *self_path;
+
+static GPid spawn_child(const gchar *mode, const gchar *dir, guint i)
+{
+    g_autofree gchar *num = g_strdup_printf("%u", i);
+    const gchar *argv[] = { self_path, mode, dir, num, NULL };
+    g_autoptr(GError) err = NULL;
+    GPid pid = 0;
+    g_spawn_async(NULL, (gchar **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                  NULL, NULL, &pid, &err);
+    g_assert_no_error(err);
+    return pid;
+}
+
+#define N_CONCURRENT 50
+#define VM_MIB 1024
+
+/* Child: plan (least committed node) + check + reserve, one transaction.
+ * Exit 10 reserved, 11 refused (no room), 12 error. */
+static int child_reserve(const gchar *dir, guint i)
+{
+    g_autoptr(VnTopology) t = make_topology();
+    g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
+    g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
+    if (!l)
+        return 12;
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    vn_ledger_to_load(l, t, pol, NULL, load);
+    guint node = load->nodes[1].committed_memory_kib < load->nodes[0].committed_memory_kib;
+    g_autofree gchar *uuid = g_strdup_printf("uuid-%u", i);
+    g_autofree gchar *name = g_strdup_printf("vm-%02u", i);
+    g_autoptr(VnLedgerRecord) r = make_record(uuid, name, node,
+                                              node ? "4-7" : "0-3", 2, VM_MIB);
+    if (!vn_ledger_record_fits(r, t, load, pol, NULL))
+        return 11;
+    g_usleep(g_random_int_range(0, 2000));  /* widen the race window */
+    vn_ledger_put(l, g_steal_pointer(&r));
+    return vn_ledger_commit(l, NULL) ? 10 : 12;
+}
+
+static void test_concurrent_reservations(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    GPid pids[N_CONCURRENT];
+    for (guint i = 0; i < N_CONCURRENT; i++)
+        pids[i] = spawn_child("--child-reserve", dir, i);
+    guint reserved = 0, refused = 0;
+    for (guint i = 0; i < N_CONCURRENT; i++) {
+        int status;
+        g_assert_cmpint(waitpid(pids[i], &status, 0), ==, pids[i]);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), >=, 10);
+        g_assert_cmpint(WEXITSTATUS(status), <=, 11);
+        reserved += WEXITSTATUS(status) == 10;
+        refused += WEXITSTATUS(status) == 11;
+    }
+    g_autoptr(VnTopology) t = make_topology();
+    g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
+    guint64 charge = VM_MIB * 1024 + vn_policy_overhead_kib(pol, VM_MIB * 1024);
+    guint64 usable = 8 * 1024 * 1024 - 8 * 1024 * 1024 / 100 * pol->headroom_percent;
+    guint per_node = usable / charge;
+    g_assert_cmpuint(reserved, ==, 2 * per_node);       /* every slot used once */
+    g_assert_cmpuint(refused, ==, N_CONCURRENT - 2 * per_node);
+
+    g_autoptr(VnLedger) l = vn_ledger_snapshot(dir, NULL);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, reserved);  /* no lost update */
+    g_assert_cmpuint(vn_ledger_generation(l), ==, reserved);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    vn_ledger_to_load(l, t, pol, NULL, load);
+    for (guint n = 0; n < 2; n++)
+        g_assert_cmpuint(load->nodes[n].committed_memory_kib, <=, usable);
+    remove_dir(dir);
+}
+
+/* Child: commits forever, each time with one more record. */
+static int child_write_forever(const gchar *dir)
+{
+    g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
+    for (guint i = 0;; i++) {
+        g_autofree gchar *uuid = g_strdup_printf("u-%u", i % 300);
+        vn_ledger_put(l, make_record(uuid, uuid, i % 2, "0-3", 1, 64));
+        if (!vn_ledger_commit(l, NULL))
+            return 12;
+    }
+}
+
+static void test_kill_during_writes(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    guint64 last_generation = 0;
+    for (guint round = 0; round < 200; round++) {
+        GPid pid = spawn_child("--child-write", dir, round);
+        g_usleep(g_random_int_range(2000, 10000));
+        kill(pid, SIGKILL);
+        int status;
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFSIGNALED(status));
+        g_autoptr(GError) err = NULL;
+        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err);   /* lock free again */
+        g_assert_no_error(err);
+        g_assert_cmpuint(vn_ledger_generation(l), >=, last_generation);
+        last_generation = vn_ledger_generation(l);
+    }
+    g_assert_cmpuint(last_generation, >, 0);
+    remove_dir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && g_str_equal(argv[1], "--child-reserve"))
+        return child_reserve(argv[2], (guint)g_ascii_strtoull(argv[3], NULL, 10));
+    if (argc == 4 && g_str_equal(argv[1], "--child-write"))
+        return child_write_forever(argv[2]);
+    self_path = argv[0];
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/ledger/round-trip", test_round_trip);
+    g_test_add_func("/ledger/bad-files", test_bad_files);
+    g_test_add_func("/ledger/duplicate-uuid", test_duplicate_uuid);
+    g_test_add_func("/ledger/to-load", test_to_load);
+    g_test_add_func("/ledger/fits", test_fits);
+    g_test_add_func("/ledger/reclaim", test_reclaim);
+    g_test_add_func("/ledger/concurrent-reservations", test_concurrent_reservations);
+    g_test_add_func("/ledger/kill-during-writes", test_kill_during_writes);
+    return g_test_run();
+}
