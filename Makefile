@@ -48,7 +48,7 @@ check-valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit
 
 check-numahost: build
-	$(MESON) test -C $(BUILD) --print-errorlogs --suite numahost -t 4
+	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost -t 4
 
 bench: build
 	@tools/bench.sh $(BUILD)

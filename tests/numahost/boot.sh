@@ -1,0 +1,38 @@
+#!/bin/bash
+# boot.sh - boot one layout of the emulated NUMA host under QEMU TCG and keep
+# its serial console.  The initrd is the cached base with the per-run layer
+# on top; a rootfs layout also gets the cached ext4 image as /dev/vda,
+# snapshot=on so the image is never written.
+#
+# Usage: boot.sh IMAGE_DIR LAYER.cpio.gz LAYOUT LOG_DIR
+# Writes LOG_DIR/LAYOUT.txt (console, escape sequences stripped) and prints
+# "boot LAYOUT: wall=S s qemu-exit=N"; exit 0 when QEMU powered off in time.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+img=$1 layer=$2 layout=$3 logdir=$4
+nh_layout_load "$layout"
+mapfile -t numa_args < <(nh_qemu_numa_args)
+timeout_s=${NH_BOOT_TIMEOUT:-300}
+[ "$NH_BOOT" = rootfs ] && timeout_s=${NH_BOOT_TIMEOUT:-600}
+
+mkdir -p "$logdir"
+initrd=$logdir/$layout.initrd
+cat "$img/initramfs-base.cpio.gz" "$layer" > "$initrd"
+disk=()
+if [ "$NH_BOOT" = rootfs ]; then
+    [ -f "$img/rootfs.ext4" ] || nh_die "layout $layout needs the rootfs image (build-image.sh --rootfs)"
+    disk=(-drive "file=$img/rootfs.ext4,format=raw,if=virtio,snapshot=on")
+fi
+
+t0=$(nh_now) rc=0
+timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine pc -cpu max "${numa_args[@]}" \
+    -nic none -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
+    "${disk[@]}" -append "console=ttyS0 quiet panic=-1 numahost.layout=$layout" \
+    < /dev/null > "$logdir/$layout.log" 2>&1 || rc=$?
+t1=$(nh_now)
+rm -f "$initrd"
+# drop CRs and the terminal escape sequences SeaBIOS and the kernel print
+tr -d '\r' < "$logdir/$layout.log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' > "$logdir/$layout.txt"
+echo "boot $layout ($NH_BOOT): wall=$(nh_secs "$t0" "$t1") s qemu-exit=$rc"
+[ $rc = 0 ]

@@ -1,0 +1,32 @@
+#!/bin/bash
+# build-layer.sh - make the per-run initramfs layer: vnuma's freshly built
+# binaries (with the shared libraries they need, for the busybox boot), the
+# guest-side scripts and the layouts.  The kernel unpacks it on top of the
+# cached initramfs base, so a vnuma rebuild never rebuilds the image.  In a
+# rootfs boot stage one copies /opt/vnuma into the root filesystem.
+#
+# Usage: build-layer.sh OUT.cpio.gz     (binaries from $VN_BUILD_ROOT)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=${1:?usage: build-layer.sh OUT.cpio.gz}
+# vnuma executables, relative to the meson build dir; those not built yet are
+# skipped here and reported by the scenario that needs them
+VNUMA_BINARIES="tools/vnumactl tools/vnumad hooks/vnuma-hook"
+
+r=$(mktemp -d "${TMPDIR:-/tmp}/numahost-layer.XXXXXX")
+trap 'rm -rf "$r"' EXIT
+mkdir -p "$r/opt/vnuma/bin" "$r/opt/vnuma/numahost"
+cp -a "$NH_DIR/guest" "$NH_DIR/layouts" "$r/opt/vnuma/numahost/"
+cp "$NH_DIR/guest/init" "$r/init"
+for b in $VNUMA_BINARIES; do
+    [ -x "$VN_BUILD_ROOT/$b" ] || continue
+    cp "$VN_BUILD_ROOT/$b" "$r/opt/vnuma/bin/"
+    ldd "$VN_BUILD_ROOT/$b" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }' |
+    while read -r lib; do
+        mkdir -p "$r$(dirname "$lib")"
+        [ -e "$r$lib" ] || cp -L "$lib" "$r$lib"
+    done
+done
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+nh_log "layer: $(ls "$r/opt/vnuma/bin" | xargs) + guest scripts ($(du -h "$out" | cut -f1))"

@@ -1,0 +1,86 @@
+# tests/numahost/lib.sh - shared host-side helpers of the emulated NUMA host rig.
+# Sourced by build-image.sh, build-layer.sh, boot.sh and run-suite.sh; defines
+# functions and the cache location only, runs nothing.
+
+NH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${VN_BUILD_ROOT:=$NH_DIR/../../build}"
+NH_CACHE=${NH_CACHE:-$VN_BUILD_ROOT/numahost-cache}
+
+nh_log() { printf '[numahost %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+nh_die() { nh_log "error: $*"; exit 1; }
+nh_now() { date +%s.%N; }
+nh_secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# The kernel package the image is built from: whatever linux-image-cloud-amd64
+# resolves to today (it moves with bookworm-security), never a hard-coded name.
+nh_kernel_package() {
+    apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+        awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
+}
+
+# The directory holding the image built from the current inputs.  The key is a
+# hash of everything that goes into the image: the build script, the package
+# list and the kernel package name.  vnuma's own binaries are not part of it
+# (they travel in a separate initramfs layer made at every run).
+nh_image_key() {
+    local kpkg=$1
+    { cat "$NH_DIR/build-image.sh" "$NH_DIR/rootfs-packages.txt"; echo "$kpkg"; } |
+        sha256sum | cut -c1-16
+}
+
+# Read a layout file into NH_* variables (see layouts/README).
+nh_layout_load() {
+    local f=$NH_DIR/layouts/$1.conf
+    [ -f "$f" ] || nh_die "no layout $1 ($f)"
+    NH_BOOT=initramfs NH_NODES= NH_DIST= NH_SCENARIOS= NH_SMP=
+    # shellcheck disable=SC1090
+    . "$f"
+    NH_LAYOUT=$1
+}
+
+# Count the CPUs of a cpulist such as "0-1,4".
+nh_cpulist_count() {
+    local n=0 r
+    local IFS=,
+    for r in $1; do
+        case $r in
+            *-*) n=$((n + ${r#*-} - ${r%-*} + 1)) ;;
+            '') ;;
+            *) n=$((n + 1)) ;;
+        esac
+    done
+    echo $n
+}
+
+# Print the QEMU -m/-smp/-object/-numa arguments of the loaded layout, one per
+# line.  NH_NODES is "cpus:MiB ..." per node (empty cpus = memory-only node,
+# 0 MiB = CPU-only node); NH_DIST is the row-major matrix, rows split by '/'.
+nh_qemu_numa_args() {
+    local -a nodes rows row
+    local i j cpus mib ncpu=0 mem=0 arg
+    read -ra nodes <<< "$NH_NODES"
+    for i in "${!nodes[@]}"; do
+        cpus=${nodes[$i]%%:*} mib=${nodes[$i]##*:}
+        ncpu=$((ncpu + $(nh_cpulist_count "$cpus"))) mem=$((mem + mib))
+    done
+    echo "-m"; echo "${mem}M"
+    echo "-smp"; echo "${NH_SMP:-$ncpu,sockets=$ncpu,cores=1,threads=1}"
+    for i in "${!nodes[@]}"; do
+        cpus=${nodes[$i]%%:*} mib=${nodes[$i]##*:}
+        arg="node,nodeid=$i"
+        [ -n "$cpus" ] && arg="$arg,cpus=${cpus//,/,cpus=}"
+        if [ "$mib" != 0 ]; then
+            echo "-object"; echo "memory-backend-ram,id=m$i,size=${mib}M"
+            arg="$arg,memdev=m$i"
+        fi
+        echo "-numa"; echo "$arg"
+    done
+    IFS=/ read -ra rows <<< "$NH_DIST"
+    for i in "${!rows[@]}"; do
+        read -ra row <<< "${rows[$i]}"
+        for j in "${!row[@]}"; do
+            [ "$i" = "$j" ] && continue
+            echo "-numa"; echo "dist,src=$i,dst=$j,val=${row[$j]}"
+        done
+    done
+}
