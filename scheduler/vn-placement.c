@@ -39,6 +39,7 @@ vn_placement_free(VnPlacement *p)
     g_array_unref(p->cells);
     g_ptr_array_unref(p->vcpu_pins);
     vn_bitmap_free(p->emulator_cpus);
+    vn_bitmap_free(p->isolated_cpus);
     g_array_unref(p->iothreads);
     g_ptr_array_unref(p->reasons);
     g_ptr_array_unref(p->candidates);

@@ -45,6 +45,9 @@ typedef struct {
     gboolean dedicated;
     guint threads_per_core;/* guest SMT width (1 unless dedicated + SMT) */
     guint64 hugepage_kib;
+    /* SMT siblings held idle for a dedicated VM with SMT policy isolate:
+     * nobody else may use them while the VM lives. */
+    VnBitmap *isolated_cpus;
     GPtrArray *reasons;    /* of gchar*: why this placement */
     GPtrArray *candidates; /* of VnCandidate*, best first */
 } VnPlacement;

@@ -1,0 +1,209 @@
+/* vn-plan-capacity.c: what each node can still take for this request.
+ *
+ * Memory available on a node = total - reserved - headroom - committed,
+ * capped by the measured free memory less headroom when it is known (the
+ * ledger may not yet reflect what running guests touched, and measured
+ * free memory may not yet reflect a VM that is reserved but not started:
+ * the minimum of the two is safe for both).
+ */
+#include "vn-plan-private.h"
+
+static guint
+count_free_cores(const VnPlanCtx *c, guint node, gboolean require_all_threads, guint *ret_threads)
+{
+    const VnTopology *t = c->t;
+    const VnNodeCap *cap = &c->cap[node];
+    g_autoptr(GHashTable) total = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_autoptr(GHashTable) freec = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTableIter it;
+    gpointer key, value;
+    guint cores = 0, threads = 0;
+
+    VN_BITMAP_FOREACH(t->nodes[node].cpus, cpu) {
+        const VnCpu *vc = vn_topology_cpu(t, (guint)cpu);
+        gpointer k = GUINT_TO_POINTER(vc->core + 1);
+        g_hash_table_insert(total, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(total, k)) + 1));
+        if (vn_bitmap_test(cap->free_cpus, (guint)cpu))
+            g_hash_table_insert(freec, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(freec, k)) + 1));
+    }
+    g_hash_table_iter_init(&it, freec);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        guint all = GPOINTER_TO_UINT(g_hash_table_lookup(total, key));
+        if (!require_all_threads || GPOINTER_TO_UINT(value) == all) {
+            cores++;
+            threads += GPOINTER_TO_UINT(value);
+        }
+    }
+    if (ret_threads)
+        *ret_threads = threads;
+    return cores;
+}
+
+static void
+compute_cpu(VnPlanCtx *c, guint i)
+{
+    const VnTopology *t = c->t;
+    const VnNodeLoad *nl = &c->load->nodes[i];
+    VnNodeCap *cap = &c->cap[i];
+    g_autoptr(VnBitmap) host = vn_bitmap_copy(t->nodes[i].cpus);
+    guint n_host, n_free;
+    gdouble busy = MAX(nl->cpu_busy, 0.0);
+
+    vn_bitmap_and_not(host, c->policy->reserved_cpus);
+    cap->free_cpus = vn_bitmap_copy(host);
+    vn_bitmap_and_not(cap->free_cpus, c->load->dedicated_cpus);
+    n_host = vn_bitmap_count(host);
+    n_free = vn_bitmap_count(cap->free_cpus);
+
+    if (!c->req->dedicated) {
+        gdouble capacity = n_free * c->policy->cpu_overcommit;
+        guint whole = (guint)capacity;
+        cap->vcpu_capacity = MAX(capacity, 1e-9);
+        cap->vcpus = whole > nl->committed_vcpus ? whole - nl->committed_vcpus : 0;
+        cap->cpu_util = MAX(busy, nl->committed_vcpus / cap->vcpu_capacity);
+    } else {
+        cap->vcpu_capacity = MAX((gdouble)n_host, 1e-9);
+        cap->cpu_util = MAX(busy, (n_host - n_free) / cap->vcpu_capacity);
+        switch (c->req->smt) {
+        case VN_SMT_PREFER:
+            cap->vcpus = n_free;
+            break;
+        case VN_SMT_ISOLATE:
+            cap->vcpus = count_free_cores(c, i, TRUE, NULL);
+            break;
+        default: /* require: whole free cores, counted in vcpu units */
+            cap->vcpus = count_free_cores(c, i, TRUE, NULL);
+            break;
+        }
+    }
+    cap->high_share = nl->committed_high_vcpus / MAX(cap->vcpu_capacity, 1.0);
+    if (cap->vcpus < 1) {
+        cap->usable = FALSE;
+        cap->why_not = n_free == 0 ? "no free CPU" : "no CPU capacity left";
+    }
+}
+
+static void
+compute_memory(VnPlanCtx *c, guint i, guint64 overhead_share)
+{
+    const VnNode *node = &c->t->nodes[i];
+    const VnNodeLoad *nl = &c->load->nodes[i];
+    VnNodeCap *cap = &c->cap[i];
+    guint64 base = node->mem_total_kib > c->policy->reserved_memory_kib
+                   ? node->mem_total_kib - c->policy->reserved_memory_kib : 0;
+    guint64 headroom = node->mem_total_kib / 100 * c->policy->headroom_percent;
+    guint64 avail = base > headroom + nl->committed_memory_kib
+                    ? base - headroom - nl->committed_memory_kib : 0;
+
+    if (node->mem_free_kib != G_MAXUINT64)
+        avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
+    cap->mem_base_kib = MAX(base, 1);
+    cap->mem_util = 1.0 - (gdouble)avail / (gdouble)cap->mem_base_kib;
+
+    if (c->req->hugepage_kib) {
+        guint64 pages = 0;
+        for (guint h = 0; h < node->hugepages->len; h++) {
+            const VnHugepages *hp = &g_array_index(node->hugepages, VnHugepages, h);
+            if (hp->size_kib == c->req->hugepage_kib) {
+                guint64 used = vn_load_get_hugepages(c->load, i, hp->size_kib);
+                pages = MIN(hp->free, hp->total > used ? hp->total - used : 0);
+            }
+        }
+        cap->mem_kib = avail >= overhead_share ? pages * c->req->hugepage_kib : 0;
+        if (cap->usable && cap->mem_kib < c->mem_unit_kib) {
+            cap->usable = FALSE;
+            cap->why_not = pages ? "no memory left for QEMU overhead" : "no free hugepages of the requested size";
+        }
+        return;
+    }
+    cap->mem_kib = avail > overhead_share ? avail - overhead_share : 0;
+    if (cap->usable && cap->mem_kib < c->mem_unit_kib) {
+        cap->usable = FALSE;
+        cap->why_not = "no free memory";
+    }
+}
+
+void
+vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
+{
+    vn_plan_capacity_clear(c);
+    c->cap = g_new0(VnNodeCap, c->n);
+    for (guint i = 0; i < c->n; i++) {
+        VnNodeCap *cap = &c->cap[i];
+        const VnNode *node = &c->t->nodes[i];
+
+        cap->usable = TRUE;
+        if (vn_bitmap_is_empty(node->cpus)) {
+            cap->usable = FALSE;
+            cap->why_not = node->cpu_owner >= 0 ? "memory-only node sharing another node's CPUs (used only on request)"
+                                                : "memory-only node (used only on request)";
+            cap->free_cpus = vn_bitmap_new(c->t->n_cpu_ids);
+            continue;
+        }
+        if (node->mem_total_kib == 0) {
+            cap->usable = FALSE;
+            cap->why_not = "CPU-only node without local memory";
+            cap->free_cpus = vn_bitmap_new(c->t->n_cpu_ids);
+            continue;
+        }
+        compute_cpu(c, i);
+        compute_memory(c, i, overhead_per_cell_kib);
+    }
+}
+
+void
+vn_plan_capacity_clear(VnPlanCtx *c)
+{
+    if (!c->cap)
+        return;
+    for (guint i = 0; i < c->n; i++)
+        vn_bitmap_free(c->cap[i].free_cpus);
+    g_clear_pointer(&c->cap, g_free);
+}
+
+gdouble
+vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    gdouble cpu = cap->cpu_util + vcpus / cap->vcpu_capacity;
+    gdouble mem = cap->mem_util + (gdouble)mem_kib / (gdouble)cap->mem_base_kib;
+    gdouble contention = c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share
+                                                              : 0.1 * cap->high_share;
+
+    return MAX(cpu, mem) + contention;
+}
+
+gchar *
+vn_plan_format_kib(guint64 kib)
+{
+    if (kib >= 1024 * 1024)
+        return g_strdup_printf("%.1f GiB", kib / (1024.0 * 1024.0));
+    if (kib >= 1024)
+        return g_strdup_printf("%" G_GUINT64_FORMAT " MiB", kib / 1024);
+    return g_strdup_printf("%" G_GUINT64_FORMAT " KiB", kib);
+}
+
+/* One line on what a node lacks for this VM (used when nothing fits). */
+gchar *
+vn_plan_node_shortfall(const VnPlanCtx *c, guint node)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    guint os_id = c->t->nodes[node].os_id;
+    g_autofree gchar *have = vn_plan_format_kib(cap->mem_kib);
+    g_autofree gchar *need = vn_plan_format_kib(c->req->memory_kib);
+    guint vunits = c->req->vcpus / c->vcpu_unit;
+
+    if (!cap->usable)
+        return g_strdup_printf("node %u: %s", os_id, cap->why_not);
+    if (cap->vcpus < vunits && cap->mem_kib < c->req->memory_kib)
+        return g_strdup_printf("node %u: %s and room for %u vCPUs free, needs %s and %u vCPUs",
+                               os_id, have, cap->vcpus * c->vcpu_unit, need, c->req->vcpus);
+    if (cap->mem_kib < c->req->memory_kib)
+        return g_strdup_printf("node %u: %s free%s, needs %s", os_id, have,
+                               c->req->hugepage_kib ? " in hugepages" : "", need);
+    if (cap->vcpus < vunits)
+        return g_strdup_printf("node %u: room for %u %svCPUs, needs %u", os_id,
+                               cap->vcpus * c->vcpu_unit, c->req->dedicated ? "dedicated " : "",
+                               c->req->vcpus);
+    return g_strdup_printf("node %u: fits alone", os_id);
+}

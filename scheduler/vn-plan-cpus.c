@@ -1,0 +1,208 @@
+/* vn-plan-cpus.c: from a node set to cells, vCPU pins, emulator and
+ * IOThread pins.
+ *
+ * Shared VMs: each vCPU may run on any usable CPU of its cell's node (host
+ * reserved and dedicated CPUs excluded); the kernel balances inside the
+ * node.  Dedicated VMs: one host CPU per vCPU, chosen per the SMT policy:
+ *   prefer  - whole free cores first, siblings become guest threads;
+ *   isolate - one thread of each whole free core, its siblings held idle;
+ *   require - whole free cores only.
+ */
+#include "vn-plan-private.h"
+
+/* Free CPUs of `node` grouped by core, in CPU order: returns the chosen
+ * CPUs for `want` vCPUs (and the held-idle siblings for isolate). */
+static gboolean
+pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
+               GArray *ret_cpus, VnBitmap *isolated)
+{
+    const VnTopology *t = c->t;
+    const VnBitmap *free_cpus = c->cap[node].free_cpus;
+    gboolean whole_first = c->req->smt != VN_SMT_ISOLATE;
+
+    /* pass 0: whole free cores; pass 1 (prefer only): any free thread */
+    for (guint pass = 0; pass < 2 && ret_cpus->len < want; pass++) {
+        if (pass == 1 && c->req->smt != VN_SMT_PREFER)
+            break;
+        VN_BITMAP_FOREACH(free_cpus, cpu) {
+            const VnCpu *vc = vn_topology_cpu(t, (guint)cpu);
+            gboolean whole = TRUE;
+            guint n_sib = 0;
+            guint sib[64];
+
+            if (ret_cpus->len >= want)
+                break;
+            if (vn_bitmap_test(taken, (guint)cpu))
+                continue;
+            /* siblings of this core on this node, in CPU order */
+            VN_BITMAP_FOREACH(t->nodes[node].cpus, other) {
+                if (vn_topology_cpu(t, (guint)other)->core != vc->core)
+                    continue;
+                if (!vn_bitmap_test(free_cpus, (guint)other) || vn_bitmap_test(taken, (guint)other))
+                    whole = FALSE;
+                else if (n_sib < G_N_ELEMENTS(sib))
+                    sib[n_sib++] = (guint)other;
+            }
+            if (pass == 0 && !whole)
+                continue;
+            if (whole_first) {
+                if (c->req->smt == VN_SMT_REQUIRE && want - ret_cpus->len < n_sib)
+                    continue;   /* require: never a part of a core */
+                for (guint s = 0; s < n_sib && ret_cpus->len < want; s++) {
+                    g_array_append_val(ret_cpus, sib[s]);
+                    vn_bitmap_set(taken, sib[s]);
+                }
+            } else {
+                g_array_append_val(ret_cpus, sib[0]);
+                for (guint s = 0; s < n_sib; s++) {
+                    vn_bitmap_set(taken, sib[s]);
+                    if (s > 0)
+                        vn_bitmap_set(isolated, sib[s]);
+                }
+            }
+        }
+    }
+    return ret_cpus->len == want;
+}
+
+/* CPUs for the emulator or an IOThread on `node`: shared VMs use the
+ * cell's CPUs; dedicated VMs use the node's CPUs nobody owns, else the
+ * host-reserved CPUs of the node, else the VM's own. */
+static VnBitmap *
+helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
+            const gchar **ret_note)
+{
+    VnBitmap *b = vn_bitmap_copy(c->cap[node].free_cpus);
+
+    *ret_note = NULL;
+    if (!c->req->dedicated)
+        return b;
+    vn_bitmap_and_not(b, taken);
+    if (!vn_bitmap_is_empty(b))
+        return b;
+    vn_bitmap_or(b, c->t->nodes[node].cpus);
+    vn_bitmap_and(b, c->policy->reserved_cpus);
+    if (!vn_bitmap_is_empty(b)) {
+        *ret_note = "host-reserved CPUs of the node";
+        return b;
+    }
+    vn_bitmap_or(b, own);
+    *ret_note = "the VM's own CPUs (no other CPU left on the node)";
+    return b;
+}
+
+static guint
+nearest_set_node(const VnPlanCtx *c, const VnNodeSet *set, gint dev_node)
+{
+    guint best = 0;
+
+    if (dev_node < 0)
+        return 0;
+    for (guint i = 1; i < set->k; i++)
+        if (vn_topology_distance(c->t, (guint)dev_node, set->nodes[i]) <
+            vn_topology_distance(c->t, (guint)dev_node, set->nodes[best]))
+            best = i;
+    return best;
+}
+
+/* The set member nearest to all the VM's devices (sum of distances). */
+static guint
+emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
+{
+    guint best = 0, best_sum = G_MAXUINT;
+
+    for (guint i = 0; i < set->k; i++) {
+        guint sum = 0;
+        for (guint d = 0; d < c->n_dev; d++)
+            if (c->dev_node[d] >= 0)
+                sum += vn_topology_distance(c->t, (guint)c->dev_node[d], set->nodes[i]);
+        if (sum < best_sum) {
+            best_sum = sum;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void
+add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_on_node,
+          guint *vcpu_next, VnPlacement *p)
+{
+    guint node = set->nodes[member];
+    guint v_left = set->vcpus[member], cells = set->cells[member], used = 0;
+    guint64 m_left = set->mem_kib[member];
+
+    for (guint ci = 0; ci < cells; ci++) {
+        VnCell cell = { 0 };
+        guint nv = v_left / (cells - ci);
+        guint64 mu = c->mem_unit_kib, nm = (m_left / mu) / (cells - ci) * mu;
+
+        cell.id = p->cells->len;
+        cell.node = node;
+        cell.node_os_id = c->t->nodes[node].os_id;
+        cell.vcpu_first = *vcpu_next;
+        cell.n_vcpus = nv;
+        cell.memory_kib = nm;
+        cell.cpus = vn_bitmap_new(c->t->n_cpu_ids);
+        for (guint v = 0; v < nv; v++) {
+            VnBitmap *pin;
+            if (c->req->dedicated) {
+                pin = vn_bitmap_new(c->t->n_cpu_ids);
+                vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, used++));
+            } else {
+                pin = vn_bitmap_copy(c->cap[node].free_cpus);
+            }
+            vn_bitmap_or(cell.cpus, pin);
+            g_ptr_array_add(p->vcpu_pins, pin);
+        }
+        *vcpu_next += nv;
+        v_left -= nv;
+        m_left -= nm;
+        g_array_append_val(p->cells, cell);
+    }
+}
+
+gboolean
+vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GError **error)
+{
+    g_autoptr(VnBitmap) taken = vn_bitmap_new(c->t->n_cpu_ids);
+    g_autoptr(VnBitmap) own = vn_bitmap_new(c->t->n_cpu_ids);
+    g_autofree guint *first_cell = g_new0(guint, set->k);
+    guint vcpu_next = 0, emu;
+    const gchar *note;
+
+    p->isolated_cpus = vn_bitmap_new(c->t->n_cpu_ids);
+    for (guint i = 0; i < set->k; i++) {
+        g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
+        if (c->req->dedicated &&
+            !pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus)) {
+            g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                        "node %u: not enough free %s for %u dedicated vCPUs",
+                        c->t->nodes[set->nodes[i]].os_id,
+                        c->req->smt == VN_SMT_PREFER ? "CPUs" : "whole cores", set->vcpus[i]);
+            return FALSE;
+        }
+        first_cell[i] = p->cells->len;
+        add_cells(c, set, i, cpus, &vcpu_next, p);
+    }
+    for (guint i = 0; i < p->cells->len; i++)
+        vn_bitmap_or(own, g_array_index(p->cells, VnCell, i).cpus);
+
+    emu = emulator_member(c, set);
+    p->emulator_cpus = helper_cpus(c, set->nodes[emu], taken, own, &note);
+    if (note)
+        vn_placement_add_reason(p, "emulator thread on node %u uses %s",
+                                c->t->nodes[set->nodes[emu]].os_id, note);
+
+    for (guint id = 1; id <= c->req->iothreads; id++) {
+        VnIOThreadPin io = { .id = id };
+        guint member = (id - 1) % set->k;
+        for (guint d = 0; d < c->n_dev; d++)
+            if (g_array_index(c->req->devices, VnDevice, d).iothread == (gint)id)
+                member = nearest_set_node(c, set, c->dev_node[d]);
+        io.cell = first_cell[member];
+        io.cpus = helper_cpus(c, set->nodes[member], taken, own, &note);
+        g_array_append_val(p->iothreads, io);
+    }
+    return TRUE;
+}

@@ -1,0 +1,430 @@
+/* vn-plan-nodeset.c: choose the k host nodes for a VM.
+ *
+ * No enumeration of subsets or permutations.  For k = 1 every node is
+ * scored (O(N)).  For k > 1 a set is grown from every seed node, adding at
+ * each step the node nearest to the set (sum of distances to its members)
+ * that can still lead to a feasible set; the best few sets are then
+ * improved by single swaps.  Cost: O(N^2 k) for the growth, O(S k N) for
+ * the swaps: a hard bound whatever the host.
+ *
+ * Order of preference between sets of the same size: smallest internal
+ * distance (sum of pairwise distances), then nearest to the VM's devices,
+ * then least loaded after placement (the busiest member counts).
+ */
+#include "vn-plan-private.h"
+
+#include <string.h>
+
+#define SWAP_REFINE_SETS 4
+#define MAX_CANDIDATES 16
+
+VnNodeSet *
+vn_node_set_new(guint k)
+{
+    VnNodeSet *s = g_new0(VnNodeSet, 1);
+
+    s->k = k;
+    s->nodes = g_new0(guint, k);
+    s->vcpus = g_new0(guint, k);
+    s->mem_kib = g_new0(guint64, k);
+    s->cells = g_new0(guint, k);
+    return s;
+}
+
+void
+vn_node_set_free(VnNodeSet *s)
+{
+    if (!s)
+        return;
+    g_free(s->nodes);
+    g_free(s->vcpus);
+    g_free(s->mem_kib);
+    g_free(s->cells);
+    g_free(s);
+}
+
+static VnNodeSet *
+node_set_copy(const VnNodeSet *s)
+{
+    VnNodeSet *d = vn_node_set_new(s->k);
+
+    memcpy(d->nodes, s->nodes, s->k * sizeof(guint));
+    memcpy(d->vcpus, s->vcpus, s->k * sizeof(guint));
+    memcpy(d->mem_kib, s->mem_kib, s->k * sizeof(guint64));
+    memcpy(d->cells, s->cells, s->k * sizeof(guint));
+    d->internal_distance = s->internal_distance;
+    d->device_distance = s->device_distance;
+    d->load_after = s->load_after;
+    d->score = s->score;
+    return d;
+}
+
+static gint
+uint_cmp(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return (x > y) - (x < y);
+}
+
+void
+vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
+{
+    guint internal = 0, dev = 0;
+    gdouble load = 0.0;
+
+    for (guint i = 0; i < s->k; i++) {
+        for (guint j = i + 1; j < s->k; j++)
+            internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
+        load = MAX(load, vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]));
+    }
+    for (guint d = 0; d < c->n_dev; d++) {
+        guint best = G_MAXUINT;
+        if (c->dev_node[d] < 0)
+            continue;
+        for (guint i = 0; i < s->k; i++)
+            best = MIN(best, vn_topology_distance(c->t, (guint)c->dev_node[d], s->nodes[i]));
+        dev += best - MIN(best, VN_DISTANCE_LOCAL);
+    }
+    s->internal_distance = internal;
+    s->device_distance = dev;
+    s->load_after = load;
+    /* Lexicographic: distance, then devices, then load (load < 10). */
+    s->score = internal * 1e6 + dev * 1e3 + MIN(load, 9.99) * 100.0;
+}
+
+/* Fills splits and score; FALSE when the set cannot hold the VM. */
+static gboolean
+evaluate(const VnPlanCtx *c, VnNodeSet *s)
+{
+    qsort(s->nodes, s->k, sizeof(guint), uint_cmp);
+    if (!vn_plan_split(c, s))
+        return FALSE;
+    vn_plan_score_set(c, s);
+    return TRUE;
+}
+
+/* ---- capacity bounds used to prune the growth ---- */
+
+typedef struct {
+    guint64 *vcap, *mcap;       /* per node, in units; slots for fixed cells */
+    guint64 *vtop, *mtop;       /* prefix sums of the largest capacities */
+    guint *vorder, *morder;     /* node indices, largest capacity first */
+    guint *vpos, *mpos;         /* rank of each node in those orders */
+    guint64 vneed, mneed;
+} Bounds;
+
+/* Per growth step: the sum of the `left` (and `left`+1) largest capacities
+ * among non-members, and the rank of the last of the `left`. */
+typedef struct {
+    guint64 sum_left, sum_left1;
+    guint last_rank;
+} Rest;
+
+static gint
+cap_desc(gconstpointer a, gconstpointer b, gpointer caps_ptr)
+{
+    const guint64 *caps = caps_ptr;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    guint64 cx = caps[x], cy = caps[y];
+    return cx != cy ? (cx < cy) - (cx > cy) : (x > y) - (x < y);
+}
+
+static void
+order_by(const VnPlanCtx *c, const guint64 *caps, guint *order, guint *pos, guint64 *top)
+{
+    for (guint i = 0; i < c->n; i++)
+        order[i] = i;
+    g_qsort_with_data(order, (gint)c->n, sizeof(guint), cap_desc, (gpointer)caps);
+    top[0] = 0;
+    for (guint i = 0; i < c->n; i++) {
+        pos[order[i]] = i;
+        top[i + 1] = top[i] + caps[order[i]];
+    }
+}
+
+static void
+bounds_init(const VnPlanCtx *c, Bounds *b)
+{
+    b->vcap = g_new0(guint64, c->n);
+    b->mcap = g_new0(guint64, c->n);
+    b->vtop = g_new0(guint64, c->n + 1);
+    b->mtop = g_new0(guint64, c->n + 1);
+    b->vorder = g_new0(guint, c->n);
+    b->morder = g_new0(guint, c->n);
+    b->vpos = g_new0(guint, c->n);
+    b->mpos = g_new0(guint, c->n);
+    for (guint i = 0; i < c->n; i++) {
+        if (!c->cap[i].usable)
+            continue;
+        if (c->fixed_cells) {
+            b->vcap[i] = MIN(c->cap[i].vcpus / c->vshare_fixed,
+                             c->cap[i].mem_kib / c->mem_unit_kib / c->mshare_fixed);
+            b->mcap[i] = b->vcap[i];
+        } else {
+            b->vcap[i] = c->cap[i].vcpus;
+            b->mcap[i] = c->cap[i].mem_kib / c->mem_unit_kib;
+        }
+    }
+    order_by(c, b->vcap, b->vorder, b->vpos, b->vtop);
+    order_by(c, b->mcap, b->morder, b->mpos, b->mtop);
+    b->vneed = c->fixed_cells ? c->fixed_cells : c->req->vcpus / c->vcpu_unit;
+    b->mneed = c->fixed_cells ? c->fixed_cells : c->req->memory_kib / c->mem_unit_kib;
+}
+
+static void
+rest_compute(const VnPlanCtx *c, const guint *order, const guint64 *caps,
+             const gboolean *in, guint left, Rest *r)
+{
+    guint taken = 0;
+
+    r->sum_left = r->sum_left1 = 0;
+    r->last_rank = 0;
+    for (guint i = 0; i < c->n && taken <= left; i++) {
+        guint node = order[i];
+        if (in[node] || !c->cap[node].usable)
+            continue;
+        if (taken < left) {
+            r->sum_left += caps[node];
+            r->last_rank = i;
+        }
+        r->sum_left1 += caps[node];
+        taken++;
+    }
+    if (left == 0)
+        r->last_rank = 0;
+}
+
+/* The most the other `left` slots could add if `j` joins now. */
+static guint64
+rest_for(const Rest *r, const guint *pos, const guint64 *caps, guint j, guint left)
+{
+    if (left == 0)
+        return 0;
+    return pos[j] <= r->last_rank ? r->sum_left1 - caps[j] : r->sum_left;
+}
+
+static void
+bounds_clear(Bounds *b)
+{
+    g_free(b->vcap);
+    g_free(b->mcap);
+    g_free(b->vtop);
+    g_free(b->mtop);
+    g_free(b->vorder);
+    g_free(b->morder);
+    g_free(b->vpos);
+    g_free(b->mpos);
+}
+
+/* Fewest nodes that could hold the VM if the largest ones were free for it. */
+static guint
+bounds_min_nodes(const VnPlanCtx *c, const Bounds *b)
+{
+    for (guint k = 1; k <= c->n; k++)
+        if (b->vtop[k] >= b->vneed && b->mtop[k] >= b->mneed)
+            return k;
+    return 0;
+}
+
+/* ---- growth from one seed ---- */
+
+static gboolean
+grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
+     guint *dsum, gboolean *in, VnNodeSet *out)
+{
+    guint64 vhave = b->vcap[seed], mhave = b->mcap[seed];
+
+    memset(in, 0, c->n * sizeof(gboolean));
+    for (guint j = 0; j < c->n; j++)
+        dsum[j] = vn_topology_distance(c->t, seed, j);
+    in[seed] = TRUE;
+    out->nodes[0] = seed;
+    for (guint step = 1; step < k; step++) {
+        guint left = k - step - 1;   /* slots still to fill after this one */
+        gint best = -1;
+        Rest rv, rm;
+
+        rest_compute(c, b->vorder, b->vcap, in, left, &rv);
+        rest_compute(c, b->morder, b->mcap, in, left, &rm);
+        for (guint j = 0; j < c->n; j++) {
+            if (in[j] || !c->cap[j].usable)
+                continue;
+            if (vhave + b->vcap[j] + rest_for(&rv, b->vpos, b->vcap, j, left) < b->vneed ||
+                mhave + b->mcap[j] + rest_for(&rm, b->mpos, b->mcap, j, left) < b->mneed)
+                continue;
+            if (best < 0 || dsum[j] < dsum[best] ||
+                (dsum[j] == dsum[best] && b->mcap[j] + b->vcap[j] > b->mcap[best] + b->vcap[best]))
+                best = (gint)j;
+        }
+        if (best < 0)
+            return FALSE;
+        in[best] = TRUE;
+        out->nodes[step] = (guint)best;
+        vhave += b->vcap[best];
+        mhave += b->mcap[best];
+        for (guint j = 0; j < c->n; j++)
+            dsum[j] += vn_topology_distance(c->t, (guint)best, j);
+    }
+    return evaluate(c, out);
+}
+
+/* Single swaps (member out, non-member in) while one lowers the score. */
+static void
+refine(const VnPlanCtx *c, VnNodeSet *s)
+{
+    g_autoptr(VnNodeSet) trial = node_set_copy(s);
+
+    for (guint pass = 0; pass < s->k; pass++) {
+        gboolean improved = FALSE;
+        for (guint m = 0; m < s->k && !improved; m++) {
+            for (guint j = 0; j < c->n && !improved; j++) {
+                gboolean member = FALSE;
+                if (!c->cap[j].usable)
+                    continue;
+                for (guint i = 0; i < s->k; i++)
+                    member |= s->nodes[i] == j;
+                if (member)
+                    continue;
+                memcpy(trial->nodes, s->nodes, s->k * sizeof(guint));
+                trial->nodes[m] = j;
+                if (evaluate(c, trial) && trial->score < s->score - 1e-9) {
+                    memcpy(s->nodes, trial->nodes, s->k * sizeof(guint));
+                    memcpy(s->vcpus, trial->vcpus, s->k * sizeof(guint));
+                    memcpy(s->mem_kib, trial->mem_kib, s->k * sizeof(guint64));
+                    memcpy(s->cells, trial->cells, s->k * sizeof(guint));
+                    s->internal_distance = trial->internal_distance;
+                    s->device_distance = trial->device_distance;
+                    s->load_after = trial->load_after;
+                    s->score = trial->score;
+                    improved = TRUE;
+                }
+            }
+        }
+        if (!improved)
+            break;
+    }
+}
+
+static gboolean
+same_nodes(const VnNodeSet *a, const VnNodeSet *b)
+{
+    return a->k == b->k && memcmp(a->nodes, b->nodes, a->k * sizeof(guint)) == 0;
+}
+
+/* Keeps `sets` sorted by score, distinct, at most `max` long. */
+static void
+keep_best(GPtrArray *sets, VnNodeSet *s, guint max)
+{
+    guint pos = sets->len;
+
+    for (guint i = 0; i < sets->len; i++)
+        if (same_nodes(g_ptr_array_index(sets, i), s)) {
+            vn_node_set_free(s);
+            return;
+        }
+    while (pos > 0 && ((VnNodeSet *)g_ptr_array_index(sets, pos - 1))->score > s->score)
+        pos--;
+    if (pos >= max) {
+        vn_node_set_free(s);
+        return;
+    }
+    g_ptr_array_insert(sets, (gint)pos, s);
+    if (sets->len > max)
+        g_ptr_array_remove_index(sets, sets->len - 1);
+}
+
+static void
+add_candidate(GPtrArray *candidates, const VnPlanCtx *c, const VnNodeSet *s,
+              gboolean feasible, gchar *note)
+{
+    VnCandidate *cand = g_new0(VnCandidate, 1);
+
+    cand->nodes = g_array_sized_new(FALSE, FALSE, sizeof(guint), s->k);
+    g_array_append_vals(cand->nodes, s->nodes, s->k);
+    cand->feasible = feasible;
+    cand->internal_distance = s->internal_distance;
+    cand->device_distance = s->device_distance;
+    cand->load_after = s->load_after;
+    cand->score = s->score;
+    cand->note = note;
+    g_ptr_array_add(candidates, cand);
+    (void)c;
+}
+
+static VnNodeSet *
+best_single(const VnPlanCtx *c, GPtrArray *candidates)
+{
+    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
+    g_autoptr(VnNodeSet) s = vn_node_set_new(1);
+
+    for (guint i = 0; i < c->n; i++) {
+        s->nodes[0] = i;
+        if (c->cap[i].usable && evaluate(c, s)) {
+            keep_best(sets, node_set_copy(s), MAX_CANDIDATES);
+        } else if (candidates && candidates->len < 64) {
+            s->internal_distance = 0;
+            s->load_after = 0;
+            s->score = G_MAXDOUBLE;
+            add_candidate(candidates, c, s, FALSE, vn_plan_node_shortfall(c, i));
+        }
+    }
+    for (guint i = 0; candidates && i < sets->len && i < MAX_CANDIDATES; i++)
+        add_candidate(candidates, c, g_ptr_array_index(sets, i), TRUE, NULL);
+    return sets->len ? node_set_copy(g_ptr_array_index(sets, 0)) : NULL;
+}
+
+VnNodeSet *
+vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
+{
+    g_autoptr(GPtrArray) sets = NULL;
+    g_autofree guint *dsum = NULL;
+    g_autofree gboolean *in = NULL;
+    Bounds b;
+
+    if (k == 1)
+        return best_single(c, candidates);
+    bounds_init(c, &b);
+    if (k > c->n || b.vtop[k] < b.vneed || b.mtop[k] < b.mneed) {
+        bounds_clear(&b);
+        return NULL;
+    }
+    sets = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
+    dsum = g_new(guint, c->n);
+    in = g_new(gboolean, c->n);
+    for (guint seed = 0; seed < c->n; seed++) {
+        VnNodeSet *s;
+        if (!c->cap[seed].usable)
+            continue;
+        s = vn_node_set_new(k);
+        if (grow(c, &b, seed, k, dsum, in, s))
+            keep_best(sets, s, MAX_CANDIDATES);
+        else
+            vn_node_set_free(s);
+    }
+    bounds_clear(&b);
+    for (guint i = 0; i < sets->len && i < SWAP_REFINE_SETS; i++)
+        refine(c, g_ptr_array_index(sets, i));
+    /* re-sort after refinement, dropping duplicates */
+    {
+        g_autoptr(GPtrArray) sorted = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
+        for (guint i = 0; i < sets->len; i++)
+            keep_best(sorted, node_set_copy(g_ptr_array_index(sets, i)), MAX_CANDIDATES);
+        for (guint i = 0; candidates && i < sorted->len; i++)
+            add_candidate(candidates, c, g_ptr_array_index(sorted, i), TRUE, NULL);
+        return sorted->len ? node_set_copy(g_ptr_array_index(sorted, 0)) : NULL;
+    }
+}
+
+
+
+guint
+vn_plan_min_nodes(const VnPlanCtx *c)
+{
+    Bounds b;
+    guint k;
+
+    bounds_init(c, &b);
+    k = bounds_min_nodes(c, &b);
+    bounds_clear(&b);
+    return k;
+}

@@ -1,0 +1,74 @@
+/* vn-plan-private.h: state shared by the steps of vn_plan().  Internal. */
+#pragma once
+
+#include "vn-plan.h"
+
+/* What one node can still take for this request. */
+typedef struct {
+    gboolean usable;       /* may hold a guest cell at all */
+    const gchar *why_not;  /* static reason when !usable */
+    guint vcpus;           /* vCPUs it can take (in vcpu units for SMT require) */
+    guint64 mem_kib;       /* guest memory it can take (after overhead share) */
+    guint64 mem_need_total;/* for reasons */
+    gdouble cpu_util;      /* before placement, 0..1 */
+    gdouble mem_util;      /* before placement, 0..1 */
+    guint64 mem_base_kib;  /* total - reserved: denominator for mem_util */
+    gdouble vcpu_capacity; /* denominator for cpu_util (overcommitted CPUs) */
+    gdouble high_share;    /* committed high-priority vCPUs / capacity */
+    VnBitmap *free_cpus;   /* usable by this VM: minus reserved, minus dedicated */
+} VnNodeCap;
+
+typedef struct {
+    const VnTopology *t;
+    const VnLoad *load;
+    const VnPolicy *policy;
+    const VnRequest *req;
+    guint n;               /* nodes */
+    VnNodeCap *cap;        /* n entries */
+    guint64 overhead_kib;  /* whole VM */
+    guint64 mem_unit_kib;  /* split granularity (page size) */
+    guint vcpu_unit;       /* 1, or SMT width for dedicated + require */
+    guint fixed_cells;     /* 0 = auto */
+    guint64 vshare_fixed;  /* fixed cells: vCPUs per cell (max) */
+    guint64 mshare_fixed;  /* fixed cells: KiB per cell (max) */
+    gint *dev_node;        /* device node indices (-1 unknown) */
+    guint n_dev;
+} VnPlanCtx;
+
+/* A chosen node set with its per-node share. */
+typedef struct {
+    guint k;
+    guint *nodes;          /* node indices, ascending */
+    guint *vcpus;          /* vCPUs per node */
+    guint64 *mem_kib;      /* guest KiB per node */
+    guint *cells;          /* guest cells per node (1 unless fixed cells) */
+    guint internal_distance;
+    guint device_distance;
+    gdouble load_after;
+    gdouble score;
+} VnNodeSet;
+
+/* vn-plan-capacity.c */
+void vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib);
+void vn_plan_capacity_clear(VnPlanCtx *c);
+gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
+gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
+
+/* vn-plan-split.c: fills set->vcpus/mem_kib/cells; FALSE if the set cannot
+ * hold the VM. */
+gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
+
+/* vn-plan-nodeset.c: best set of exactly k nodes, or NULL. */
+VnNodeSet *vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates);
+VnNodeSet *vn_node_set_new(guint k);
+void vn_node_set_free(VnNodeSet *s);
+void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
+
+/* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
+gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set,
+                             VnPlacement *p, GError **error);
+
+gchar *vn_plan_format_kib(guint64 kib);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnNodeSet, vn_node_set_free)
+guint vn_plan_min_nodes(const VnPlanCtx *c); /* 0: cannot fit even on all nodes */

@@ -1,0 +1,269 @@
+/* vn-plan.c: the placement core's entry point.
+ *
+ * 1. validate the request;
+ * 2. cell count: the fewest nodes that hold the VM (1 whenever one can),
+ *    or the user's fixed guest cell count;
+ * 3. node set: vn_plan_best_set() (nearest, then device-near, then least
+ *    loaded);
+ * 4. split, CPUs, emulator, IOThreads: vn-plan-split.c, vn-plan-cpus.c;
+ * 5. reasons for all of it.
+ */
+#include "vn-plan-private.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(vn-plan-error-quark, vn_plan_error)
+
+#define VN_MAX_VCPUS 4096
+#define VN_EXTRA_K_TRIES 3
+
+static gboolean
+validate(const VnTopology *t, const VnRequest *r, GError **error)
+{
+    if (r->vcpus == 0 || r->vcpus > VN_MAX_VCPUS) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "vcpus must be between 1 and %u, got %u", VN_MAX_VCPUS, r->vcpus);
+        return FALSE;
+    }
+    if (r->memory_kib < 1024) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "memory must be at least 1 MiB, got %" G_GUINT64_FORMAT " KiB", r->memory_kib);
+        return FALSE;
+    }
+    if (r->hugepage_kib && r->memory_kib % r->hugepage_kib) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "memory (%" G_GUINT64_FORMAT " KiB) is not a multiple of the hugepage size (%"
+                    G_GUINT64_FORMAT " KiB)", r->memory_kib, r->hugepage_kib);
+        return FALSE;
+    }
+    if (r->cells > r->vcpus) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "%u guest cells need at least %u vCPUs, got %u", r->cells, r->cells, r->vcpus);
+        return FALSE;
+    }
+    if (r->dedicated && r->smt == VN_SMT_REQUIRE && r->vcpus % t->smt_width) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "SMT policy require needs vCPUs in whole cores of %u threads, got %u vCPUs",
+                    t->smt_width, r->vcpus);
+        return FALSE;
+    }
+    for (guint d = 0; r->devices && d < r->devices->len; d++) {
+        const VnDevice *dev = &g_array_index(r->devices, VnDevice, d);
+        if (vn_topology_node_by_os_id(t, dev->node_os_id) < 0) {
+            g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                        "device %s is on node %u, which this host does not have",
+                        dev->name ? dev->name : "(unnamed)", dev->node_os_id);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static void
+ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
+         const VnPolicy *policy, const VnRequest *req)
+{
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->load = load;
+    c->policy = policy;
+    c->req = req;
+    c->n = t->n_nodes;
+    c->overhead_kib = vn_policy_overhead_kib(policy, req->memory_kib);
+    if (req->hugepage_kib)
+        c->mem_unit_kib = req->hugepage_kib;
+    else
+        c->mem_unit_kib = req->memory_kib % 1024 == 0 ? 1024 : 4;
+    c->vcpu_unit = req->dedicated && req->smt == VN_SMT_REQUIRE ? t->smt_width : 1;
+    c->fixed_cells = req->cells;
+    if (req->cells) {
+        guint vunits = req->vcpus / c->vcpu_unit;
+        guint64 munits = req->memory_kib / c->mem_unit_kib;
+        c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
+        c->mshare_fixed = (munits + req->cells - 1) / req->cells;
+    }
+    c->n_dev = req->devices ? req->devices->len : 0;
+    c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
+    for (guint d = 0; d < c->n_dev; d++)
+        c->dev_node[d] = vn_topology_node_by_os_id(t, g_array_index(req->devices, VnDevice, d).node_os_id);
+}
+
+static void
+ctx_clear(VnPlanCtx *c)
+{
+    vn_plan_capacity_clear(c);
+    g_free(c->dev_node);
+}
+
+static GPtrArray *
+no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
+{
+    GPtrArray *r = g_ptr_array_new_with_free_func(g_free);
+    g_autofree gchar *mem = vn_plan_format_kib(c->req->memory_kib);
+    guint shown = 0;
+
+    g_ptr_array_add(r, g_strdup(headline));
+    g_ptr_array_add(r, g_strdup_printf("request: %u %svCPUs, %s%s", c->req->vcpus,
+                                       c->req->dedicated ? "dedicated " : "", mem,
+                                       c->req->hugepage_kib ? " in hugepages" : ""));
+    for (guint i = 0; i < c->n && shown < 64; i++, shown++)
+        g_ptr_array_add(r, vn_plan_node_shortfall(c, i));
+    if (c->n > shown)
+        g_ptr_array_add(r, g_strdup_printf("... and %u more nodes", c->n - shown));
+    return r;
+}
+
+static gchar *
+nodes_string(const VnTopology *t, const guint *nodes, guint k)
+{
+    GString *s = g_string_new(NULL);
+
+    for (guint i = 0; i < k; i++)
+        g_string_append_printf(s, "%s%u", i ? "," : "", t->nodes[nodes[i]].os_id);
+    return g_string_free(s, FALSE);
+}
+
+static void
+explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacement *p)
+{
+    g_autofree gchar *nodes = nodes_string(c->t, set->nodes, set->k);
+
+    if (c->t->distances_assumed)
+        vn_placement_add_reason(p, "host reports no NUMA distances: assumed 10 local, 20 remote");
+    if (c->fixed_cells)
+        vn_placement_add_reason(p, "guest topology fixed at %u cells: placed on %u node(s)",
+                                c->fixed_cells, set->k);
+    else if (set->k == 1)
+        vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)",
+                                nodes, set->load_after * 100.0);
+    else
+        vn_placement_add_reason(p, "larger than any single node: needs %u cells (fewest nodes that hold it: %u)",
+                                set->k, k_min);
+    if (set->k > 1)
+        vn_placement_add_reason(p, "nodes %s: internal distance %u, the smallest among feasible sets found",
+                                nodes, set->internal_distance);
+    if (c->n_dev)
+        vn_placement_add_reason(p, "device distance %u beyond local (0 = every device on a chosen node)",
+                                set->device_distance);
+    for (guint i = 1; i < p->candidates->len && i < 3; i++) {
+        const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
+        g_autofree gchar *alt = NULL;
+        if (!cand->feasible)
+            continue;
+        alt = nodes_string(c->t, (const guint *)cand->nodes->data, cand->nodes->len);
+        vn_placement_add_reason(p, "not nodes %s: distance %u, device distance %u, load after %.0f%%",
+                                alt, cand->internal_distance, cand->device_distance,
+                                cand->load_after * 100.0);
+    }
+    for (guint i = 0; i < c->n; i++)
+        if (!c->cap[i].usable && c->cap[i].why_not && vn_bitmap_is_empty(c->t->nodes[i].cpus))
+            vn_placement_add_reason(p, "node %u: %s", c->t->nodes[i].os_id, c->cap[i].why_not);
+}
+
+/* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
+static VnNodeSet *
+choose_set(VnPlanCtx *c, guint *ret_k_min, GPtrArray *candidates)
+{
+    guint k_max = c->fixed_cells ? MIN(c->fixed_cells, c->n) : MIN(c->req->vcpus / c->vcpu_unit, c->n);
+    guint k_min;
+
+    /* A lower bound on the node count, with the overhead spread as thin as
+     * it can be; each k below recomputes capacity with its own share. */
+    vn_plan_capacity_compute(c, c->overhead_kib / MAX(k_max, 1));
+    k_min = vn_plan_min_nodes(c);
+    *ret_k_min = k_min;
+    if (k_min == 0)
+        return NULL;
+    for (guint k = k_min, tries = 0; k <= k_max; k++) {
+        VnNodeSet *set;
+        vn_plan_capacity_compute(c, c->overhead_kib / k);
+        g_ptr_array_set_size(candidates, 0);
+        set = vn_plan_best_set(c, k, candidates);
+        if (set)
+            return set;
+        /* past a few sizes the growth gives way to the largest nodes */
+        if (++tries > VN_EXTRA_K_TRIES && k < k_max)
+            k = MAX(k, k_max - 1);
+    }
+    return NULL;
+}
+
+VnPlacement *
+vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+        const VnRequest *req, GPtrArray **ret_reasons, GError **error)
+{
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(VnNodeSet) set = NULL;
+    VnPlanCtx c;
+    guint k_min = 0;
+
+    g_return_val_if_fail(t && t->finished && load && policy && req, NULL);
+    g_return_val_if_fail(load->n_nodes == t->n_nodes, NULL);
+    if (!validate(t, req, error))
+        return NULL;
+
+    ctx_init(&c, t, load, policy, req);
+    p = vn_placement_new();
+    set = choose_set(&c, &k_min, p->candidates);
+    if (!set) {
+        g_autofree gchar *mem = vn_plan_format_kib(req->memory_kib);
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                    "no placement for %u vCPUs and %s on this host now%s", req->vcpus, mem,
+                    req->cells ? " with the fixed guest cell count" : "");
+        if (ret_reasons) {
+            if (!c.cap)
+                vn_plan_capacity_compute(&c, c.overhead_kib);
+            *ret_reasons = no_fit_reasons(&c, (*error)->message);
+        }
+        ctx_clear(&c);
+        return NULL;
+    }
+    for (guint i = 0; i < p->candidates->len; i++) {
+        VnCandidate *cand = g_ptr_array_index(p->candidates, i);
+        cand->chosen = cand->feasible && cand->nodes->len == set->k &&
+                       memcmp(cand->nodes->data, set->nodes, set->k * sizeof(guint)) == 0;
+    }
+    p->dedicated = req->dedicated;
+    p->hugepage_kib = req->hugepage_kib;
+    if (!vn_plan_assign_cpus(&c, set, p, error)) {
+        ctx_clear(&c);
+        return NULL;
+    }
+    p->threads_per_core = 1;
+    if (req->dedicated && req->smt != VN_SMT_ISOLATE && t->smt_width > 1) {
+        gboolean whole = TRUE;
+        for (guint i = 0; i < p->cells->len; i++)
+            whole &= g_array_index(p->cells, VnCell, i).n_vcpus % t->smt_width == 0;
+        if (whole)
+            p->threads_per_core = t->smt_width;
+    }
+    explain_choice(&c, set, k_min, p);
+    ctx_clear(&c);
+    return g_steal_pointer(&p);
+}
+
+void
+vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
+               const VnRequest *req, const VnPlacement *p)
+{
+    guint64 overhead = vn_policy_overhead_kib(policy, req->memory_kib);
+    guint n_cells = MAX(p->cells->len, 1);
+
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        VnNodeLoad *nl = &load->nodes[cell->node];
+
+        nl->committed_memory_kib += overhead / n_cells + (p->hugepage_kib ? 0 : cell->memory_kib);
+        if (p->hugepage_kib)
+            vn_load_add_hugepages(load, cell->node, p->hugepage_kib, cell->memory_kib / p->hugepage_kib);
+        if (p->dedicated)
+            vn_bitmap_or(load->dedicated_cpus, cell->cpus);
+        else
+            nl->committed_vcpus += cell->n_vcpus;
+        if (req->priority == VN_PRIORITY_HIGH)
+            nl->committed_high_vcpus += cell->n_vcpus;
+    }
+    if (p->isolated_cpus)
+        vn_bitmap_or(load->dedicated_cpus, p->isolated_cpus);
+    (void)t;
+}
