@@ -1,0 +1,119 @@
+/* vnumactl reservations: what the ledger holds (issue 5).
+ *
+ * --json prints {"domains": [{"name", "uuid", "state", "needs_apply",
+ * "cells": [{"node", "cpus", "memory_mib"}]}]}, domains sorted by name.
+ * The ledger is read without its lock (writes are atomic renames).  The
+ * state directory is --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf's
+ * [paths] state_dir ($VNUMA_CONFIG honoured). */
+#include "vnumactl.h"
+
+#include "vn-ledger.h"
+
+static gchar *
+state_dir_from_config(GError **error)
+{
+    VnSourceOptions none = { 0 };
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) config = NULL;
+
+    if (!vn_source_load(&none, &t, NULL, &config, error))
+        return NULL;
+    return g_strdup(config->state_dir);
+}
+
+static JsonNode *
+record_to_json(const VnLedgerRecord *r)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, r->name);
+    json_builder_set_member_name(b, "uuid");
+    json_builder_add_string_value(b, r->uuid);
+    json_builder_set_member_name(b, "state");
+    json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
+    json_builder_set_member_name(b, "needs_apply");
+    json_builder_add_boolean_value(b, r->needs_apply);
+    json_builder_set_member_name(b, "cells");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "node");
+        json_builder_add_int_value(b, c->node_os_id);
+        json_builder_set_member_name(b, "cpus");
+        json_builder_add_string_value(b, c->cpus);
+        json_builder_set_member_name(b, "memory_mib");
+        json_builder_add_int_value(b, (gint64)((c->memory_kib + 1023) / 1024));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+static void
+print_json(GPtrArray *recs)
+{
+    g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+    g_autoptr(JsonObject) o = json_object_new();
+    JsonArray *a = json_array_new();
+
+    for (guint i = 0; i < recs->len; i++)
+        json_array_add_element(a, record_to_json(g_ptr_array_index(recs, i)));
+    json_object_set_array_member(o, "domains", a);
+    json_node_set_object(root, o);
+    vn_cli_print_json(root);
+}
+
+static void
+print_text(GPtrArray *recs)
+{
+    g_print("%-24s %-9s %-6s %-8s %-16s %s\n", "NAME", "STATE", "APPLY", "NODES",
+            "CPUS", "MEMORY_MIB");
+    for (guint i = 0; i < recs->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(recs, i);
+        g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+        g_autoptr(GString) cpus = g_string_new(NULL);
+
+        for (guint c = 0; c < r->cells->len; c++)
+            g_string_append_printf(cpus, "%s%s", c ? ";" : "",
+                                   g_array_index(r->cells, VnLedgerCell, c).cpus);
+        g_print("%-24s %-9s %-6s %-8s %-16s %" G_GUINT64_FORMAT "\n", r->name,
+                vn_ledger_state_to_string(r->state), r->needs_apply ? "yes" : "no",
+                nodes, cpus->str, (vn_ledger_record_memory_kib(r) + 1023) / 1024);
+    }
+}
+
+int
+vn_cmd_reservations(int argc, char **argv)
+{
+    gboolean json = FALSE;
+    g_autofree gchar *state_dir = NULL;
+    const GOptionEntry entries[] = {
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
+          "Ledger directory (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
+        { NULL }
+    };
+    g_autoptr(GOptionContext) ctx =
+        vn_cli_context_new("Show the placements the ledger holds", entries, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (!state_dir && g_getenv("VNUMA_STATE_DIR"))
+        state_dir = g_strdup(g_getenv("VNUMA_STATE_DIR"));
+    if (!state_dir && !(state_dir = state_dir_from_config(&error)))
+        return vn_cli_fail(error);
+    ledger = vn_ledger_snapshot(state_dir, &error);
+    if (!ledger)
+        return vn_cli_fail(error);
+    if (json)
+        print_json(vn_ledger_records(ledger));
+    else
+        print_text(vn_ledger_records(ledger));
+    return VN_EXIT_OK;
+}
