@@ -1,7 +1,6 @@
 /* vn-topology-json.c: VnTopology (+ VnLoad) -> JSON with json-glib. */
 #include "vn-topology-json.h"
 
-#include <math.h>
 #include "vn-cpulist.h"
 
 static void
@@ -34,8 +33,9 @@ add_load(JsonBuilder *b, const VnNodeLoad *l)
     json_builder_set_member_name(b, "committed_memory_mib");
     json_builder_add_int_value(b, l ? (gint64) (l->committed_memory_kib / 1024) : 0);
     json_builder_set_member_name(b, "cpu_busy");
+    /* four decimals: the measurement is not finer, and the JSON reads well */
     if (l && l->cpu_busy >= 0)
-        json_builder_add_double_value(b, round(l->cpu_busy * 10000.0) / 10000.0);
+        json_builder_add_double_value(b, (gdouble) (gint64) (l->cpu_busy * 10000.0 + 0.5) / 10000.0);
     else
         json_builder_add_null_value(b);
     json_builder_end_object(b);

@@ -1,0 +1,1 @@
+topology --topology tests/data/hwloc/no-such-host.xml

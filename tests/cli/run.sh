@@ -1,0 +1,45 @@
+#!/bin/sh
+# run.sh VNUMACTL CASE.cmd -- one CLI transcript test.
+#
+# CASE.cmd holds one vnumactl command line (without "vnumactl"; lines
+# starting with # are comments, "#env NAME=VALUE" sets a variable for the
+# command), run through the shell from the source
+# root so fixture paths are relative and transcripts do not depend on
+# where the tree lives.  CASE.out is the expected transcript: stdout, then
+# each stderr line as "stderr: ...", then "exit: N".
+# VN_TEST_REGENERATE=1 rewrites CASE.out instead of comparing.
+set -u
+
+# meson hands over the program relative to the build directory
+vnumactl=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+case_file=$2
+expected=${case_file%.cmd}.out
+actual=$(mktemp) || exit 99
+err=$(mktemp) || exit 99
+trap 'rm -f "$actual" "$err"' EXIT
+
+cd "${VN_SOURCE_ROOT:?run through meson test}" || exit 99
+# The host's own configuration and topology must not leak in.
+unset VNUMA_TOPOLOGY VNUMA_STATE_DIR
+export VNUMA_CONFIG=tests/data/config/empty.conf
+
+cmdline=$(grep -v '^#' "$case_file")
+for assignment in $(sed -n 's/^#env //p' "$case_file"); do
+    export "$assignment"
+done
+eval "\"\$vnumactl\" $cmdline" >"$actual" 2>"$err"
+status=$?
+sed 's/^/stderr: /' "$err" >>"$actual"
+echo "exit: $status" >>"$actual"
+
+if [ "${VN_TEST_REGENERATE:-0}" = 1 ]; then
+    cp "$actual" "$expected"
+    echo "regenerated $expected"
+    exit 0
+fi
+if [ ! -f "$expected" ]; then
+    echo "no $expected; run with VN_TEST_REGENERATE=1 and review it" >&2
+    cat "$actual"
+    exit 1
+fi
+diff -u "$expected" "$actual"

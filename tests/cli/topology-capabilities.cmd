@@ -1,0 +1,1 @@
+topology --capabilities tests/data/caps/caps-qemu-kvm.xml

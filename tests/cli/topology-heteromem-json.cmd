@@ -1,0 +1,1 @@
+topology --topology tests/data/hwloc/heteromem.xml --json

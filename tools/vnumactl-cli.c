@@ -1,0 +1,62 @@
+/* vnumactl-cli.c: option parsing, errors and output shared by commands. */
+#include "vnumactl.h"
+
+GOptionContext *
+vn_cli_context_new(const gchar *summary, const GOptionEntry *entries,
+                   VnSourceOptions *source)
+{
+    GOptionContext *context = g_option_context_new(NULL);
+
+    /* The source options become the main group so that --help lists
+     * them with the command's own, rather than behind --help-source. */
+    if (source)
+        g_option_context_set_main_group(context, vn_source_option_group(source));
+    if (entries)
+        g_option_context_add_main_entries(context, entries, NULL);
+    g_option_context_set_summary(context, summary);
+    g_option_context_set_strict_posix(context, FALSE);
+    return context;
+}
+
+gboolean
+vn_cli_parse(GOptionContext *context, int *argc, char ***argv)
+{
+    g_autoptr(GError) error = NULL;
+
+    if (!g_option_context_parse(context, argc, argv, &error)) {
+        vn_cli_fail_printf("%s (see --help)", error->message);
+        return FALSE;
+    }
+    if (*argc > 1) {
+        vn_cli_fail_printf("unexpected argument \"%s\" (see --help)", (*argv)[1]);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+int
+vn_cli_fail(const GError *error)
+{
+    return vn_cli_fail_printf("%s", error->message);
+}
+
+int
+vn_cli_fail_printf(const gchar *fmt, ...)
+{
+    g_autofree gchar *message = NULL;
+    va_list args;
+
+    va_start(args, fmt);
+    message = g_strdup_vprintf(fmt, args);
+    va_end(args);
+    g_printerr("%s: %s\n", g_get_prgname(), message);
+    return VN_EXIT_ERROR;
+}
+
+void
+vn_cli_print_json(JsonNode *node)
+{
+    g_autofree gchar *text = json_to_string(node, TRUE);
+
+    g_print("%s\n", text);
+}

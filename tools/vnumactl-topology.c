@@ -1,0 +1,164 @@
+/* vnumactl topology: the host as vnuma sees it.
+ *
+ * Text: one row per node (CPUs, memory, load, hugepages), then the
+ * distance matrix in numactl --hardware's layout.  --json: the shape of
+ * plugin/vn-topology-json.h. */
+#include "vnumactl.h"
+
+#include "vn-cpulist.h"
+#include "vn-topology-json.h"
+
+/* "2M", "1G", "64K": a hugepage size in the kernel's words. */
+static gchar *
+page_size_text(guint64 kib)
+{
+    if (kib % (1024 * 1024) == 0)
+        return g_strdup_printf("%" G_GUINT64_FORMAT "G", kib / (1024 * 1024));
+    if (kib % 1024 == 0)
+        return g_strdup_printf("%" G_GUINT64_FORMAT "M", kib / 1024);
+    return g_strdup_printf("%" G_GUINT64_FORMAT "K", kib);
+}
+
+/* "2M:100/512 1G:0/4" (free/total pages), "-" when none. */
+static gchar *
+hugepages_text(const VnNode *n)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    for (guint h = 0; n->hugepages && h < n->hugepages->len; h++) {
+        const VnHugepages *hp = &g_array_index(n->hugepages, VnHugepages, h);
+        g_autofree gchar *size = page_size_text(hp->size_kib);
+
+        g_string_append_printf(s, "%s%s:%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                               s->len ? " " : "", size, hp->free, hp->total);
+    }
+    return g_strdup(s->len ? s->str : "-");
+}
+
+/* What is special about a node: memory-only, CPU sharing, subtype. */
+static gchar *
+node_notes(const VnTopology *t, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+    g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+
+    if (n->subtype)
+        g_ptr_array_add(notes, g_strdup(n->subtype));
+    if (n->cpu_owner >= 0)
+        g_ptr_array_add(notes, g_strdup_printf("shares the CPUs of node %u",
+                                               t->nodes[n->cpu_owner].os_id));
+    else if (vn_topology_node_is_memory_only(t, i))
+        g_ptr_array_add(notes, g_strdup("memory only"));
+    g_ptr_array_add(notes, NULL);
+    return g_strjoinv(", ", (gchar **) notes->pdata);
+}
+
+static void
+print_node(const VnTopology *t, const VnLoad *load, guint i, gint cpus_width)
+{
+    const VnNode *n = &t->nodes[i];
+    const VnNodeLoad *l = &load->nodes[i];
+    g_autofree gchar *cpus = vn_cpulist_format(n->cpus);
+    g_autofree gchar *free_mib = n->mem_free_kib == G_MAXUINT64 ? g_strdup("-")
+        : g_strdup_printf("%" G_GUINT64_FORMAT, n->mem_free_kib / 1024);
+    g_autofree gchar *busy = l->cpu_busy < 0 ? g_strdup("-")
+        : g_strdup_printf("%.0f%%", l->cpu_busy * 100.0);
+    g_autofree gchar *hugepages = hugepages_text(n);
+    g_autofree gchar *notes = node_notes(t, i);
+    g_autofree gchar *line = NULL;
+
+    line = g_strdup_printf("%4u  %-*s %4u %10" G_GUINT64_FORMAT " %10s %5s %6u %10" G_GUINT64_FORMAT
+            "  %-18s %s",
+            n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
+            n->mem_total_kib / 1024, free_mib, busy, l->committed_vcpus,
+            l->committed_memory_kib / 1024, hugepages, notes);
+    g_print("%s\n", g_strchomp(line));
+}
+
+static void
+print_nodes(const VnTopology *t, const VnLoad *load)
+{
+    gint width = 4;
+
+    for (guint i = 0; i < t->n_nodes; i++) {
+        g_autofree gchar *cpus = vn_cpulist_format(t->nodes[i].cpus);
+        width = MAX(width, (gint) strlen(cpus));
+    }
+    g_print("%4s  %-*s %4s %10s %10s %5s %6s %10s  %-18s %s\n", "node", width, "cpus",
+            "ncpu", "total MiB", "free MiB", "busy", "vcpus", "commit MiB",
+            "hugepages free/all", "notes");
+    for (guint i = 0; i < t->n_nodes; i++)
+        print_node(t, load, i, width);
+}
+
+/* numactl --hardware's layout. */
+static void
+print_distances(const VnTopology *t)
+{
+    g_print("node distances%s:\nnode", t->distances_assumed
+            ? " (none in the source: assumed 10 local, 20 remote)" : "");
+    for (guint j = 0; j < t->n_nodes; j++)
+        g_print(" %3u", t->nodes[j].os_id);
+    g_print("\n");
+    for (guint i = 0; i < t->n_nodes; i++) {
+        g_print("%3u:", t->nodes[i].os_id);
+        for (guint j = 0; j < t->n_nodes; j++)
+            g_print(" %3u", vn_topology_distance(t, i, j));
+        g_print("\n");
+    }
+}
+
+static void
+print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
+{
+    g_autofree gchar *reserved = vn_cpulist_format(config->policy->reserved_cpus);
+    g_autofree gchar *dedicated = vn_cpulist_format(load->dedicated_cpus);
+    guint64 total_kib = 0;
+
+    for (guint i = 0; i < t->n_nodes; i++)
+        total_kib += t->nodes[i].mem_total_kib;
+    g_print("source: %s\n", t->source);
+    g_print("%u NUMA node%s, %u CPUs, %" G_GUINT64_FORMAT " MiB\n\n", t->n_nodes,
+            t->n_nodes == 1 ? "" : "s", t->cpus->len, total_kib / 1024);
+    print_nodes(t, load);
+    if (*reserved)
+        g_print("CPUs reserved for the host (%s): %s\n", config->path, reserved);
+    if (*dedicated)
+        g_print("CPUs dedicated to placed VMs: %s\n", dedicated);
+    g_print("\n");
+    print_distances(t);
+}
+
+int
+vn_cmd_topology(int argc, char **argv)
+{
+    gboolean json = FALSE;
+    const GOptionEntry entries[] = {
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+        { NULL },
+    };
+    VnSourceOptions source = { 0 };
+    g_autoptr(GOptionContext) context = vn_cli_context_new(
+        "Show the host's NUMA nodes with their CPUs, memory, hugepages and\n"
+        "load, and the distance matrix.", entries, &source);
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(GError) error = NULL;
+    int status = VN_EXIT_ERROR;
+
+    if (vn_cli_parse(context, &argc, &argv) &&
+        vn_source_load(&source, &t, &load, &config, &error)) {
+        if (json) {
+            g_autoptr(JsonNode) node = vn_topology_to_json(t, load);
+            vn_cli_print_json(node);
+        } else {
+            print_text(t, load, config);
+        }
+        status = VN_EXIT_OK;
+    } else if (error) {
+        vn_cli_fail(error);
+    }
+    vn_source_options_clear(&source);
+    return status;
+}

@@ -1,0 +1,53 @@
+/* vnumactl.h: the command table's contract and the helpers commands share.
+ *
+ * Each command lives in tools/vnumactl-<name>.c as
+ *     int vn_cmd_<name>(int argc, char **argv);
+ * argv[0] is the command name; the command parses its own options with a
+ * GOptionContext (so `vnumactl <name> --help` works) and returns the exit
+ * status.  g_get_prgname() is "vnumactl <name>" while it runs.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include "vn-source.h"
+
+/* Exit statuses every command uses. */
+enum {
+    VN_EXIT_OK = 0,
+    VN_EXIT_ERROR = 1,    /* bad usage, bad input, failure */
+    VN_EXIT_NO_FIT = 2,   /* the request cannot be placed */
+};
+
+typedef struct {
+    const gchar *name;
+    int (*handler)(int argc, char **argv);
+    const gchar *summary;
+} VnCommand;
+
+/* ---- commands (add yours here and a row in vnumactl.c) ---- */
+int vn_cmd_topology(int argc, char **argv);
+/* plan, explain: the placement core (issue 3) */
+/* define, place: domain XML (issue 4) */
+/* reservations, apply: the hook and ledger (issue 5) */
+int vn_cmd_reservations(int argc, char **argv);
+
+/* ---- helpers (vnumactl-cli.c) ---- */
+
+/* A context for the running command: `summary` shows under the usage
+ * line; `entries` (may be NULL) are the command's own options; with
+ * `source` non-NULL the topology source options (vn-source.h) are part of
+ * the command's options and appear in its --help. */
+GOptionContext *vn_cli_context_new(const gchar *summary, const GOptionEntry *entries,
+                                   VnSourceOptions *source);
+
+/* Parses argv; on a bad option or a stray argument prints one line on
+ * stderr and returns FALSE (exit VN_EXIT_ERROR). */
+gboolean vn_cli_parse(GOptionContext *context, int *argc, char ***argv);
+
+/* Prints "<prgname>: <message>" on stderr; returns VN_EXIT_ERROR. */
+int vn_cli_fail(const GError *error);
+int vn_cli_fail_printf(const gchar *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/* Prints `node` as pretty JSON and a newline on stdout. */
+void vn_cli_print_json(JsonNode *node);
