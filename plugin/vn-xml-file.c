@@ -15,19 +15,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlParserCtxt, xmlFreeParserCtxt)
  * prints; errors come back through GError instead. */
 #define VN_XML_PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
 
-static void
-set_malformed(GError **error, const gchar *name, const xmlError *e)
-{
-    g_autofree gchar *msg = NULL;
+/* The first error libxml2 reports is the one worth showing: later ones
+ * ("Premature end of data") are usually consequences of it. */
+typedef struct {
+    gint line;
+    gchar *message;
+} FirstError;
 
-    if (!e || e->code == XML_ERR_OK) {
-        g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED,
-                    "%s: malformed XML: no root element", name);
+static void
+keep_first_error(void *data, xmlErrorPtr e)
+{
+    FirstError *first = ((xmlParserCtxt *)data)->_private;
+
+    if (first->message || e->level < XML_ERR_ERROR)
         return;
-    }
-    msg = g_strstrip(g_strdup(e->message ? e->message : "parse error"));
-    g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED,
-                "%s:%d: malformed XML: %s", name, e->line, msg);
+    first->line = e->line;
+    first->message = g_strstrip(g_strdup(e->message ? e->message : "parse error"));
 }
 
 xmlDoc *
@@ -35,7 +38,7 @@ vn_xml_file_parse(const gchar *name, const gchar *buf, gsize len, GError **error
 {
     g_autoptr(xmlParserCtxt) ctxt = NULL;
     g_autoptr(xmlDoc) doc = NULL;
-    const xmlError *e;
+    FirstError first = { 0, NULL };
 
     g_return_val_if_fail(name != NULL && buf != NULL, NULL);
     if (len > VN_XML_FILE_MAX_BYTES) {
@@ -47,12 +50,21 @@ vn_xml_file_parse(const gchar *name, const gchar *buf, gsize len, GError **error
     ctxt = xmlNewParserCtxt();
     if (!ctxt)
         g_error("out of memory creating an XML parser");
+    /* The structured handler gets every error of this parse and nothing
+     * goes to libxml2's global handlers (which print on stderr). */
+    ctxt->_private = &first;
+    ctxt->sax->serror = keep_first_error;
     doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL, VN_XML_PARSE_OPTIONS);
-    e = xmlCtxtGetLastError(ctxt);
     /* libxml2 may return a partial document after a recoverable error:
      * any error-level report makes the file malformed for us. */
-    if (!doc || !xmlDocGetRootElement(doc) || (e && e->level >= XML_ERR_ERROR)) {
-        set_malformed(error, name, e);
+    if (first.message || !doc || !xmlDocGetRootElement(doc)) {
+        if (first.message)
+            g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED,
+                        "%s:%d: malformed XML: %s", name, first.line, first.message);
+        else
+            g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED,
+                        "%s: malformed XML: no root element", name);
+        g_free(first.message);
         return NULL;
     }
     return g_steal_pointer(&doc);
