@@ -59,10 +59,12 @@ node_set_copy(const VnNodeSet *s)
     return d;
 }
 
+/* Cells follow the host's kernel node numbers, as people read them. */
 static gint
-uint_cmp(gconstpointer a, gconstpointer b)
+os_id_cmp(gconstpointer a, gconstpointer b, gpointer topology)
 {
-    guint x = *(const guint *)a, y = *(const guint *)b;
+    const VnTopology *t = topology;
+    guint x = t->nodes[*(const guint *)a].os_id, y = t->nodes[*(const guint *)b].os_id;
     return (x > y) - (x < y);
 }
 
@@ -96,7 +98,7 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 static gboolean
 evaluate(const VnPlanCtx *c, VnNodeSet *s)
 {
-    qsort(s->nodes, s->k, sizeof(guint), uint_cmp);
+    g_qsort_with_data(s->nodes, (gint)s->k, sizeof(guint), os_id_cmp, (gpointer)c->t);
     if (!vn_plan_split(c, s))
         return FALSE;
     vn_plan_score_set(c, s);

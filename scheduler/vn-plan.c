@@ -137,8 +137,8 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacemen
         vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)",
                                 nodes, set->load_after * 100.0);
     else
-        vn_placement_add_reason(p, "larger than any single node: needs %u cells (fewest nodes that hold it: %u)",
-                                set->k, k_min);
+        vn_placement_add_reason(p, "larger than any single node's free capacity: %u cells on %u nodes",
+                                set->k, set->k);
     if (set->k > 1)
         vn_placement_add_reason(p, "nodes %s: internal distance %u, the smallest among feasible sets found",
                                 nodes, set->internal_distance);
@@ -151,9 +151,13 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacemen
         if (!cand->feasible)
             continue;
         alt = nodes_string(c->t, (const guint *)cand->nodes->data, cand->nodes->len);
-        vn_placement_add_reason(p, "not nodes %s: distance %u, device distance %u, load after %.0f%%",
-                                alt, cand->internal_distance, cand->device_distance,
-                                cand->load_after * 100.0);
+        if (cand->nodes->len == 1 && !c->n_dev)
+            vn_placement_add_reason(p, "not node %s: load after placement %.0f%%", alt,
+                                    cand->load_after * 100.0);
+        else
+            vn_placement_add_reason(p, "not nodes %s: internal distance %u, device distance %u, load after %.0f%%",
+                                    alt, cand->internal_distance, cand->device_distance,
+                                    cand->load_after * 100.0);
     }
     for (guint i = 0; i < c->n; i++)
         if (!c->cap[i].usable && c->cap[i].why_not && vn_bitmap_is_empty(c->t->nodes[i].cpus))
