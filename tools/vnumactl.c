@@ -63,7 +63,7 @@ cmd_help(int argc, char **argv)
         return VN_EXIT_OK;
     }
     if (argc > 2)
-        return vn_cli_fail_printf("usage: vnumactl help [COMMAND]");
+        return vn_cli_fail_printf("give at most one command name (see 'vnumactl help')");
     cmd = command_lookup(argv[1]);
     if (!cmd)
         return vn_cli_fail_printf("unknown command \"%s\" (see 'vnumactl help')", argv[1]);
