@@ -749,6 +749,136 @@ test_live(void)
     }
 }
 
+/* ---- the whole shared corpus against its INDEX.tsv ----------------------- */
+
+/* Rows of a corpus INDEX.tsv (header dropped), or NULL to skip the test. */
+static GPtrArray *
+corpus_index(const gchar *folder)
+{
+    const gchar *corpus = g_getenv("VN_CORPUS");
+    g_autofree gchar *path = NULL;
+    g_autofree gchar *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    GPtrArray *rows;
+
+    if (!corpus)
+        return NULL;
+    path = g_build_filename(corpus, folder, "INDEX.tsv", NULL);
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return NULL;
+    rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+    lines = g_strsplit(text, "\n", -1);
+    for (guint i = 1; lines[i]; i++)
+        if (*lines[i])
+            g_ptr_array_add(rows, g_strsplit(lines[i], "\t", -1));
+    return rows;
+}
+
+static guint
+count_distinct(const VnTopology *t, gboolean packages)
+{
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+    for (guint i = 0; i < t->cpus->len; i++) {
+        const VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
+        g_hash_table_add(seen, GUINT_TO_POINTER(packages ? c->package : c->core));
+    }
+    return g_hash_table_size(seen);
+}
+
+/* "os:bytes,os:bytes" (bytes, or "<n>KiB", or "-" for unknown). */
+static void
+assert_index_memory(const VnTopology *t, const gchar *list, guint64 unit)
+{
+    g_auto(GStrv) items = g_strsplit(list, ",", -1);
+
+    for (guint i = 0; items[i]; i++) {
+        guint64 os = g_ascii_strtoull(items[i], NULL, 10);
+        const gchar *v = strchr(items[i], ':') + 1;
+
+        g_assert_cmpuint(node_by_os(t, (guint)os)->mem_total_kib, ==,
+                         g_str_equal(v, "-") ? 0 : g_ascii_strtoull(v, NULL, 10) / unit);
+    }
+}
+
+static void
+test_corpus_hwloc(void)
+{
+    /* hagrid.xml's allowed_cpuset leaves out PUs 4-5 (two cores); only
+     * allowed PUs count. */
+    static const struct { const gchar *file; guint pus, cores; } restricted[] = {
+        { "hagrid.xml", 6, 6 },
+    };
+    g_autoptr(GPtrArray) rows = corpus_index("hwloc-topologies");
+
+    if (!rows) {
+        g_test_skip("no corpus at $VN_CORPUS");
+        return;
+    }
+    g_assert_cmpuint(rows->len, >=, 10);
+    for (guint r = 0; r < rows->len; r++) {
+        gchar **f = rows->pdata[r];
+        g_autofree gchar *path = g_build_filename(g_getenv("VN_CORPUS"), "hwloc-topologies",
+                                                  f[0], NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnTopology) t = vn_topology_load_hwloc_xml(path, &error);
+        guint pus = atoi(f[6]), cores = atoi(f[5]), packages = atoi(f[3]);
+
+        g_test_message("%s", f[0]);
+        g_assert_no_error(error);
+        for (guint k = 0; k < G_N_ELEMENTS(restricted); k++)
+            if (g_str_equal(f[0], restricted[k].file)) {
+                pus = restricted[k].pus;
+                cores = restricted[k].cores;
+            }
+        g_assert_cmpuint(t->n_nodes, ==, atoi(f[4]));
+        g_assert_cmpuint(t->cpus->len, ==, pus);
+        g_assert_cmpuint(count_distinct(t, FALSE), ==, (cores ? cores : pus));
+        /* INDEX counts Package objects, and some have no allowed PU
+         * (32amd64-4s2n4c-cgroup2: 3 packages, PUs on one). */
+        g_assert_cmpuint(count_distinct(t, TRUE), <=, MAX(packages, 1));
+        assert_index_memory(t, f[8], 1024);
+        g_assert_cmpint(t->distances_assumed, ==, g_str_equal(f[10], "no"));
+        g_assert_cmpint(strstr(t->source, "read as 2.0") != NULL, ==, g_str_equal(f[2], "3.0"));
+    }
+}
+
+static void
+test_corpus_caps(void)
+{
+    g_autoptr(GPtrArray) rows = corpus_index("libvirt-capabilities");
+    guint n = 0;
+
+    if (!rows) {
+        g_test_skip("no corpus at $VN_CORPUS");
+        return;
+    }
+    for (guint r = 0; r < rows->len; r++) {
+        gchar **f = rows->pdata[r];
+        g_autofree gchar *path = NULL;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnTopology) t = NULL;
+        g_auto(GStrv) cpus = NULL;
+
+        if (!g_str_equal(f[1], "capabilities-xml"))
+            continue;
+        g_test_message("%s", f[0]);
+        path = g_build_filename(g_getenv("VN_CORPUS"), "libvirt-capabilities", f[0], NULL);
+        t = vn_topology_load_capabilities(path, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(t->n_nodes, ==, atoi(f[6]));
+        assert_index_memory(t, f[7], 1);
+        cpus = g_strsplit(f[8], ",", -1);
+        for (guint i = 0; cpus[i]; i++)
+            g_assert_cmpuint(vn_topology_node_ncpus(t, vn_topology_node_by_os_id(t, atoi(cpus[i]))),
+                             ==, atoi(strchr(cpus[i], ':') + 1));
+        g_assert_cmpint(t->distances_assumed, ==, g_str_equal(f[9], "no"));
+        g_assert_cmpint(t->nodes[0].hugepages->len > 0, ==, g_str_equal(f[10], "yes"));
+        n++;
+    }
+    g_assert_cmpuint(n, >=, 3);
+}
+
 /* ---- cpulists ----------------------------------------------------------- */
 
 static void
@@ -831,6 +961,8 @@ main(int argc, char **argv)
     g_test_add_func("/topology/sysfs/add", test_sysfs_add);
     g_test_add_func("/topology/sysfs/errors", test_sysfs_errors);
     g_test_add_func("/topology/live", test_live);
+    g_test_add_func("/topology/corpus/hwloc-index", test_corpus_hwloc);
+    g_test_add_func("/topology/corpus/caps-index", test_corpus_caps);
     g_test_add_func("/cpulist/format", test_cpulist_format);
     g_test_add_func("/cpulist/parse", test_cpulist_parse);
     return g_test_run();
