@@ -1,0 +1,201 @@
+/* vn-domain-cpu-numa.c: <cpu><topology> and <cpu><numa> cells, read and
+ * written.
+ *
+ * Guest cells are guest ABI.  Cells already in the domain whose count and
+ * per-cell vCPU counts match the placement are kept as they are (cpus,
+ * memory, memAccess, discard, caches); only their <distances> are written,
+ * and a user's own <distances> are kept when vnuma never recorded a
+ * placement.  Otherwise the cells are replaced by the placement's.
+ *
+ * The guest topology is sockets = cells, dies = 1, threads = the
+ * placement's threads per core, so every cell is whole sockets; when the
+ * vCPUs do not divide evenly it falls back to one socket.  A topology the
+ * user wrote is kept when it has exactly the vCPU count and its
+ * sockets*dies split evenly into the cells.  No `clusters` (libvirt 9.0).
+ */
+#include "vn-domain-private.h"
+#include "vn-cpulist.h"
+
+static gboolean
+parse_cell(VnDomain *d, xmlNode *n, guint pos, GError **error)
+{
+    g_autofree gchar *id = vn_xml_prop(n, "id");
+    g_autofree gchar *cpus = vn_xml_prop(n, "cpus");
+    g_autofree gchar *mem = vn_xml_prop(n, "memory");
+    g_autofree gchar *unit = vn_xml_prop(n, "unit");
+    g_autofree gchar *what = g_strdup_printf("%s:%ld: <cell memory>", d->source,
+                                             xmlGetLineNo(n));
+    g_autoptr(GError) local = NULL;
+    VnDomainCell c = { .id = pos };
+    guint64 v;
+
+    if (id && !vn_domain_parse_uint(id, 65535, "<cell id>", &v, error))
+        return FALSE;
+    if (id)
+        c.id = (guint)v;
+    if (!vn_domain_parse_scaled_kib(mem, unit, "KiB", what, &c.memory_kib, error))
+        return FALSE;
+    c.vcpus = cpus ? vn_cpulist_parse(cpus, d->vcpus_max, &local)
+                   : vn_bitmap_new(d->vcpus_max);
+    if (!c.vcpus) {
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
+                    "%s:%ld: <cell cpus>: %s (domain has %u vCPUs)", d->source,
+                    xmlGetLineNo(n), local->message, d->vcpus_max);
+        return FALSE;
+    }
+    g_array_append_val(d->cells, c);
+    return TRUE;
+}
+
+gboolean
+vn_domain_parse_cpu_numa(VnDomain *d, xmlNode *root, GError **error)
+{
+    xmlNode *numa = vn_xml_child(vn_xml_child(root, "cpu"), "numa");
+    g_autoptr(GPtrArray) cells = vn_xml_children(numa, "cell");
+
+    for (guint i = 0; i < cells->len; i++)
+        if (!parse_cell(d, cells->pdata[i], i, error))
+            return FALSE;
+    return TRUE;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void
+guest_topology(const VnDomain *d, const VnDomainWriteCtx *c, guint ret[4])
+{
+    guint threads = MAX(1, c->p->threads_per_core);
+    guint sockets = c->n_cells;
+
+    if (d->vcpus_max % (sockets * threads) != 0)
+        sockets = 1;
+    if (d->vcpus_max % (sockets * threads) != 0)
+        threads = 1;
+    ret[0] = sockets;
+    ret[1] = 1;
+    ret[2] = d->vcpus_max / (sockets * threads);
+    ret[3] = threads;
+}
+
+static gboolean
+user_topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
+{
+    static const gchar *const names[] = { "sockets", "dies", "cores", "threads" };
+    guint64 v[4] = { 1, 1, 1, 1 }, total = 1;
+
+    for (guint i = 0; i < 4; i++) {
+        g_autofree gchar *s = vn_xml_prop(topo, names[i]);
+        if ((s || i != 1) && !vn_domain_parse_uint(s, 65536, names[i], &v[i], NULL))
+            return FALSE;
+        total *= v[i];
+    }
+    return total == d->vcpus_max && (v[0] * v[1]) % c->n_cells == 0 &&
+           (c->p->threads_per_core <= 1 || v[3] == c->p->threads_per_core);
+}
+
+static void
+write_topology(xmlNode *cpu, const VnDomain *d, const VnDomainWriteCtx *c, gboolean owned)
+{
+    static const gchar *const names[] = { "sockets", "dies", "cores", "threads" };
+    xmlNode *topo = vn_xml_child(cpu, "topology");
+    gboolean wanted = c->write_numa || c->p->threads_per_core > 1;
+    guint v[4];
+
+    if (topo && !owned && (!wanted || user_topology_fits(topo, d, c)))
+        return;
+    if (!wanted) {
+        if (topo)
+            vn_xml_remove(topo);
+        return;
+    }
+    if (!topo) {
+        xmlNode *anchor = vn_domain_anchor(cpu, (const gchar *const[]){ "model", "vendor", NULL });
+        topo = xmlNewDocNode(cpu->doc, NULL, BAD_CAST "topology", NULL);
+        if (anchor)
+            vn_xml_add(cpu, topo, anchor);
+        else
+            vn_xml_add_start(cpu, topo);
+    }
+    for (xmlAttr *a = topo->properties; a; a = topo->properties)
+        xmlRemoveProp(a);
+    guest_topology(d, c, v);
+    for (guint i = 0; i < 4; i++)
+        vn_xml_set_uint(topo, names[i], v[i]);
+}
+
+static void
+write_distances(xmlNode *cell, guint i, const VnDomainWriteCtx *c)
+{
+    xmlNode *dist = vn_xml_add_new(cell, "distances", NULL);
+    const VnCell *from = &g_array_index(c->p->cells, VnCell, i);
+
+    for (guint j = 0; j < c->n_cells; j++) {
+        const VnCell *to = &g_array_index(c->p->cells, VnCell, j);
+        xmlNode *s = vn_xml_add_new(dist, "sibling", NULL);
+        vn_xml_set_uint(s, "id", g_array_index(c->cell_ids, guint, j));
+        vn_xml_set_uint(s, "value", vn_topology_distance(c->t, from->node, to->node));
+    }
+}
+
+static void
+update_kept_cells(xmlNode *numa, const VnDomainWriteCtx *c, gboolean owned)
+{
+    g_autoptr(GPtrArray) cells = vn_xml_children(numa, "cell");
+
+    for (guint i = 0; i < cells->len; i++) {
+        xmlNode *dist = vn_xml_child(cells->pdata[i], "distances");
+        if (dist && !owned)
+            continue;
+        if (dist)
+            vn_xml_remove(dist);
+        if (c->n_cells > 1)
+            write_distances(cells->pdata[i], i, c);
+    }
+}
+
+static void
+write_new_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
+{
+    g_autoptr(GPtrArray) old = vn_xml_children(numa, "cell");
+    xmlNode *anchor = NULL;
+
+    for (guint i = 0; i < old->len; i++)
+        vn_xml_remove(old->pdata[i]);
+    for (guint i = 0; i < c->n_cells; i++) {
+        xmlNode *cell = vn_xml_add_new(numa, "cell", anchor);
+        vn_xml_set_uint(cell, "id", g_array_index(c->cell_ids, guint, i));
+        vn_xml_set_bitmap(cell, "cpus", c->cell_vcpus->pdata[i]);
+        vn_xml_set_uint(cell, "memory", g_array_index(c->cell_memory, guint64, i));
+        xmlSetProp(cell, BAD_CAST "unit", BAD_CAST "KiB");
+        if (d->shared_memory)
+            xmlSetProp(cell, BAD_CAST "memAccess", BAD_CAST "shared");
+        write_distances(cell, i, c);
+        anchor = cell;
+    }
+}
+
+void
+vn_domain_write_cpu_numa(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx *c)
+{
+    static const gchar *const after[] = { "features", "os", "vcpus", "vcpu", NULL };
+    gboolean owned = d->meta && d->meta->has_placement;
+    xmlNode *cpu = vn_xml_child(root, "cpu");
+    xmlNode *numa = vn_xml_child(cpu, "numa");
+
+    if (!cpu && !c->write_numa && c->p->threads_per_core <= 1)
+        return;
+    if (!cpu)
+        cpu = vn_domain_ensure(root, "cpu", after);
+    write_topology(cpu, d, c, owned);
+    if (!c->write_numa) {
+        if (numa)
+            vn_xml_remove(numa);
+    } else if (c->keep_cells) {
+        update_kept_cells(numa, c, owned);
+    } else {
+        if (!numa)
+            numa = vn_xml_add_new(cpu, "numa", NULL);
+        write_new_cells(numa, d, c);
+    }
+    vn_xml_remove_if_empty(cpu);
+}

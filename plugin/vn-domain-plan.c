@@ -1,0 +1,143 @@
+/* vn-domain-plan.c: domain -> request -> vn_plan -> rewritten domain, and
+ * the placement a domain records, rebuilt on a topology.
+ */
+#include "vn-domain-private.h"
+#include "vn-plan.h"
+
+VnPlacement *
+vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
+                const VnPolicy *policy, const VnRequest *req, const gchar *sysroot,
+                const VnDomainWriteOptions *o, GPtrArray **ret_reasons, GError **error)
+{
+    g_autoptr(VnRequest) own = NULL;
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(GPtrArray) reasons = NULL;
+
+    g_return_val_if_fail(d != NULL && t != NULL && load != NULL && policy != NULL, NULL);
+    if (!req) {
+        own = vn_domain_to_request(d, sysroot, error);
+        if (!own)
+            return NULL;
+        req = own;
+    }
+    p = vn_plan(t, load, policy, req, &reasons, error);
+    if (!p) {
+        g_prefix_error(error, "domain '%s': ", d->name);
+        if (ret_reasons)
+            *ret_reasons = g_steal_pointer(&reasons);
+        return NULL;
+    }
+    if (!vn_domain_apply_placement(d, t, p, o, error))
+        return NULL;
+    if (ret_reasons)
+        *ret_reasons = g_steal_pointer(&reasons);
+    return g_steal_pointer(&p);
+}
+
+gchar *
+vn_domain_plan_rewrite(const gchar *path, const VnTopology *t, const VnLoad *load,
+                       const VnPolicy *policy, const gchar *sysroot,
+                       const VnDomainWriteOptions *o, VnPlacement **ret_placement,
+                       GPtrArray **ret_reasons, GError **error)
+{
+    g_autoptr(VnDomain) d = vn_domain_load_file(path, error);
+    g_autoptr(VnPlacement) p = NULL;
+
+    if (!d)
+        return NULL;
+    p = vn_domain_place(d, t, load, policy, NULL, sysroot, o, ret_reasons, error);
+    if (!p)
+        return NULL;
+    if (ret_placement)
+        *ret_placement = g_steal_pointer(&p);
+    return vn_domain_to_string(d);
+}
+
+/* ---- the recorded placement ----------------------------------------- */
+
+static gboolean
+bitmap_fits(const VnBitmap *b, guint n_bits)
+{
+    gint last = -1;
+
+    VN_BITMAP_FOREACH(b, i)
+        last = i;
+    return last < (gint)n_bits;
+}
+
+static VnBitmap *
+resize(const VnBitmap *b, guint n_bits)
+{
+    VnBitmap *r = vn_bitmap_new(n_bits);
+
+    VN_BITMAP_FOREACH(b, i)
+        vn_bitmap_set(r, (guint)i);
+    return r;
+}
+
+static gboolean
+recorded_cell(VnPlacement *p, const VnDomainMetaCell *mc, const VnTopology *t,
+              const VnDomain *d, GError **error)
+{
+    gint node = vn_topology_node_by_os_id(t, mc->node_os_id);
+    VnCell c = { .id = mc->id, .node_os_id = mc->node_os_id };
+
+    if (node < 0 || !bitmap_fits(mc->cpus, t->n_cpu_ids)) {
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH,
+                    "domain '%s': recorded cell %u is on node %u / CPUs that this host "
+                    "does not have", d->name, mc->id, mc->node_os_id);
+        return FALSE;
+    }
+    c.node = (guint)node;
+    c.vcpu_first = (guint)MAX(0, vn_bitmap_next(mc->vcpus, -1));
+    c.n_vcpus = vn_bitmap_count(mc->vcpus);
+    c.cpus = resize(mc->cpus, t->n_cpu_ids);
+    c.memory_kib = mc->memory_kib;
+    g_array_append_val(p->cells, c);
+    return TRUE;
+}
+
+/* vCPU pins: <cputune><vcpupin> when it parses, else the cell's CPUs. */
+static VnBitmap *
+recorded_pin(const VnDomain *d, const VnTopology *t, guint vcpu, const VnBitmap *cell_cpus)
+{
+    VnBitmap *pin = vn_domain_vcpupin(d, vcpu, t->n_cpu_ids);
+
+    if (pin)
+        return pin;
+    return cell_cpus ? vn_bitmap_copy(cell_cpus) : vn_bitmap_new(t->n_cpu_ids);
+}
+
+VnPlacement *
+vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **error)
+{
+    g_autoptr(VnPlacement) p = NULL;
+    const VnDomainMetadata *m = d->meta;
+
+    if (!m || !m->has_placement)
+        return NULL;
+    p = vn_placement_new();
+    p->dedicated = m->dedicated;
+    p->threads_per_core = m->threads_per_core;
+    p->hugepage_kib = m->hugepage_kib;
+    for (guint i = 0; i < m->cells->len; i++)
+        if (!recorded_cell(p, &g_array_index(m->cells, VnDomainMetaCell, i), t, d, error))
+            return NULL;
+    for (guint v = 0; v < d->vcpus_max; v++) {
+        const VnBitmap *cell_cpus = NULL;
+        for (guint i = 0; i < m->cells->len && !cell_cpus; i++) {
+            const VnDomainMetaCell *mc = &g_array_index(m->cells, VnDomainMetaCell, i);
+            if (v < mc->vcpus->n_bits && vn_bitmap_test(mc->vcpus, v))
+                cell_cpus = g_array_index(p->cells, VnCell, i).cpus;
+        }
+        g_ptr_array_add(p->vcpu_pins, recorded_pin(d, t, v, cell_cpus));
+    }
+    if (m->emulator_cpus && bitmap_fits(m->emulator_cpus, t->n_cpu_ids))
+        p->emulator_cpus = resize(m->emulator_cpus, t->n_cpu_ids);
+    for (guint i = 0; i < m->iothreads->len; i++) {
+        const VnDomainMetaIOThread *mi = &g_array_index(m->iothreads, VnDomainMetaIOThread, i);
+        VnIOThreadPin io = { .id = mi->id, .cpus = resize(mi->cpus, t->n_cpu_ids) };
+        g_array_append_val(p->iothreads, io);
+    }
+    return g_steal_pointer(&p);
+}

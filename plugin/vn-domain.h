@@ -1,0 +1,213 @@
+/* vn-domain.h: a libvirt domain XML, read for what placement needs and
+ * rewritten with a placement.
+ *
+ * A VnDomain owns the parsed libxml2 document (kept whole, comments and
+ * whitespace included) plus the facts read from it.  vnuma owns only these
+ * parts of a domain and changes nothing else:
+ *   <vcpu placement/cpuset>, <cputune> vcpupin/emulatorpin/iothreadpin,
+ *   <numatune>, <cpu><topology> and <cpu><numa> cells (when it wrote them),
+ *   <memoryBacking><hugepages>, <metadata><vnuma:vnuma>.
+ * Rewriting with the same inputs gives the same bytes.
+ *
+ * Hand-written pins: a vcpupin/emulatorpin/iothreadpin, <vcpu cpuset>,
+ * <vcpu placement='auto'> or <numatune> that vnuma's metadata does not
+ * account for is hand-written.  vn_domain_apply_placement() refuses to
+ * replace it (VN_DOMAIN_ERROR_HANDWRITTEN, naming the element) unless
+ * `force` is set; it never silently leaves a stale pin next to a new
+ * placement.  Guest NUMA cells the user wrote (no vnuma placement recorded)
+ * are guest ABI: their count and sizes are kept, vnuma binds them to nodes.
+ *
+ * Memory sizes are KiB, as libvirt's unit='KiB'.
+ */
+#pragma once
+
+#include <glib.h>
+#include <libxml/tree.h>
+#include "vn-bitmap.h"
+#include "vn-config.h"
+#include "vn-load.h"
+#include "vn-placement.h"
+#include "vn-request.h"
+#include "vn-topology.h"
+
+#define VN_DOMAIN_XMLNS "http://vnuma.dev/xmlns/domain/1.0"
+#define VN_DOMAIN_XMLNS_PREFIX "vnuma"
+/* Domains larger than this are refused before parsing. */
+#define VN_DOMAIN_MAX_BYTES (16 * 1024 * 1024)
+/* More vCPUs than this is an absurd number, not a VM. */
+#define VN_DOMAIN_MAX_VCPUS 16384
+
+#define VN_DOMAIN_ERROR (vn_domain_error_quark())
+GQuark vn_domain_error_quark(void);
+typedef enum {
+    VN_DOMAIN_ERROR_IO,          /* cannot read the file */
+    VN_DOMAIN_ERROR_TOO_LARGE,   /* over VN_DOMAIN_MAX_BYTES */
+    VN_DOMAIN_ERROR_MALFORMED,   /* not well-formed XML */
+    VN_DOMAIN_ERROR_UNSAFE,      /* DOCTYPE with entity declarations */
+    VN_DOMAIN_ERROR_INVALID,     /* well-formed, but not a usable domain */
+    VN_DOMAIN_ERROR_HANDWRITTEN, /* would overwrite a hand-written pin */
+    VN_DOMAIN_ERROR_MISMATCH,    /* placement does not fit this domain */
+    VN_DOMAIN_ERROR_MAX
+} VnDomainError;
+
+/* ---- vnuma metadata (vn-domain-metadata.c) ----------------------------
+ *
+ *   <vnuma:vnuma xmlns:vnuma="http://vnuma.dev/xmlns/domain/1.0" manage="yes"
+ *                [dedicated="yes|no"] [smt="prefer|isolate|require"]
+ *                [priority="low|normal|high"]>
+ *     <vnuma:placement version= time= memory-mode= dedicated= hugepage-kib=
+ *                      threads-per-core=>
+ *       <vnuma:cell id= node= vcpus= cpus= memory-kib=/>   (one per cell)
+ *       <vnuma:emulator cpus=/>
+ *       <vnuma:iothread id= cpus=/>                        (one per IOThread)
+ *     </vnuma:placement>
+ *   </vnuma:vnuma>
+ * The optional dedicated/smt/priority attributes on <vnuma:vnuma> are the
+ * user's wishes for the next placement (request hints); the ones on
+ * <vnuma:placement> describe the placement recorded.  `node` is the host
+ * kernel node number; vcpus are guest vCPU ids; cpus host CPU ids. */
+typedef struct {
+    guint id;             /* guest cell id */
+    guint node_os_id;     /* host kernel node number */
+    VnBitmap *vcpus;      /* guest vCPUs of the cell */
+    VnBitmap *cpus;       /* host CPUs the cell runs on */
+    guint64 memory_kib;
+} VnDomainMetaCell;
+
+typedef struct {
+    guint id;             /* libvirt IOThread id */
+    VnBitmap *cpus;
+} VnDomainMetaIOThread;
+
+typedef struct {
+    gboolean manage;            /* manage="yes" */
+    /* request hints; *_set says whether the attribute was present */
+    gboolean hint_dedicated_set, hint_dedicated;
+    gboolean hint_smt_set;
+    VnSmtPolicy hint_smt;
+    gboolean hint_priority_set;
+    VnPriority hint_priority;
+    /* the recorded placement; has_placement FALSE when there is none */
+    gboolean has_placement;
+    gchar *version;
+    gchar *time;
+    VnMemoryMode memory_mode;
+    gboolean dedicated;
+    guint64 hugepage_kib;
+    guint threads_per_core;
+    GArray *cells;              /* of VnDomainMetaCell, in document order */
+    VnBitmap *emulator_cpus;    /* NULL when not recorded */
+    GArray *iothreads;          /* of VnDomainMetaIOThread */
+} VnDomainMetadata;
+
+VnDomainMetadata *vn_domain_metadata_new(void);
+void vn_domain_metadata_free(VnDomainMetadata *m);
+/* Parses a <vnuma:vnuma> element.  `source` names the document in errors. */
+VnDomainMetadata *vn_domain_metadata_parse(xmlNode *node, const gchar *source,
+                                           GError **error);
+/* Formats `m` as a new, unlinked <vnuma:vnuma> element of `doc` declaring
+ * its namespace, indented for its final `depth` (the root element is 0;
+ * <domain><metadata><vnuma:vnuma> is 2) with `indent` spaces per level
+ * (0 = no whitespace). */
+xmlNode *vn_domain_metadata_format(const VnDomainMetadata *m, xmlDoc *doc,
+                                   guint depth, guint indent);
+gboolean vn_domain_metadata_equal_placement(const VnDomainMetadata *a,
+                                            const VnDomainMetadata *b);
+
+/* ---- the domain --------------------------------------------------------- */
+typedef struct {
+    guint id;                   /* <cell id>, or its position */
+    VnBitmap *vcpus;            /* <cell cpus>; empty when omitted */
+    guint64 memory_kib;
+} VnDomainCell;
+
+typedef struct {
+    gchar *name;                /* for reasons: "hostdev 0000:3b:00.0" */
+    gchar *pci_address;         /* "0000:3b:00.0", or NULL */
+    gchar *netdev;              /* host interface (type='direct'), or NULL */
+    gchar *blockdev;            /* host block device (/dev/...), or NULL */
+    guint iothread;             /* IOThread id serving it; 0 for none */
+} VnDomainDevice;
+
+typedef struct {
+    gchar *source;              /* file name or name given for errors */
+    xmlDoc *doc;
+    gboolean had_declaration;   /* input started with <?xml ...?> */
+    gchar *name;
+    gchar *uuid;                /* NULL when absent */
+    guint vcpus_max;            /* <vcpu>N</vcpu> */
+    guint vcpus_current;        /* <vcpu current=>, else vcpus_max */
+    guint64 memory_kib;         /* <memory>, or the sum of the cells */
+    guint64 current_memory_kib; /* <currentMemory>, else memory_kib */
+    gboolean hugepages;         /* <memoryBacking><hugepages> present */
+    guint64 hugepage_kib;       /* its page size; 0 = host default */
+    gboolean shared_memory;     /* vhost-user/virtiofs need memAccess shared */
+    GArray *iothread_ids;       /* of guint, ascending */
+    GArray *cells;              /* of VnDomainCell: existing <cpu><numa> */
+    GPtrArray *devices;         /* of VnDomainDevice* with a possible host node */
+    VnDomainMetadata *meta;     /* NULL when the domain has no vnuma element */
+} VnDomain;
+
+VnDomain *vn_domain_load_file(const gchar *path, GError **error);
+VnDomain *vn_domain_load_buffer(const gchar *buf, gsize len,
+                                const gchar *name_for_errors, GError **error);
+void vn_domain_free(VnDomain *d);
+/* The document as XML text; same bytes for the same document. */
+gchar *vn_domain_to_string(const VnDomain *d);
+
+/* The metadata element parsed at load; FALSE + error only if it is broken
+ * (load already rejects that, so this cannot fail on a loaded domain).
+ * *ret_meta is NULL when the domain carries no vnuma element; the value is
+ * a copy-free borrow, valid until the domain is rewritten or freed. */
+gboolean vn_domain_get_metadata(const VnDomain *d, const VnDomainMetadata **ret_meta,
+                                GError **error);
+
+/* The placement recorded in the metadata, as a VnPlacement on `t` (nodes
+ * looked up by kernel number).  vCPU pins come from the domain's
+ * <cputune><vcpupin> when present, else each vCPU gets its cell's CPUs.
+ * Returns NULL with *error unset when nothing is recorded; NULL with error
+ * when a recorded node or CPU does not exist on `t`. */
+VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t,
+                                          GError **error);
+
+/* ---- domain -> request (vn-domain-request.c) ---------------------------
+ * vCPUs = the maximum (every vCPU that can come online is pinned); memory =
+ * <memory>; fixed cells = the user's <cpu><numa> cells when vnuma did not
+ * write them; devices with their host node read under `sysroot` (NULL or ""
+ * = "/"), devices without NUMA information skipped.  Device IOThreads are
+ * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
+ * the usual case of ids 1..N). */
+VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
+
+/* ---- writing (vn-domain-write.c) ---------------------------------------- */
+typedef struct {
+    gboolean force;             /* replace hand-written pins and numatune */
+    VnMemoryMode memory_mode;   /* numatune mode, restrictive by default */
+    const gchar *time;          /* metadata time; NULL = keep the recorded
+                                 * time when the placement is unchanged,
+                                 * else now (UTC, RFC 3339) */
+} VnDomainWriteOptions;
+
+/* Writes `p` (computed on `t`) into `d`.  On error `d` is unchanged. */
+gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t,
+                                   const VnPlacement *p,
+                                   const VnDomainWriteOptions *o, GError **error);
+
+/* ---- the whole path (vn-domain-plan.c) ----------------------------------
+ * request -> vn_plan -> apply, the one path shared by `vnumactl plan`,
+ * define, place, the daemon and the hook.  `req` NULL = vn_domain_to_request
+ * (d, sysroot).  Returns the placement (also written into `d`); on a plan
+ * failure the error is VN_PLAN_ERROR and *ret_reasons (if given) says what
+ * is short. */
+VnPlacement *vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
+                             const VnPolicy *policy, const VnRequest *req,
+                             const gchar *sysroot, const VnDomainWriteOptions *o,
+                             GPtrArray **ret_reasons, GError **error);
+/* Loads `path`, places it and returns the rewritten XML. */
+gchar *vn_domain_plan_rewrite(const gchar *path, const VnTopology *t, const VnLoad *load,
+                              const VnPolicy *policy, const gchar *sysroot,
+                              const VnDomainWriteOptions *o, VnPlacement **ret_placement,
+                              GPtrArray **ret_reasons, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomain, vn_domain_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomainMetadata, vn_domain_metadata_free)

@@ -1,0 +1,652 @@
+/* test-domain.c: domain XML reading, the vnuma metadata, and writing
+ * placements built by hand (the writer alone, without vn_plan). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <libxml/parser.h>
+#include "vn-cpulist.h"
+#include "vn-domain.h"
+#include "vn-topology-source.h"
+
+static gchar *
+data_path(const gchar *name)
+{
+    return g_build_filename(g_getenv("VN_TEST_DATA"), "domain", name, NULL);
+}
+
+static VnDomain *
+load(const gchar *name)
+{
+    g_autofree gchar *path = data_path(name);
+    g_autoptr(GError) error = NULL;
+    VnDomain *d = vn_domain_load_file(path, &error);
+
+    g_assert_no_error(error);
+    return d;
+}
+
+static VnDomain *
+load_text(const gchar *text, GError **error)
+{
+    return vn_domain_load_buffer(text, strlen(text), "test.xml", error);
+}
+
+/* A hand-made shared placement: cell i on node index nodes[i] with
+ * vcpus[i] vCPUs and mem[i] KiB; emulator and IOThreads on cell 0. */
+static VnPlacement *
+make_placement(const VnTopology *t, guint n, const guint *nodes, const guint *vcpus,
+               const guint64 *mem, guint iothreads)
+{
+    VnPlacement *p = vn_placement_new();
+    guint first = 0;
+
+    for (guint i = 0; i < n; i++) {
+        VnCell c = { .id = i, .node = nodes[i], .node_os_id = t->nodes[nodes[i]].os_id,
+                     .vcpu_first = first, .n_vcpus = vcpus[i],
+                     .cpus = vn_bitmap_copy(t->nodes[nodes[i]].cpus), .memory_kib = mem[i] };
+        for (guint v = 0; v < vcpus[i]; v++)
+            g_ptr_array_add(p->vcpu_pins, vn_bitmap_copy(c.cpus));
+        first += vcpus[i];
+        g_array_append_val(p->cells, c);
+    }
+    p->emulator_cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus);
+    for (guint i = 0; i < iothreads; i++) {
+        VnIOThreadPin io = { .id = i + 1, .cell = 0, .cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus) };
+        g_array_append_val(p->iothreads, io);
+    }
+    return p;
+}
+
+static VnTopology *
+four_nodes(void)
+{
+    g_autoptr(GError) error = NULL;
+    VnTopology *t = vn_topology_load_synthetic("pack:2 numa:2 core:4 pu:2", &error);
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->n_nodes, ==, 4);
+    return t;
+}
+
+static const VnDomainWriteOptions fixed_time = {
+    .memory_mode = VN_MEMORY_MODE_RESTRICTIVE, .time = "2026-11-29T22:00:00Z" };
+
+/* ---- reading ------------------------------------------------------------ */
+
+static void
+test_load_basic(void)
+{
+    g_autoptr(VnDomain) d = load("web.xml");
+
+    g_assert_cmpstr(d->name, ==, "vnt-web");
+    g_assert_cmpstr(d->uuid, ==, "5c1a6a5e-3f9b-4c2b-9d1e-2f6f1b0a7c01");
+    g_assert_cmpuint(d->vcpus_max, ==, 4);
+    g_assert_cmpuint(d->vcpus_current, ==, 2);
+    g_assert_cmpuint(d->memory_kib, ==, 4 * 1024 * 1024);
+    g_assert_cmpuint(d->current_memory_kib, ==, 2048 * 1024);
+    g_assert_cmpuint(d->iothread_ids->len, ==, 2);
+    g_assert_cmpuint(d->devices->len, ==, 3);
+    g_assert_false(d->hugepages);
+    g_assert_null(d->meta);
+}
+
+static void
+test_request(void)
+{
+    g_autoptr(VnDomain) d = load("web.xml");
+    g_autofree gchar *sysroot = data_path("sysroot");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_domain_to_request(d, sysroot, &error);
+    VnDevice *dev;
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(r->vcpus, ==, 4);
+    g_assert_cmpuint(r->memory_kib, ==, 4194304);
+    g_assert_cmpuint(r->iothreads, ==, 2);
+    g_assert_cmpuint(r->cells, ==, 0);
+    g_assert_cmpuint(r->hugepage_kib, ==, 0);
+    /* 0000:3b:00.0 is on node 1; 0000:5e:00.1 says -1; eth0 has no sysfs entry */
+    g_assert_nonnull(r->devices);
+    g_assert_cmpuint(r->devices->len, ==, 1);
+    dev = &g_array_index(r->devices, VnDevice, 0);
+    g_assert_cmpuint(dev->node_os_id, ==, 1);
+    g_assert_cmpstr(dev->name, ==, "hostdev 0000:3b:00.0");
+}
+
+typedef struct {
+    const gchar *memory;   /* the <memory> element */
+    guint64 kib;           /* 0: must fail */
+} UnitCase;
+
+static void
+test_units(void)
+{
+    static const UnitCase cases[] = {
+        { "<memory>1048576</memory>", 1048576 },
+        { "<memory unit='KiB'>4</memory>", 4 },
+        { "<memory unit='k'>4</memory>", 4 },
+        { "<memory unit='KB'>4096</memory>", 4000 },
+        { "<memory unit='M'>2</memory>", 2048 },
+        { "<memory unit='MB'>1</memory>", 977 },
+        { "<memory unit='GiB'>2</memory>", 2097152 },
+        { "<memory unit='G'>1</memory>", 1048576 },
+        { "<memory unit='GB'>1</memory>", 976563 },
+        { "<memory unit='TiB'>1</memory>", 1073741824 },
+        { "<memory unit='b'>1025</memory>", 2 },
+        { "<memory unit='bytes'>1024</memory>", 1 },
+        { "<memory unit='EiB'>15</memory>", G_GUINT64_CONSTANT(15) << 50 },
+        { "<memory unit='EiB'>16</memory>", 0 },
+        { "<memory unit='PiB'>99999</memory>", 0 },
+        { "<memory>18446744073709551616</memory>", 0 },
+        { "<memory unit='furlongs'>4</memory>", 0 },
+        { "<memory unit='GiBs'>4</memory>", 0 },
+        { "<memory unit='GiB'>-4</memory>", 0 },
+        { "<memory unit='GiB'>4.5</memory>", 0 },
+        { "<memory unit='GiB'>0</memory>", 0 },
+        { "<memory unit='GiB'></memory>", 0 },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree gchar *xml = g_strdup_printf(
+            "<domain type='qemu'><name>u</name>%s<vcpu>1</vcpu></domain>", cases[i].memory);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnDomain) d = load_text(xml, &error);
+        if (cases[i].kib) {
+            g_assert_no_error(error);
+            g_assert_cmpuint(d->memory_kib, ==, cases[i].kib);
+        } else {
+            g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID);
+            g_assert_null(strchr(error->message, '\n'));
+            g_test_message("%s -> %s", cases[i].memory, error->message);
+        }
+    }
+}
+
+typedef struct {
+    const gchar *name;
+    const gchar *xml;
+    gint code;
+    const gchar *needle;   /* must appear in the message */
+} BadCase;
+
+static void
+test_bad_domains(void)
+{
+    static const BadCase cases[] = {
+        { "zero vcpus", "<domain><name>z</name><memory>1024</memory><vcpu>0</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "0 vCPUs" },
+        { "current zero", "<domain><name>z</name><memory>1024</memory><vcpu current='0'>2</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "0 vCPUs" },
+        { "absurd vcpus", "<domain><name>z</name><memory>1024</memory><vcpu>99999999</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<vcpu>" },
+        { "no vcpu", "<domain><name>z</name><memory>1024</memory></domain>",
+          VN_DOMAIN_ERROR_INVALID, "no <vcpu>" },
+        { "no name", "<domain><memory>1024</memory><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "no <name>" },
+        { "no memory", "<domain><name>z</name><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "no memory" },
+        { "not a domain", "<network><name>z</name></network>",
+          VN_DOMAIN_ERROR_INVALID, "not <domain>" },
+        { "truncated", "<domain><name>z</name><memory>1024</memory><vcpu>1</v",
+          VN_DOMAIN_ERROR_MALFORMED, "test.xml:1:" },
+        { "empty", "", VN_DOMAIN_ERROR_MALFORMED, "test.xml" },
+        { "bad cell cpus",
+          "<domain><name>z</name><vcpu>2</vcpu><cpu><numa><cell cpus='0-7' memory='1024'/></numa></cpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<cell cpus>" },
+        { "mixed page sizes",
+          "<domain><name>z</name><memory>1048576</memory><vcpu>2</vcpu><memoryBacking><hugepages>"
+          "<page size='2' unit='M' nodeset='0'/><page size='1' unit='G' nodeset='1'/></hugepages>"
+          "</memoryBacking></domain>", VN_DOMAIN_ERROR_INVALID, "one page size" },
+        { "bad metadata",
+          "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
+          "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='maybe'/>"
+          "</metadata></domain>", VN_DOMAIN_ERROR_INVALID, "manage='maybe'" },
+        { "bad metadata cell",
+          "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
+          "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>"
+          "<vnuma:placement><vnuma:cell id='0' node='x' vcpus='0' cpus='0' memory-kib='1'/>"
+          "</vnuma:placement></vnuma:vnuma></metadata></domain>",
+          VN_DOMAIN_ERROR_INVALID, "node" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnDomain) d = load_text(cases[i].xml, &error);
+        g_test_message("%s: %s", cases[i].name, error ? error->message : "(accepted)");
+        g_assert_null(d);
+        g_assert_error(error, VN_DOMAIN_ERROR, cases[i].code);
+        g_assert_nonnull(strstr(error->message, cases[i].needle));
+        g_assert_null(strchr(error->message, '\n'));
+    }
+}
+
+/* ---- hostile input -------------------------------------------------- */
+
+static void
+assert_refused(const gchar *xml, gint code, gdouble max_seconds)
+{
+    g_autoptr(GError) error = NULL;
+    gint64 start = g_get_monotonic_time();
+    g_autoptr(VnDomain) d = load_text(xml, &error);
+    gdouble took = (g_get_monotonic_time() - start) / 1e6;
+
+    g_test_message("refused in %.3f s: %s", took, error ? error->message : "(accepted!)");
+    g_assert_null(d);
+    /* code -1: libxml2 may stop it first (entity loop), or vnuma does */
+    if (code < 0)
+        g_assert_true(g_error_matches(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_UNSAFE) ||
+                      g_error_matches(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MALFORMED));
+    else
+        g_assert_error(error, VN_DOMAIN_ERROR, code);
+    g_assert_null(strchr(error->message, '\n'));
+    g_assert_cmpfloat(took, <, max_seconds);
+}
+
+static void
+test_billion_laughs(void)
+{
+    GString *s = g_string_new("<?xml version='1.0'?>\n<!DOCTYPE domain [\n<!ENTITY l0 'lol'>\n");
+
+    for (guint i = 1; i < 10; i++)
+        g_string_append_printf(s, "<!ENTITY l%u '&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;'>\n",
+                               i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    g_string_append(s, "]>\n<domain><name>&l9;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n");
+    assert_refused(s->str, -1, 2.0);
+    g_string_free(s, TRUE);
+}
+
+static void
+test_external_entity(void)
+{
+    assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>\n"
+                   "<domain><name>&x;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
+                   VN_DOMAIN_ERROR_UNSAFE, 2.0);
+    assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain SYSTEM 'http://example.org/evil.dtd'>\n"
+                   "<domain><name>&x;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
+                   VN_DOMAIN_ERROR_MALFORMED, 2.0);
+    assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY % p SYSTEM 'file:///etc/passwd'> %p;]>\n"
+                   "<domain><name>x</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
+                   VN_DOMAIN_ERROR_UNSAFE, 2.0);
+}
+
+static void
+test_too_large(void)
+{
+    gsize len = 100 * 1024 * 1024;
+    g_autofree gchar *path = g_build_filename(g_get_tmp_dir(), "vn-test-domain-huge.xml", NULL);
+    g_autoptr(GError) error = NULL;
+    gint64 start;
+    FILE *f = fopen(path, "w");
+
+    /* A sparse 100 MiB file: refused from its size, never read. */
+    g_assert_nonnull(f);
+    fputs("<domain>", f);
+    g_assert_cmpint(fseek(f, (long)len, SEEK_SET), ==, 0);
+    fputs("</domain>", f);
+    fclose(f);
+    start = g_get_monotonic_time();
+    g_assert_null(vn_domain_load_file(path, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_TOO_LARGE);
+    g_assert_nonnull(strstr(error->message, path));
+    g_assert_cmpint(g_get_monotonic_time() - start, <, G_USEC_PER_SEC);
+    g_unlink(path);
+    g_clear_error(&error);
+    /* and from a buffer */
+    g_assert_null(vn_domain_load_buffer("<domain/>", VN_DOMAIN_MAX_BYTES + 1, "big", &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_TOO_LARGE);
+}
+
+static void
+test_missing_file(void)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_null(vn_domain_load_file("/nonexistent/dom.xml", &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_IO);
+    g_assert_nonnull(strstr(error->message, "/nonexistent/dom.xml"));
+}
+
+/* ---- metadata ----------------------------------------------------------- */
+
+static const gchar meta_xml[] =
+    "<domain type='qemu'>\n"
+    "  <name>m</name>\n"
+    "  <metadata>\n"
+    "    <vnuma:vnuma xmlns:vnuma=\"http://vnuma.dev/xmlns/domain/1.0\" manage=\"yes\" smt=\"isolate\">\n"
+    "      <vnuma:placement version=\"0.1.0\" time=\"2026-11-29T22:00:00Z\" memory-mode=\"restrictive\" dedicated=\"no\" hugepage-kib=\"0\" threads-per-core=\"1\">\n"
+    "        <vnuma:cell id=\"0\" node=\"1\" vcpus=\"0-3\" cpus=\"4-7\" memory-kib=\"4194304\"/>\n"
+    "        <vnuma:emulator cpus=\"4-7\"/>\n"
+    "        <vnuma:iothread id=\"1\" cpus=\"4-7\"/>\n"
+    "      </vnuma:placement>\n"
+    "    </vnuma:vnuma>\n"
+    "  </metadata>\n"
+    "  <memory unit='KiB'>4194304</memory>\n"
+    "  <vcpu placement='static'>4</vcpu>\n"
+    "  <iothreads>1</iothreads>\n"
+    "</domain>\n";
+
+static void
+test_metadata_parse(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(meta_xml, &error);
+    const VnDomainMetadata *m = NULL;
+    const VnDomainMetaCell *c;
+    g_autofree gchar *cpus = NULL;
+
+    g_assert_no_error(error);
+    g_assert_true(vn_domain_get_metadata(d, &m, &error));
+    g_assert_nonnull(m);
+    g_assert_true(m->manage);
+    g_assert_true(m->hint_smt_set);
+    g_assert_cmpint(m->hint_smt, ==, VN_SMT_ISOLATE);
+    g_assert_true(m->has_placement);
+    g_assert_cmpstr(m->time, ==, "2026-11-29T22:00:00Z");
+    g_assert_cmpuint(m->cells->len, ==, 1);
+    c = &g_array_index(m->cells, VnDomainMetaCell, 0);
+    g_assert_cmpuint(c->node_os_id, ==, 1);
+    g_assert_cmpuint(c->memory_kib, ==, 4194304);
+    cpus = vn_cpulist_format(c->cpus);
+    g_assert_cmpstr(cpus, ==, "4-7");
+    g_assert_cmpuint(m->iothreads->len, ==, 1);
+}
+
+static void
+test_metadata_roundtrip(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(meta_xml, &error);
+    xmlNode *el;
+    xmlBuffer *buf = xmlBufferCreate();
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *want = NULL;
+    const gchar *start, *end;
+
+    g_assert_no_error(error);
+    el = vn_domain_metadata_format(d->meta, d->doc, 2, 2);
+    xmlNodeDump(buf, d->doc, el, 0, 0);
+    text = g_strdup((const gchar *)xmlBufferContent(buf));
+    xmlBufferFree(buf);
+    xmlFreeNode(el);
+    /* the formatted element is byte-identical to the one in the input */
+    start = strstr(meta_xml, "<vnuma:vnuma");
+    end = strstr(meta_xml, "</vnuma:vnuma>") + strlen("</vnuma:vnuma>");
+    want = g_strndup(start, end - start);
+    g_assert_cmpstr(text, ==, want);
+}
+
+static void
+test_metadata_manage_only(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(
+        "<domain><name>m</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
+        "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' dedicated='yes'/>"
+        "</metadata></domain>", &error);
+    g_autoptr(VnRequest) r = NULL;
+
+    g_assert_no_error(error);
+    g_assert_true(d->meta->manage);
+    g_assert_false(d->meta->has_placement);
+    r = vn_domain_to_request(d, NULL, &error);
+    g_assert_true(r->dedicated);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static gchar *
+apply(VnDomain *d, const VnTopology *t, const VnPlacement *p, const VnDomainWriteOptions *o)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true(vn_domain_apply_placement(d, t, p, o, &error));
+    g_assert_no_error(error);
+    return vn_domain_to_string(d);
+}
+
+static void
+assert_contains(const gchar *hay, const gchar *needle)
+{
+    if (!strstr(hay, needle))
+        g_error("missing %s in:\n%s", needle, hay);
+}
+
+static void
+test_write_one_cell(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 1 }, vcpus[] = { 4 };
+    const guint64 mem[] = { 4194304 };
+    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autofree gchar *out = apply(d, t, p, &fixed_time);
+
+    g_test_message("%s", out);
+    assert_contains(out, "<vcpu current=\"2\" placement=\"static\">4</vcpu>");
+    assert_contains(out, "    <shares>2048</shares>\n    <vcpupin vcpu=\"0\" cpuset=\"8-15\"/>\n");
+    assert_contains(out, "<emulatorpin cpuset=\"8-15\"/>");
+    assert_contains(out, "<iothreadpin iothread=\"2\" cpuset=\"8-15\"/>");
+    assert_contains(out, "<numatune>\n    <memory mode=\"restrictive\" nodeset=\"1\"/>\n  </numatune>");
+    assert_contains(out, "<!-- a comment vnuma must keep -->");
+    assert_contains(out, "<app:info xmlns:app=\"http://example.org/app/1\">keep me</app:info>");
+    assert_contains(out, "<qemu:arg value=\"-no-user-config\"/>");
+    assert_contains(out, "<vnuma:cell id=\"0\" node=\"1\" vcpus=\"0-3\" cpus=\"8-15\" memory-kib=\"4194304\"/>");
+    g_assert_null(strstr(out, "<numa>"));
+    g_assert_null(strstr(out, "<?xml"));
+    g_assert_true(d->meta && d->meta->has_placement);
+}
+
+static void
+test_write_two_cells(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    VnDomainWriteOptions o = fixed_time;
+    g_autofree gchar *out = NULL;
+
+    o.memory_mode = VN_MEMORY_MODE_STRICT;
+    out = apply(d, t, p, &o);
+    g_test_message("%s", out);
+    assert_contains(out, "<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>");
+    assert_contains(out, "<cell id=\"0\" cpus=\"0-1\" memory=\"2097152\" unit=\"KiB\">");
+    assert_contains(out, "<sibling id=\"1\" value=\"20\"/>");
+    assert_contains(out, "<memory mode=\"strict\" nodeset=\"0,2\"/>");
+    assert_contains(out, "<memnode cellid=\"1\" mode=\"strict\" nodeset=\"2\"/>");
+    assert_contains(out, "<vcpupin vcpu=\"3\" cpuset=\"16-23\"/>");
+    assert_contains(out, "memory-mode=\"strict\"");
+    g_assert_null(strstr(out, "clusters"));
+    g_assert_cmpuint(d->cells->len, ==, 2);
+}
+
+static void
+test_write_idempotent(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 3, 1 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    VnDomainWriteOptions o = { .memory_mode = VN_MEMORY_MODE_RESTRICTIVE };
+    g_autofree gchar *once = apply(d, t, p, &o);
+    g_autofree gchar *twice = apply(d, t, p, &o);   /* no time given: kept */
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) again = load_text(once, &error);
+    g_autofree gchar *thrice = NULL;
+
+    g_assert_cmpstr(once, ==, twice);
+    g_assert_no_error(error);
+    thrice = apply(again, t, p, &o);
+    g_assert_cmpstr(once, ==, thrice);
+}
+
+static void
+test_write_moves(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint two[] = { 0, 2 }, one[] = { 3 }, v2[] = { 2, 2 }, v1[] = { 4 };
+    const guint64 m2[] = { 2097152, 2097152 }, m1[] = { 4194304 };
+    g_autoptr(VnPlacement) p2 = make_placement(t, 2, two, v2, m2, 2);
+    g_autoptr(VnPlacement) p1 = make_placement(t, 1, one, v1, m1, 2);
+    g_autoptr(VnDomain) fresh = load("web.xml");
+    g_autofree gchar *a = apply(d, t, p2, &fixed_time);
+    g_autofree gchar *b = apply(d, t, p1, &fixed_time);   /* vnuma's own pins: replaced */
+    g_autofree gchar *c = apply(fresh, t, p1, &fixed_time);
+
+    /* two cells then one cell gives what one cell gives directly */
+    g_assert_cmpstr(b, ==, c);
+    g_assert_null(strstr(b, "<numa>"));
+    g_assert_null(strstr(b, "<topology"));
+}
+
+static void
+test_write_handwritten(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("pinned.xml");
+    const guint nodes[] = { 1 }, vcpus[] = { 2 };
+    const guint64 mem[] = { 1048576 };
+    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 0);
+    g_autofree gchar *before = vn_domain_to_string(d);
+    g_autofree gchar *after = NULL;
+    g_autofree gchar *out = NULL;
+    g_autoptr(GError) error = NULL;
+    VnDomainWriteOptions o = fixed_time;
+
+    g_assert_false(vn_domain_apply_placement(d, t, p, &o, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN);
+    g_assert_nonnull(strstr(error->message, "<cputune><vcpupin vcpu='0'>"));
+    g_assert_nonnull(strstr(error->message, "--force"));
+    after = vn_domain_to_string(d);
+    g_assert_cmpstr(before, ==, after);   /* untouched on error */
+    o.force = TRUE;
+    out = apply(d, t, p, &o);
+    g_assert_null(strstr(out, "cpuset=\"0\""));
+    assert_contains(out, "<vcpupin vcpu=\"1\" cpuset=\"8-15\"/>");
+}
+
+static void
+test_write_hand_edited_after_vnuma(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 1 }, vcpus[] = { 4 };
+    const guint64 mem[] = { 4194304 };
+    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autofree gchar *out = apply(d, t, p, &fixed_time);
+    g_autoptr(GString) edited = g_string_new(out);
+    g_autoptr(VnDomain) e = NULL;
+    g_autoptr(GError) error = NULL;
+
+    /* someone moves vCPU 2 by hand, outside what vnuma recorded */
+    g_string_replace(edited, "<vcpupin vcpu=\"2\" cpuset=\"8-15\"/>",
+                     "<vcpupin vcpu=\"2\" cpuset=\"0\"/>", 1);
+    e = load_text(edited->str, &error);
+    g_assert_no_error(error);
+    g_assert_false(vn_domain_apply_placement(e, t, p, &fixed_time, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN);
+    g_assert_nonnull(strstr(error->message, "vcpu='2'"));
+}
+
+static void
+test_write_user_cells(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("user-cells.xml");
+    const guint nodes[] = { 1, 3 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 1048576, 1048576 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autofree gchar *sysroot = data_path("sysroot");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_domain_to_request(d, sysroot, &error);
+    g_autofree gchar *out = NULL;
+    g_autofree gchar *again = NULL;
+
+    g_assert_cmpuint(r->cells, ==, 2);
+    g_assert_cmpuint(r->memory_kib, ==, 3145728);
+    g_assert_cmpuint(r->hugepage_kib, ==, 2048);
+    p->hugepage_kib = 2048;
+    out = apply(d, t, p, &fixed_time);
+    g_test_message("%s", out);
+    /* the user's cells (interleaved vCPUs, uneven memory) are kept */
+    assert_contains(out, "<cell id=\"0\" cpus=\"0,2\" memory=\"2097152\" unit=\"KiB\" discard=\"yes\">");
+    assert_contains(out, "<vcpupin vcpu=\"2\" cpuset=\"8-15\"/>");
+    assert_contains(out, "<vcpupin vcpu=\"1\" cpuset=\"24-31\"/>");
+    assert_contains(out, "<sibling id=\"1\" value=\"20\"/>");
+    assert_contains(out, "<page size=\"2048\" unit=\"KiB\" nodeset=\"0-1\"/>");
+    assert_contains(out, "<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>");
+    assert_contains(out, "vcpus=\"0,2\" cpus=\"8-15\" memory-kib=\"2097152\"");
+    again = apply(d, t, p, &fixed_time);
+    g_assert_cmpstr(out, ==, again);
+}
+
+static void
+test_write_mismatch(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 1 }, vcpus[] = { 3 };
+    const guint64 mem[] = { 4194304 };
+    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 3);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false(vn_domain_apply_placement(d, t, p, &fixed_time, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH);
+    g_test_message("%s", error->message);
+}
+
+static void
+test_recorded_placement(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autofree gchar *out = apply(d, t, p, &fixed_time);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) r = vn_domain_recorded_placement(d, t, &error);
+    const VnCell *c;
+
+    g_assert_no_error(error);
+    g_assert_nonnull(r);
+    g_assert_cmpuint(r->cells->len, ==, 2);
+    c = &g_array_index(r->cells, VnCell, 1);
+    g_assert_cmpuint(c->node, ==, 2);
+    g_assert_cmpuint(c->vcpu_first, ==, 2);
+    g_assert_cmpuint(c->n_vcpus, ==, 2);
+    g_assert_cmpuint(c->memory_kib, ==, 2097152);
+    g_assert_cmpuint(r->vcpu_pins->len, ==, 4);
+    g_assert_true(vn_bitmap_equal(r->vcpu_pins->pdata[3], t->nodes[2].cpus));
+    g_assert_cmpuint(r->iothreads->len, ==, 2);
+    g_assert_true(vn_bitmap_equal(r->emulator_cpus, t->nodes[0].cpus));
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/domain/load/basic", test_load_basic);
+    g_test_add_func("/domain/load/units", test_units);
+    g_test_add_func("/domain/load/bad", test_bad_domains);
+    g_test_add_func("/domain/load/missing-file", test_missing_file);
+    g_test_add_func("/domain/hostile/billion-laughs", test_billion_laughs);
+    g_test_add_func("/domain/hostile/external-entity", test_external_entity);
+    g_test_add_func("/domain/hostile/too-large", test_too_large);
+    g_test_add_func("/domain/request/devices", test_request);
+    g_test_add_func("/domain/metadata/parse", test_metadata_parse);
+    g_test_add_func("/domain/metadata/roundtrip", test_metadata_roundtrip);
+    g_test_add_func("/domain/metadata/manage-only", test_metadata_manage_only);
+    g_test_add_func("/domain/write/one-cell", test_write_one_cell);
+    g_test_add_func("/domain/write/two-cells", test_write_two_cells);
+    g_test_add_func("/domain/write/idempotent", test_write_idempotent);
+    g_test_add_func("/domain/write/moves", test_write_moves);
+    g_test_add_func("/domain/write/handwritten", test_write_handwritten);
+    g_test_add_func("/domain/write/hand-edited", test_write_hand_edited_after_vnuma);
+    g_test_add_func("/domain/write/user-cells", test_write_user_cells);
+    g_test_add_func("/domain/write/mismatch", test_write_mismatch);
+    g_test_add_func("/domain/recorded-placement", test_recorded_placement);
+    return g_test_run();
+}
