@@ -1,0 +1,32 @@
+#!/bin/bash
+# make bench: the planner's speed and working set, and (when present) the
+# OpenStack Nova fitter on the same host shapes for comparison.
+# Figures are medians over many runs; compare them as ratios, never as
+# absolute promises (these machines are shared).
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bench=$build/tests/bench/bench-plan
+
+echo "== vn_plan(): median microseconds per plan (targets: <= 20 us at 16 nodes, <= 1000 us at 256)"
+"$bench" | tee "$build/bench-plan.txt"
+awk 'NR > 1 && (($1 == 16 && $4 > 20) || ($1 == 256 && $4 > 1000)) { bad++; print "OVER TARGET: " $0 }
+     END { if (bad) exit 1 }' "$build/bench-plan.txt" || echo "bench: some cases over target (see above)"
+
+echo
+echo "== working set of one plan (target <= 1 MiB at 256 nodes)"
+for n in 16 256; do "$bench" --working-set $n; done
+
+if [ -x "$build/tests/bench/bench-hook" ]; then
+    echo
+    "$here/tests/bench/run-hook-bench.sh" "$build"
+fi
+
+echo
+echo "== OpenStack Nova's numa_fit_instance_to_host on comparable hosts (../shared/peers)"
+peers="$here/../shared/peers"
+if [ -f "$peers/nova_fit_bench.sh" ] && /usr/bin/python3 -c 'import nova' 2>/dev/null; then
+    bash "$peers/nova_fit_bench.sh" /usr/bin/python3 || echo "nova bench failed"
+else
+    echo "skipped: needs ../shared/peers and Debian's python3-nova (apt-get install python3-nova)"
+fi
