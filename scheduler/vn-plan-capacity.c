@@ -8,11 +8,32 @@
  */
 #include "vn-plan-private.h"
 
+static gboolean
+cpu_is_free(const VnPlanCtx *c, guint cpu)
+{
+    return !vn_bitmap_test(c->policy->reserved_cpus, cpu) &&
+           !vn_bitmap_test(c->load->dedicated_cpus, cpu);
+}
+
+/* The node's CPUs this VM may use (host-reserved and dedicated ones
+ * excluded), built on first use: most nodes never need the bitmap. */
+const VnBitmap *
+vn_plan_free_cpus(const VnPlanCtx *c, guint node)
+{
+    VnNodeCap *cap = &c->cap[node];
+
+    if (!cap->free_cpus) {
+        cap->free_cpus = vn_bitmap_copy(c->t->nodes[node].cpus);
+        vn_bitmap_and_not(cap->free_cpus, c->policy->reserved_cpus);
+        vn_bitmap_and_not(cap->free_cpus, c->load->dedicated_cpus);
+    }
+    return cap->free_cpus;
+}
+
 static guint
 count_free_cores(const VnPlanCtx *c, guint node, gboolean require_all_threads, guint *ret_threads)
 {
     const VnTopology *t = c->t;
-    const VnNodeCap *cap = &c->cap[node];
     g_autoptr(GHashTable) total = g_hash_table_new(g_direct_hash, g_direct_equal);
     g_autoptr(GHashTable) freec = g_hash_table_new(g_direct_hash, g_direct_equal);
     GHashTableIter it;
@@ -23,7 +44,7 @@ count_free_cores(const VnPlanCtx *c, guint node, gboolean require_all_threads, g
         const VnCpu *vc = vn_topology_cpu(t, (guint)cpu);
         gpointer k = GUINT_TO_POINTER(vc->core + 1);
         g_hash_table_insert(total, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(total, k)) + 1));
-        if (vn_bitmap_test(cap->free_cpus, (guint)cpu))
+        if (cpu_is_free(c, (guint)cpu))
             g_hash_table_insert(freec, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(freec, k)) + 1));
     }
     g_hash_table_iter_init(&it, freec);
@@ -45,15 +66,19 @@ compute_cpu(VnPlanCtx *c, guint i)
     const VnTopology *t = c->t;
     const VnNodeLoad *nl = &c->load->nodes[i];
     VnNodeCap *cap = &c->cap[i];
-    g_autoptr(VnBitmap) host = vn_bitmap_copy(t->nodes[i].cpus);
-    guint n_host, n_free;
+    const VnBitmap *cpus = t->nodes[i].cpus;
+    guint n_host = 0, n_free = 0;
     gdouble busy = MAX(nl->cpu_busy, 0.0);
 
-    vn_bitmap_and_not(host, c->policy->reserved_cpus);
-    cap->free_cpus = vn_bitmap_copy(host);
-    vn_bitmap_and_not(cap->free_cpus, c->load->dedicated_cpus);
-    n_host = vn_bitmap_count(host);
-    n_free = vn_bitmap_count(cap->free_cpus);
+    /* word by word: no bitmap is built for a node that is only counted */
+    for (guint w = 0; w < cpus->n_words; w++) {
+        guint64 host;
+        if (!cpus->words[w])
+            continue;
+        host = cpus->words[w] & ~c->policy->reserved_cpus->words[w];
+        n_host += (guint)__builtin_popcountll(host);
+        n_free += (guint)__builtin_popcountll(host & ~c->load->dedicated_cpus->words[w]);
+    }
 
     if (!c->req->dedicated) {
         gdouble capacity = n_free * c->policy->cpu_overcommit;
@@ -137,13 +162,11 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
             cap->usable = FALSE;
             cap->why_not = node->cpu_owner >= 0 ? "memory-only node sharing another node's CPUs (used only on request)"
                                                 : "memory-only node (used only on request)";
-            cap->free_cpus = vn_bitmap_new(c->t->n_cpu_ids);
             continue;
         }
         if (node->mem_total_kib == 0) {
             cap->usable = FALSE;
             cap->why_not = "CPU-only node without local memory";
-            cap->free_cpus = vn_bitmap_new(c->t->n_cpu_ids);
             continue;
         }
         compute_cpu(c, i);

@@ -17,7 +17,7 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
                GArray *ret_cpus, VnBitmap *isolated)
 {
     const VnTopology *t = c->t;
-    const VnBitmap *free_cpus = c->cap[node].free_cpus;
+    const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
     gboolean whole_first = c->req->smt != VN_SMT_ISOLATE;
 
     /* pass 0: whole free cores; pass 1 (prefer only): any free thread */
@@ -72,7 +72,7 @@ static VnBitmap *
 helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
             const gchar **ret_note)
 {
-    VnBitmap *b = vn_bitmap_copy(c->cap[node].free_cpus);
+    VnBitmap *b = vn_bitmap_copy(vn_plan_free_cpus(c, node));
 
     *ret_note = NULL;
     if (!c->req->dedicated)
@@ -150,7 +150,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
                 pin = vn_bitmap_new(c->t->n_cpu_ids);
                 vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, used++));
             } else {
-                pin = vn_bitmap_copy(c->cap[node].free_cpus);
+                pin = vn_bitmap_copy(vn_plan_free_cpus(c, node));
             }
             vn_bitmap_or(cell.cpus, pin);
             g_ptr_array_add(p->vcpu_pins, pin);

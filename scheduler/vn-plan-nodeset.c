@@ -270,36 +270,50 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
     return evaluate(c, out);
 }
 
-/* Single swaps (member out, non-member in) while one lowers the score. */
+/* Single swaps (member out, non-member in) while one lowers the internal
+ * distance.  The change is computed from the distance sums to the set
+ * (O(k N) per pass); only an improving swap is split and scored. */
 static void
-refine(const VnPlanCtx *c, VnNodeSet *s)
+refine(const VnPlanCtx *c, VnNodeSet *s, guint *dsum, gboolean *in)
 {
     g_autoptr(VnNodeSet) trial = node_set_copy(s);
 
+    memset(in, 0, c->n * sizeof(gboolean));
+    memset(dsum, 0, c->n * sizeof(guint));
+    for (guint i = 0; i < s->k; i++) {
+        in[s->nodes[i]] = TRUE;
+        for (guint j = 0; j < c->n; j++)
+            dsum[j] += vn_topology_distance(c->t, s->nodes[i], j);
+    }
     for (guint pass = 0; pass < s->k; pass++) {
         gboolean improved = FALSE;
         for (guint m = 0; m < s->k && !improved; m++) {
+            guint out = s->nodes[m];
+            guint out_sum = dsum[out] - vn_topology_distance(c->t, out, out);
             for (guint j = 0; j < c->n && !improved; j++) {
-                gboolean member = FALSE;
-                if (!c->cap[j].usable)
+                guint in_sum;
+                if (in[j] || !c->cap[j].usable)
                     continue;
-                for (guint i = 0; i < s->k; i++)
-                    member |= s->nodes[i] == j;
-                if (member)
+                in_sum = dsum[j] - vn_topology_distance(c->t, j, out);
+                if (in_sum >= out_sum)
                     continue;
                 memcpy(trial->nodes, s->nodes, s->k * sizeof(guint));
                 trial->nodes[m] = j;
-                if (evaluate(c, trial) && trial->score < s->score - 1e-9) {
-                    memcpy(s->nodes, trial->nodes, s->k * sizeof(guint));
-                    memcpy(s->vcpus, trial->vcpus, s->k * sizeof(guint));
-                    memcpy(s->mem_kib, trial->mem_kib, s->k * sizeof(guint64));
-                    memcpy(s->cells, trial->cells, s->k * sizeof(guint));
-                    s->internal_distance = trial->internal_distance;
-                    s->device_distance = trial->device_distance;
-                    s->load_after = trial->load_after;
-                    s->score = trial->score;
-                    improved = TRUE;
-                }
+                if (!evaluate(c, trial) || trial->score >= s->score)
+                    continue;
+                in[out] = FALSE;
+                in[j] = TRUE;
+                for (guint x = 0; x < c->n; x++)
+                    dsum[x] += vn_topology_distance(c->t, j, x) - vn_topology_distance(c->t, out, x);
+                memcpy(s->nodes, trial->nodes, s->k * sizeof(guint));
+                memcpy(s->vcpus, trial->vcpus, s->k * sizeof(guint));
+                memcpy(s->mem_kib, trial->mem_kib, s->k * sizeof(guint64));
+                memcpy(s->cells, trial->cells, s->k * sizeof(guint));
+                s->internal_distance = trial->internal_distance;
+                s->device_distance = trial->device_distance;
+                s->load_after = trial->load_after;
+                s->score = trial->score;
+                improved = TRUE;
             }
         }
         if (!improved)
@@ -362,8 +376,10 @@ best_single(const VnPlanCtx *c, GPtrArray *candidates)
     for (guint i = 0; i < c->n; i++) {
         s->nodes[0] = i;
         if (c->cap[i].usable && evaluate(c, s)) {
-            keep_best(sets, node_set_copy(s), MAX_CANDIDATES);
-        } else if (candidates && candidates->len < 64) {
+            if (sets->len < MAX_CANDIDATES ||
+                s->score < ((VnNodeSet *)g_ptr_array_index(sets, sets->len - 1))->score)
+                keep_best(sets, node_set_copy(s), MAX_CANDIDATES);
+        } else if (candidates && candidates->len < MAX_CANDIDATES) {
             s->internal_distance = 0;
             s->load_after = 0;
             s->score = G_MAXDOUBLE;
@@ -381,6 +397,7 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     g_autoptr(GPtrArray) sets = NULL;
     g_autofree guint *dsum = NULL;
     g_autofree gboolean *in = NULL;
+    g_autofree gboolean *covered = NULL;
     Bounds b;
 
     if (k == 1)
@@ -393,19 +410,25 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     sets = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
     dsum = g_new(guint, c->n);
     in = g_new(gboolean, c->n);
+    covered = g_new0(gboolean, c->n);
     for (guint seed = 0; seed < c->n; seed++) {
         VnNodeSet *s;
-        if (!c->cap[seed].usable)
+        /* A node already inside a grown set would mostly grow that set
+         * again: skip it as a seed (the swaps below repair the rare miss). */
+        if (!c->cap[seed].usable || covered[seed])
             continue;
         s = vn_node_set_new(k);
-        if (grow(c, &b, seed, k, dsum, in, s))
+        if (grow(c, &b, seed, k, dsum, in, s)) {
+            for (guint i = 0; i < k; i++)
+                covered[s->nodes[i]] = TRUE;
             keep_best(sets, s, MAX_CANDIDATES);
-        else
+        } else {
             vn_node_set_free(s);
+        }
     }
     bounds_clear(&b);
     for (guint i = 0; i < sets->len && i < SWAP_REFINE_SETS; i++)
-        refine(c, g_ptr_array_index(sets, i));
+        refine(c, g_ptr_array_index(sets, i), dsum, in);
     /* re-sort after refinement, dropping duplicates */
     {
         g_autoptr(GPtrArray) sorted = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);

@@ -15,7 +15,7 @@ typedef struct {
     guint64 mem_base_kib;  /* total - reserved: denominator for mem_util */
     gdouble vcpu_capacity; /* denominator for cpu_util (overcommitted CPUs) */
     gdouble high_share;    /* committed high-priority vCPUs / capacity */
-    VnBitmap *free_cpus;   /* usable by this VM: minus reserved, minus dedicated */
+    VnBitmap *free_cpus;   /* lazily built: use vn_plan_free_cpus() */
 } VnNodeCap;
 
 typedef struct {
@@ -33,6 +33,8 @@ typedef struct {
     guint64 mshare_fixed;  /* fixed cells: KiB per cell (max) */
     gint *dev_node;        /* device node indices (-1 unknown) */
     guint n_dev;
+    guint64 *scratch;      /* 4 * n words for the split: no allocation per
+                            * evaluated set */
 } VnPlanCtx;
 
 /* A chosen node set with its per-node share. */
@@ -51,6 +53,7 @@ typedef struct {
 /* vn-plan-capacity.c */
 void vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib);
 void vn_plan_capacity_clear(VnPlanCtx *c);
+const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
 gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
 gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
 

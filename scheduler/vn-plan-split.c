@@ -47,10 +47,7 @@ water_fill(guint64 total, guint k, const guint64 *caps, guint64 *out)
 static gboolean
 split_auto(const VnPlanCtx *c, VnNodeSet *s)
 {
-    g_autofree guint64 *vcap = g_new(guint64, s->k);
-    g_autofree guint64 *mcap = g_new(guint64, s->k);
-    g_autofree guint64 *vout = g_new(guint64, s->k);
-    g_autofree guint64 *mout = g_new(guint64, s->k);
+    guint64 *vcap = c->scratch, *mcap = vcap + c->n, *vout = mcap + c->n, *mout = vout + c->n;
 
     for (guint i = 0; i < s->k; i++) {
         const VnNodeCap *cap = &c->cap[s->nodes[i]];
@@ -76,8 +73,7 @@ static gboolean
 split_fixed(const VnPlanCtx *c, VnNodeSet *s)
 {
     guint cells = c->fixed_cells, cell = 0;
-    g_autofree guint64 *slots = g_new(guint64, s->k);
-    g_autofree guint64 *out = g_new(guint64, s->k);
+    guint64 *slots = c->scratch, *out = slots + c->n;
     guint64 munits = c->req->memory_kib / c->mem_unit_kib;
     guint vunits = c->req->vcpus / c->vcpu_unit;
 

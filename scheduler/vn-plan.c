@@ -82,6 +82,7 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
         c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
         c->mshare_fixed = (munits + req->cells - 1) / req->cells;
     }
+    c->scratch = g_new(guint64, 4 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
     for (guint d = 0; d < c->n_dev; d++)
@@ -93,6 +94,7 @@ ctx_clear(VnPlanCtx *c)
 {
     vn_plan_capacity_clear(c);
     g_free(c->dev_node);
+    g_free(c->scratch);
 }
 
 static GPtrArray *
