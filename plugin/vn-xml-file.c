@@ -19,6 +19,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlParserCtxt, xmlFreeParserCtxt)
  * ("Premature end of data") are usually consequences of it. */
 typedef struct {
     gint line;
+    gint code;
     gchar *message;
 } FirstError;
 
@@ -30,7 +31,15 @@ keep_first_error(void *data, xmlErrorPtr e)
     if (first->message || e->level < XML_ERR_ERROR)
         return;
     first->line = e->line;
+    first->code = e->code;
     first->message = g_strstrip(g_strdup(e->message ? e->message : "parse error"));
+}
+
+/* What libxml2 stops for a hostile document rather than a broken one. */
+static gboolean
+is_unsafe(gint code)
+{
+    return code == XML_ERR_ENTITY_LOOP || code == XML_IO_NETWORK_ATTEMPT;
 }
 
 xmlDoc *
@@ -38,7 +47,7 @@ vn_xml_file_parse(const gchar *name, const gchar *buf, gsize len, GError **error
 {
     g_autoptr(xmlParserCtxt) ctxt = NULL;
     g_autoptr(xmlDoc) doc = NULL;
-    FirstError first = { 0, NULL };
+    FirstError first = { .message = NULL };
 
     g_return_val_if_fail(name != NULL && buf != NULL, NULL);
     if (len > VN_XML_FILE_MAX_BYTES) {
@@ -58,7 +67,10 @@ vn_xml_file_parse(const gchar *name, const gchar *buf, gsize len, GError **error
     /* libxml2 may return a partial document after a recoverable error:
      * any error-level report makes the file malformed for us. */
     if (first.message || !doc || !xmlDocGetRootElement(doc)) {
-        if (first.message)
+        if (first.message && is_unsafe(first.code))
+            g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_UNSAFE,
+                        "%s:%d: refused as unsafe XML: %s", name, first.line, first.message);
+        else if (first.message)
             g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED,
                         "%s:%d: malformed XML: %s", name, first.line, first.message);
         else

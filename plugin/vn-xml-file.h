@@ -27,6 +27,9 @@ typedef enum {
     VN_XML_FILE_ERROR_IO,        /* cannot open or read the file */
     VN_XML_FILE_ERROR_TOO_LARGE, /* over VN_XML_FILE_MAX_BYTES */
     VN_XML_FILE_ERROR_MALFORMED, /* not well-formed XML, or empty */
+    VN_XML_FILE_ERROR_UNSAFE,    /* refused as hostile: entity loop or
+                                  * amplification ("billion laughs"), an
+                                  * attempt to fetch from the network */
     VN_XML_FILE_ERROR_MAX
 } VnXmlFileError;
 
