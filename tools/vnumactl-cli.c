@@ -36,6 +36,24 @@ vn_cli_parse(GOptionContext *context, int *argc, char ***argv)
     return TRUE;
 }
 
+gboolean
+vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
+                  guint max_args, const gchar **ret_arg)
+{
+    g_autoptr(GError) error = NULL;
+
+    if (!g_option_context_parse(context, argc, argv, &error)) {
+        vn_cli_fail_printf("%s (see --help)", error->message);
+        return FALSE;
+    }
+    if ((guint)(*argc - 1) > max_args) {
+        vn_cli_fail_printf("unexpected argument \"%s\" (see --help)", (*argv)[1 + max_args]);
+        return FALSE;
+    }
+    *ret_arg = *argc > 1 ? (*argv)[1] : NULL;
+    return TRUE;
+}
+
 int
 vn_cli_fail(const GError *error)
 {

@@ -16,7 +16,10 @@ static const VnCommand commands[] = {
     { "help", cmd_help, "List the commands, or show one command's options" },
     { "topology", vn_cmd_topology,
       "Show the host's NUMA nodes: CPUs, memory, hugepages, load, distances" },
-    /* plan, explain: the placement core (issue 3) -- lead engineer */
+    { "plan", vn_cmd_plan,
+      "Plan a VM's placement (from flags or DOMAIN.xml); no side effect" },
+    { "explain", vn_cmd_explain,
+      "Plan a VM and show every candidate node set with its score" },
     /* define, place: domain XML (issue 4) -- XML helper */
     /* reservations, apply: the hook and ledger (issue 5) -- hook helper */
     { "reservations", vn_cmd_reservations,

@@ -28,6 +28,8 @@ typedef struct {
 /* ---- commands (add yours here and a row in vnumactl.c) ---- */
 int vn_cmd_topology(int argc, char **argv);
 /* plan, explain: the placement core (issue 3) */
+int vn_cmd_plan(int argc, char **argv);
+int vn_cmd_explain(int argc, char **argv);
 /* define, place: domain XML (issue 4) */
 /* reservations, apply: the hook and ledger (issue 5) */
 int vn_cmd_reservations(int argc, char **argv);
@@ -44,6 +46,11 @@ GOptionContext *vn_cli_context_new(const gchar *summary, const GOptionEntry *ent
 /* Parses argv; on a bad option or a stray argument prints one line on
  * stderr and returns FALSE (exit VN_EXIT_ERROR). */
 gboolean vn_cli_parse(GOptionContext *context, int *argc, char ***argv);
+
+/* As vn_cli_parse, but accepts up to `max_args` (0 or 1) positional
+ * arguments: *ret_arg is the first one or NULL. */
+gboolean vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
+                           guint max_args, const gchar **ret_arg);
 
 /* Prints "<prgname>: <message>" on stderr; returns VN_EXIT_ERROR. */
 int vn_cli_fail(const GError *error);

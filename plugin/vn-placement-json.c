@@ -1,0 +1,146 @@
+/* vn-placement-json.c: placement -> JSON (json-glib builder). */
+#include "vn-placement-json.h"
+#include "vn-cpulist.h"
+
+static void
+add_cpulist(JsonBuilder *b, const gchar *member, const VnBitmap *cpus)
+{
+    g_autofree gchar *s = vn_cpulist_format(cpus);
+
+    json_builder_set_member_name(b, member);
+    json_builder_add_string_value(b, s);
+}
+
+static void
+add_cell(JsonBuilder *b, const VnTopology *t, const VnCell *c)
+{
+    g_autoptr(VnBitmap) vcpus = vn_bitmap_new(c->vcpu_first + c->n_vcpus);
+
+    for (guint v = c->vcpu_first; v < c->vcpu_first + c->n_vcpus; v++)
+        vn_bitmap_set(vcpus, v);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "id");
+    json_builder_add_int_value(b, c->id);
+    json_builder_set_member_name(b, "node");
+    json_builder_add_int_value(b, c->node_os_id);
+    add_cpulist(b, "vcpus", vcpus);
+    add_cpulist(b, "cpus", c->cpus);
+    json_builder_set_member_name(b, "memory_mib");
+    json_builder_add_int_value(b, (gint64)(c->memory_kib / 1024));
+    json_builder_end_object(b);
+    (void)t;
+}
+
+static void
+add_candidates(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
+{
+    json_builder_set_member_name(b, "candidates");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < p->candidates->len; i++) {
+        const VnCandidate *c = g_ptr_array_index(p->candidates, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "nodes");
+        json_builder_begin_array(b);
+        for (guint n = 0; n < c->nodes->len; n++)
+            json_builder_add_int_value(b, t->nodes[g_array_index(c->nodes, guint, n)].os_id);
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "feasible");
+        json_builder_add_boolean_value(b, c->feasible);
+        json_builder_set_member_name(b, "chosen");
+        json_builder_add_boolean_value(b, c->chosen);
+        if (c->feasible) {
+            json_builder_set_member_name(b, "internal_distance");
+            json_builder_add_int_value(b, c->internal_distance);
+            json_builder_set_member_name(b, "device_distance");
+            json_builder_add_int_value(b, c->device_distance);
+            json_builder_set_member_name(b, "load_after");
+            json_builder_add_double_value(b, c->load_after);
+        }
+        if (c->note) {
+            json_builder_set_member_name(b, "note");
+            json_builder_add_string_value(b, c->note);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+static void
+add_reasons(JsonBuilder *b, GPtrArray *reasons)
+{
+    json_builder_set_member_name(b, "reasons");
+    json_builder_begin_array(b);
+    for (guint i = 0; reasons && i < reasons->len; i++)
+        json_builder_add_string_value(b, g_ptr_array_index(reasons, i));
+    json_builder_end_array(b);
+}
+
+static void
+add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
+{
+    json_builder_set_member_name(b, "placement");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "cells");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < p->cells->len; i++)
+        add_cell(b, t, &g_array_index(p->cells, VnCell, i));
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "vcpu_pins");
+    json_builder_begin_array(b);
+    for (guint v = 0; v < p->vcpu_pins->len; v++) {
+        g_autofree gchar *s = vn_cpulist_format(g_ptr_array_index(p->vcpu_pins, v));
+        json_builder_add_string_value(b, s);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "emulator");
+    json_builder_begin_object(b);
+    add_cpulist(b, "cpus", p->emulator_cpus);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "iothreads");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < p->iothreads->len; i++) {
+        const VnIOThreadPin *io = &g_array_index(p->iothreads, VnIOThreadPin, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "id");
+        json_builder_add_int_value(b, io->id);
+        add_cpulist(b, "cpus", io->cpus);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "dedicated");
+    json_builder_add_boolean_value(b, p->dedicated);
+    json_builder_set_member_name(b, "threads_per_core");
+    json_builder_add_int_value(b, p->threads_per_core);
+    json_builder_set_member_name(b, "hugepage_kib");
+    json_builder_add_int_value(b, (gint64)p->hugepage_kib);
+    if (p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus))
+        add_cpulist(b, "isolated_cpus", p->isolated_cpus);
+    json_builder_end_object(b);
+}
+
+JsonNode *
+vn_placement_to_json(const VnTopology *t, const VnPlacement *p, gboolean with_candidates)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    add_placement(b, t, p);
+    add_reasons(b, p->reasons);
+    if (with_candidates)
+        add_candidates(b, t, p);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+JsonNode *
+vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "error");
+    json_builder_add_string_value(b, error->message);
+    add_reasons(b, reasons);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}

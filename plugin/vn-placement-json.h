@@ -1,0 +1,23 @@
+/* vn-placement-json.h: a placement as JSON, the contract of `vnumactl plan
+ * --json`, the planning API and the tests:
+ *
+ *   {"placement": {"cells": [{"id", "node", "vcpus": "0-3", "cpus": "4-7",
+ *                             "memory_mib"}],
+ *                  "vcpu_pins": ["4-7", ...], "emulator": {"cpus"},
+ *                  "iothreads": [{"id", "cpus"}], "dedicated",
+ *                  "threads_per_core", "hugepage_kib", "isolated_cpus"},
+ *    "reasons": [...],
+ *    "candidates": [...]}           (only with `with_candidates`)
+ *
+ * "node" is the host kernel node number; cpulists are strings.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include "vn-placement.h"
+#include "vn-topology.h"
+
+JsonNode *vn_placement_to_json(const VnTopology *t, const VnPlacement *p,
+                               gboolean with_candidates);
+/* {"error": message, "reasons": [...]} for a request that cannot be placed. */
+JsonNode *vn_plan_error_to_json(const GError *error, GPtrArray *reasons);

@@ -1,0 +1,292 @@
+/* vnumactl-plan.c: `vnumactl plan` and `vnumactl explain`.
+ *
+ * Both plan one VM against a host (live, or any topology source) and its
+ * load, with no side effect.  The VM comes from flags, or from a libvirt
+ * domain XML file whose rewritten form `plan` then prints.
+ */
+#include "vnumactl.h"
+#include "vn-domain.h"
+#include "vn-placement-json.h"
+#include "vn-plan.h"
+#include "vn-size.h"
+#include "vn-cpulist.h"
+
+#include <stdio.h>
+
+typedef struct {
+    gint vcpus;
+    gchar *memory;
+    gchar *hugepages;
+    gboolean dedicated;
+    gchar *smt;
+    gint iothreads;
+    gchar *priority;
+    gint cells;
+    gchar **device_nodes;
+    gint repeat;
+    gboolean json;
+    gboolean force;
+    VnSourceOptions source;
+} PlanOptions;
+
+static void
+plan_options_clear(PlanOptions *o)
+{
+    g_free(o->memory);
+    g_free(o->hugepages);
+    g_free(o->smt);
+    g_free(o->priority);
+    g_strfreev(o->device_nodes);
+    vn_source_options_clear(&o->source);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(PlanOptions, plan_options_clear)
+
+static gboolean
+parse_uint_option(const gchar *flag, const gchar *text, guint max, guint *ret, GError **error)
+{
+    guint64 v;
+
+    if (!g_ascii_string_to_unsigned(text, 10, 0, max, &v, NULL)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s: '%s' is not a whole number from 0 to %u", flag, text, max);
+        return FALSE;
+    }
+    *ret = (guint)v;
+    return TRUE;
+}
+
+/* Flags -> request.  Every bad value names its flag. */
+static VnRequest *
+request_from_options(const PlanOptions *o, GError **error)
+{
+    g_autoptr(VnRequest) r = vn_request_new();
+
+    if (o->vcpus <= 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--vcpus: a positive number is required (got %d)", o->vcpus);
+        return NULL;
+    }
+    r->vcpus = (guint)o->vcpus;
+    if (!o->memory) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--memory: required (a size such as 8G, or MiB)");
+        return NULL;
+    }
+    if (!vn_size_parse_kib(o->memory, &r->memory_kib, error)) {
+        g_prefix_error(error, "--memory: ");
+        return NULL;
+    }
+    if (o->hugepages && !vn_size_parse_kib(o->hugepages, &r->hugepage_kib, error)) {
+        g_prefix_error(error, "--hugepages: ");
+        return NULL;
+    }
+    if (o->hugepages && r->hugepage_kib != 2048 && r->hugepage_kib != 1024 * 1024) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--hugepages: '%s' is not a hugepage size (2M or 1G)", o->hugepages);
+        return NULL;
+    }
+    r->dedicated = o->dedicated;
+    if (o->smt && !vn_smt_policy_from_string(o->smt, &r->smt)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--smt: '%s' is not one of prefer, isolate, require", o->smt);
+        return NULL;
+    }
+    if (o->smt && !o->dedicated) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--smt: only meaningful with --dedicated");
+        return NULL;
+    }
+    if (o->priority && !vn_priority_from_string(o->priority, &r->priority)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--priority: '%s' is not one of high, normal, low", o->priority);
+        return NULL;
+    }
+    if (o->iothreads < 0 || o->iothreads > 256 || o->cells < 0 || o->cells > 256) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--%s: must be from 0 to 256", o->iothreads < 0 || o->iothreads > 256 ? "iothreads" : "cells");
+        return NULL;
+    }
+    r->iothreads = (guint)o->iothreads;
+    r->cells = (guint)o->cells;
+    for (guint i = 0; o->device_nodes && o->device_nodes[i]; i++) {
+        guint node;
+        g_autofree gchar *name = g_strdup_printf("device %u", i + 1);
+        if (!parse_uint_option("--device-node", o->device_nodes[i], 4095, &node, error))
+            return NULL;
+        vn_request_add_device(r, node, 0, name);
+    }
+    return g_steal_pointer(&r);
+}
+
+static GOptionContext *
+plan_context(PlanOptions *o, gboolean explain)
+{
+    const GOptionEntry entries[] = {
+        { "vcpus", 0, 0, G_OPTION_ARG_INT, &o->vcpus, "Guest vCPUs", "N" },
+        { "memory", 0, 0, G_OPTION_ARG_STRING, &o->memory, "Guest memory (K/M/G/T suffix; plain number = MiB)", "SIZE" },
+        { "hugepages", 0, 0, G_OPTION_ARG_STRING, &o->hugepages, "Back memory with hugepages of this size", "2M|1G" },
+        { "dedicated", 0, 0, G_OPTION_ARG_NONE, &o->dedicated, "Pin each vCPU 1:1 to a host CPU nobody else uses", NULL },
+        { "smt", 0, 0, G_OPTION_ARG_STRING, &o->smt, "SMT policy for dedicated VMs (default prefer)", "prefer|isolate|require" },
+        { "iothreads", 0, 0, G_OPTION_ARG_INT, &o->iothreads, "IOThreads to place", "N" },
+        { "priority", 0, 0, G_OPTION_ARG_STRING, &o->priority, "Contention priority (default normal)", "high|normal|low" },
+        { "cells", 0, 0, G_OPTION_ARG_INT, &o->cells, "Fixed guest NUMA cell count (default: vnuma chooses)", "K" },
+        { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes, "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
+        { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat, "Plan N times; print the median time on stderr", "N" },
+        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force, "With DOMAIN.xml: replace hand-written pins and numatune", NULL },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON", NULL },
+        { NULL },
+    };
+    GOptionContext *ctx = vn_cli_context_new(
+        explain ? "Plan a VM and show every candidate node set with its score"
+                : "Plan a VM's placement (no side effect). With DOMAIN.xml, print the rewritten XML",
+        entries, &o->source);
+
+    g_option_context_set_description(ctx, "The VM comes from the flags, or from DOMAIN.xml (flags then override nothing).\n"
+                                          "Exit status: 0 placed, 1 bad input, 2 no placement fits this host now.");
+    return ctx;
+}
+
+static gint
+u64_cmp(gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return (x > y) - (x < y);
+}
+
+/* --repeat: the median of N timed plans, on stderr. */
+static void
+report_repeat(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+              const VnRequest *req, guint n)
+{
+    g_autofree gint64 *us = g_new(gint64, n);
+
+    for (guint i = 0; i < n; i++) {
+        gint64 t0 = g_get_monotonic_time();
+        g_autoptr(VnPlacement) p = vn_plan(t, load, policy, req, NULL, NULL);
+        us[i] = g_get_monotonic_time() - t0;
+    }
+    qsort(us, n, sizeof(gint64), u64_cmp);
+    fprintf(stderr, "plan: median %" G_GINT64_FORMAT " us over %u runs\n", us[n / 2], n);
+}
+
+static void
+print_text(const VnTopology *t, const VnPlacement *p)
+{
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
+        printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n", c->id,
+               c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus, c->memory_kib / 1024);
+    }
+    {
+        g_autofree gchar *emu = vn_cpulist_format(p->emulator_cpus);
+        printf("emulator: %s\n", emu);
+    }
+    for (guint i = 0; i < p->iothreads->len; i++) {
+        const VnIOThreadPin *io = &g_array_index(p->iothreads, VnIOThreadPin, i);
+        g_autofree gchar *cpus = vn_cpulist_format(io->cpus);
+        printf("iothread %u: cell %u, host CPUs %s\n", io->id, io->cell, cpus);
+    }
+    for (guint i = 0; i < p->reasons->len; i++)
+        printf("reason: %s\n", (const gchar *)g_ptr_array_index(p->reasons, i));
+    (void)t;
+}
+
+static void
+print_candidates(const VnTopology *t, const VnPlacement *p)
+{
+    printf("\n%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "rank", "nodes", "feasible", "distance", "device", "load", "note");
+    for (guint i = 0; i < p->candidates->len; i++) {
+        const VnCandidate *c = g_ptr_array_index(p->candidates, i);
+        g_autoptr(GString) nodes = g_string_new(NULL);
+        for (guint n = 0; n < c->nodes->len; n++)
+            g_string_append_printf(nodes, "%s%u", n ? "," : "", t->nodes[g_array_index(c->nodes, guint, n)].os_id);
+        if (c->feasible) {
+            g_autofree gchar *load = g_strdup_printf("%.0f%%", c->load_after * 100.0);
+            printf("%-6u %-16s %-8s %-9u %-7u %-9s %s\n", i + 1, nodes->str, c->chosen ? "chosen" : "yes",
+                   c->internal_distance, c->device_distance, load, c->note ? c->note : "");
+        }
+        else
+            printf("%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "-", nodes->str, "no", "-", "-", "-", c->note ? c->note : "");
+    }
+}
+
+static int
+report_no_fit(const PlanOptions *o, const GError *error, GPtrArray *reasons)
+{
+    if (o->json) {
+        g_autoptr(JsonNode) node = vn_plan_error_to_json(error, reasons);
+        vn_cli_print_json(node);
+    }
+    fprintf(stderr, "%s: %s\n", g_get_prgname(), error->message);
+    if (!o->json)
+        for (guint i = 1; reasons && i < reasons->len; i++)
+            fprintf(stderr, "  %s\n", (const gchar *)g_ptr_array_index(reasons, i));
+    return VN_EXIT_NO_FIT;
+}
+
+static int
+run_plan(int argc, char **argv, gboolean explain)
+{
+    g_auto(PlanOptions) o = { .repeat = 0 };
+    g_autoptr(GOptionContext) ctx = plan_context(&o, explain);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnRequest) req = NULL;
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(GPtrArray) reasons = NULL;
+    g_autofree gchar *xml = NULL;
+    const gchar *domain_path = NULL;
+
+    if (!vn_cli_parse_args(ctx, &argc, &argv, 1, &domain_path))
+        return VN_EXIT_ERROR;
+    if (o.repeat < 0 || o.repeat > 1000000)
+        return vn_cli_fail_printf("--repeat: must be from 1 to 1000000");
+    if (!domain_path && !(req = request_from_options(&o, &error)))
+        return vn_cli_fail(error);
+    if (!vn_source_load(&o.source, &t, &load, &config, &error))
+        return vn_cli_fail(error);
+
+    if (domain_path) {
+        VnDomainWriteOptions wo = { .force = o.force, .memory_mode = config->memory_mode };
+        xml = vn_domain_plan_rewrite(domain_path, t, load, config->policy, o.source.sysroot, &wo,
+                                     &p, &reasons, &error);
+    } else {
+        p = vn_plan(t, load, config->policy, req, &reasons, &error);
+    }
+    if (!p && error && error->domain == VN_PLAN_ERROR && error->code == VN_PLAN_ERROR_NO_FIT)
+        return report_no_fit(&o, error, reasons);
+    if (!p)
+        return vn_cli_fail(error);
+    if (o.repeat > 0 && req)
+        report_repeat(t, load, config->policy, req, (guint)o.repeat);
+
+    if (o.json) {
+        g_autoptr(JsonNode) node = vn_placement_to_json(t, p, explain);
+        if (xml)
+            json_object_set_string_member(json_node_get_object(node), "xml", xml);
+        vn_cli_print_json(node);
+    } else if (xml && !explain) {
+        fputs(xml, stdout);
+    } else {
+        print_text(t, p);
+        if (explain)
+            print_candidates(t, p);
+    }
+    return VN_EXIT_OK;
+}
+
+int
+vn_cmd_plan(int argc, char **argv)
+{
+    return run_plan(argc, argv, FALSE);
+}
+
+int
+vn_cmd_explain(int argc, char **argv)
+{
+    return run_plan(argc, argv, TRUE);
+}
