@@ -3,6 +3,7 @@
 
 #include "vn-config-build.h"
 #include "vn-host-load.h"
+#include "vn-ledger.h"
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 
@@ -88,6 +89,24 @@ measure_busy(const VnSourceOptions *o, gboolean live, const VnTopology *t,
                                     live ? VN_SOURCE_LIVE_INTERVAL_MS : 0, error);
 }
 
+/* The live host's placed VMs: the ledger in the state directory (read
+ * without its lock; writes to it are atomic).  A file topology is another
+ * host, which this ledger does not describe. */
+static gboolean
+add_ledger(gboolean live, const VnConfig *config, const VnTopology *t,
+           VnLoad *load, GError **error)
+{
+    g_autoptr(VnLedger) ledger = NULL;
+
+    if (!live)
+        return TRUE;
+    ledger = vn_ledger_snapshot(config->state_dir, error);
+    if (!ledger)
+        return FALSE;
+    vn_ledger_to_load(ledger, t, config->policy, NULL, load);
+    return TRUE;
+}
+
 gboolean
 vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
                VnLoad **ret_load, VnConfig **ret_config, GError **error)
@@ -102,11 +121,13 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
     t = load_topology(o, &live, error);
     if (!t || !measure_memory(o, t, error))
         return FALSE;
-    if (ret_config && !(config = vn_config_load(o->config_file, t, error)))
+    /* the load needs the policy (overheads) and the state directory */
+    if ((ret_config || ret_load) && !(config = vn_config_load(o->config_file, t, error)))
         return FALSE;
     if (ret_load) {
         load = vn_load_new(t);
-        if (!measure_busy(o, live, t, load, error))
+        if (!measure_busy(o, live, t, load, error) ||
+            !add_ledger(live, config, t, load, error))
             return FALSE;
         if (o->load_file && !vn_load_read_file(o->load_file, t, load, error))
             return FALSE;

@@ -3,6 +3,8 @@
 #include <glib/gstdio.h>
 #include <unistd.h>
 
+#include "vn-cpulist.h"
+#include "vn-ledger.h"
 #include "vn-source.h"
 #include "vn-test-fixture.h"
 
@@ -152,6 +154,67 @@ test_source_errors(void)
     g_assert_null(config);
 }
 
+/* Writes a ledger holding one running 2-vCPU, 1 GiB VM on `t`'s first
+ * node into `state_dir`. */
+static void
+write_ledger(const gchar *state_dir, const VnTopology *t)
+{
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *cpus = vn_cpulist_format(t->nodes[0].cpus);
+    VnLedgerRecord *r = vn_ledger_record_new("2f1d3a52-7c29-4b53-9f07-3f0e3a2f6c11", "vm1");
+
+    r->state = VN_LEDGER_STATE_RUNNING;
+    vn_ledger_record_add_cell(r, 0, t->nodes[0].os_id, 2, cpus, 1024 * 1024);
+    ledger = vn_ledger_open(state_dir, &error);
+    g_assert_no_error(error);
+    vn_ledger_put(ledger, r);
+    g_assert_true(vn_ledger_commit(ledger, &error));
+    g_assert_no_error(error);
+}
+
+/* The live host's load includes the VMs of its ledger; a topology file,
+ * being another host, does not. */
+static void
+test_source_ledger(void)
+{
+    g_autofree gchar *config_file = vn_test_data_path("config", "empty.conf", NULL);
+    g_autofree gchar *xml = vn_test_data_path("hwloc", "64amd64-4p2n4ca2co.xml", NULL);
+    g_autofree gchar *state_dir = g_dir_make_tmp("vnuma-state-XXXXXX", NULL);
+    VnSourceOptions live = { .config_file = config_file };
+    VnSourceOptions file = { .config_file = config_file, .topology_file = xml };
+    g_autoptr(VnTopology) t = NULL, ft = NULL;
+    g_autoptr(VnLoad) load = NULL, fload = NULL;
+    g_autoptr(VnConfig) config = NULL, fconfig = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *ledger_file = g_build_filename(state_dir, "ledger.json", NULL);
+    g_autofree gchar *lock_file = g_build_filename(state_dir, "ledger.lock", NULL);
+
+    g_assert_nonnull(state_dir);
+    g_setenv("VNUMA_STATE_DIR", state_dir, TRUE);
+    g_assert_true(vn_source_load(&live, &t, NULL, NULL, &error));
+    g_assert_no_error(error);
+    write_ledger(state_dir, t);
+    g_clear_pointer(&t, vn_topology_free);
+
+    g_assert_true(vn_source_load(&live, &t, &load, &config, &error));
+    g_assert_no_error(error);
+    g_assert_cmpstr(config->state_dir, ==, state_dir);
+    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 2);
+    g_assert_cmpuint(load->nodes[0].committed_memory_kib, ==,
+                     1024 * 1024 + vn_policy_overhead_kib(config->policy, 1024 * 1024));
+
+    g_assert_true(vn_source_load(&file, &ft, &fload, &fconfig, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(fload->nodes[0].committed_vcpus, ==, 0);
+    g_assert_cmpuint(fload->nodes[0].committed_memory_kib, ==, 0);
+
+    g_unsetenv("VNUMA_STATE_DIR");
+    g_unlink(ledger_file);
+    g_unlink(lock_file);
+    g_rmdir(state_dir);
+}
+
 /* The sample configuration loads, and every documented default, once
  * uncommented, is the default the code uses. */
 static void
@@ -216,6 +279,7 @@ main(int argc, char **argv)
     g_test_add_func("/plugin/source/plain", test_source_plain);
     g_test_add_func("/plugin/source/env-topology", test_source_env_topology);
     g_test_add_func("/plugin/source/errors", test_source_errors);
+    g_test_add_func("/plugin/source/ledger", test_source_ledger);
     g_test_add_func("/plugin/source/sample-config", test_sample_config);
     return g_test_run();
 }
