@@ -1,0 +1,112 @@
+/* vn-hook-phases.c: started, stopped/release and reconnect.
+ *
+ * These phases only move the domain's record: confirm it, drop it, or
+ * re-register it.  They need the domain's key, not a parse of everything,
+ * and stopped/release fall back to the VM name when the XML is unusable so
+ * a reservation is never leaked by a bad input. */
+#include "vn-hook.h"
+#include "vn-ledger-domain.h"
+
+/* The record of this domain: by key, else by VM name. */
+static VnLedgerRecord *find_record(const VnHook *h, VnLedger *l)
+{
+    VnLedgerRecord *r = vn_ledger_lookup(l, vn_hook_key(h));
+    return r ? r : vn_ledger_lookup_name(l, h->vm);
+}
+
+/* The host is needed only for the config (state dir); the domain for its
+ * key.  Neither failing may stop the phase: fall back to env and name. */
+static void load_best_effort(VnHook *h)
+{
+    g_autoptr(GError) err = NULL;
+    if (!vn_hook_load_host(h, &err))
+        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE",
+                         "%s: using defaults: %s", h->vm, err->message);
+    g_clear_error(&err);
+    if (!vn_hook_load_domain(h, &err))
+        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE",
+                         "%s: domain XML unusable, keyed by name: %s", h->vm, err->message);
+}
+
+static gboolean request_apply(VnHook *h, VnLedgerRecord *r, GError **error)
+{
+    g_autofree gchar *vnumactl = vn_hook_find_vnumactl();
+    if (!vnumactl) {
+        vn_hook_decide(h, "running", h->nodes,
+                       "live apply needed but vnumactl was not found");
+        return TRUE;
+    }
+    const gchar *argv[] = { vnumactl, "apply", r->name, NULL };
+    g_autofree gchar *log = g_build_filename(vn_hook_state_dir(h), "apply.log", NULL);
+    if (!vn_hook_spawn_detached(argv, log, error))
+        return FALSE;
+    vn_hook_decide(h, "apply", h->nodes, "live apply started in the background (%s apply %s)",
+                   vnumactl, r->name);
+    return TRUE;
+}
+
+gboolean vn_hook_started(VnHook *h, GError **error)
+{
+    load_best_effort(h);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return FALSE;
+    VnLedgerRecord *r = find_record(h, l);
+    if (!r) {
+        vn_hook_decide(h, "none", NULL, "no reservation");
+        return TRUE;
+    }
+    r->state = VN_LEDGER_STATE_RUNNING;
+    r->time = h->now;
+    h->nodes = vn_ledger_record_nodes_string(r);
+    if (!vn_ledger_commit(l, error))
+        return FALSE;
+    if (r->needs_apply)
+        return request_apply(h, r, error);
+    vn_hook_decide(h, "running", h->nodes, "reservation confirmed");
+    return TRUE;
+}
+
+gboolean vn_hook_release(VnHook *h, GError **error)
+{
+    load_best_effort(h);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return FALSE;
+    VnLedgerRecord *r = find_record(h, l);
+    if (!r) {
+        vn_hook_decide(h, "none", NULL, "no reservation to release");
+        return TRUE;
+    }
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+    vn_ledger_remove(l, r->uuid);
+    if (!vn_ledger_commit(l, error))
+        return FALSE;
+    vn_hook_decide(h, "released", nodes, "domain stopped");
+    return TRUE;
+}
+
+gboolean vn_hook_reconnect(VnHook *h, GError **error)
+{
+    load_best_effort(h);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return FALSE;
+    const VnDomainMetadata *m = h->domain ? h->domain->meta : NULL;
+    VnLedgerRecord *r = find_record(h, l);
+    if (!r && m && m->has_placement) {
+        r = vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+        vn_ledger_put(l, r);
+    }
+    if (!r) {
+        vn_hook_decide(h, "none", NULL, "no placement to re-register");
+        return TRUE;
+    }
+    r->state = VN_LEDGER_STATE_RUNNING;
+    r->time = h->now;
+    h->nodes = vn_ledger_record_nodes_string(r);
+    if (!vn_ledger_commit(l, error))
+        return FALSE;
+    vn_hook_decide(h, "registered", h->nodes, "running domain re-registered after daemon restart");
+    return TRUE;
+}

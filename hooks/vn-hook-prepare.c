@@ -1,0 +1,136 @@
+/* vn-hook-prepare.c: `prepare begin`, the one phase that decides.
+ *
+ * Runs before libvirt's own numad query.  Its output is discarded, so it
+ * can only reserve, veto, or ask for a live apply after start:
+ *   recorded placement fits          -> reserve it
+ *   recorded placement does not fit  -> on_conflict: replan (plan anew
+ *                                       with the same cell count, reserve,
+ *                                       apply live after start) | refuse
+ *                                       (veto) | ignore (reserve as is)
+ *   no placement, managed            -> plan, reserve, apply live
+ *   not managed                      -> nothing
+ * A plan that finds no room is a conflict too: refuse vetoes, the others
+ * let the VM start unplaced.  All of read-plan-write happens under the
+ * ledger lock, so concurrent starts never promise the same room twice. */
+#include "vn-hook.h"
+#include "vn-ledger-domain.h"
+#include "vn-plan.h"
+
+static gboolean is_managed(const VnHook *h)
+{
+    const VnDomainMetadata *m = h->domain->meta;
+    switch (h->config->hook_manage) {
+    case VN_HOOK_MANAGE_ALL:
+        return TRUE;
+    case VN_HOOK_MANAGE_NONE:
+        return FALSE;
+    default:
+        return m && (m->manage || m->has_placement);
+    }
+}
+
+static void refuse(VnHook *h, const gchar *why)
+{
+    vn_hook_decide(h, "refused", NULL, "%s (on_conflict = refuse)", why);
+    h->refusal = g_strdup_printf("vnuma: refusing to start %s: %s", h->vm, why);
+}
+
+static gboolean reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **error)
+{
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+    r->state = VN_LEDGER_STATE_RESERVED;
+    r->time = h->now;
+    vn_ledger_put(l, r);
+    g_free(h->nodes);
+    h->nodes = g_steal_pointer(&nodes);
+    return vn_ledger_commit(l, error);
+}
+
+/* Plans against everyone else's load; `cells` 0 lets the core choose. */
+static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, guint cells,
+                     const gchar *why, GError **error)
+{
+    g_autoptr(VnRequest) req = vn_domain_to_request(h->domain, NULL, error);
+    if (!req)
+        return FALSE;
+    if (cells)
+        req->cells = cells;
+    g_autoptr(GPtrArray) reasons = NULL;
+    g_autoptr(GError) plan_error = NULL;
+    g_autoptr(VnPlacement) p = vn_plan(h->t, load, h->config->policy, req,
+                                       &reasons, &plan_error);
+    if (!p) {
+        if (!g_error_matches(plan_error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT)) {
+            g_propagate_error(error, g_steal_pointer(&plan_error));
+            return FALSE;
+        }
+        g_autofree gchar *short_of = g_strdup_printf("%s; no placement fits now: %s",
+                                                     why, plan_error->message);
+        if (h->config->hook_on_conflict == VN_HOOK_CONFLICT_REFUSE)
+            refuse(h, short_of);
+        else
+            vn_hook_decide(h, "unplaced", NULL, "%s; started without placement", short_of);
+        return TRUE;
+    }
+    VnLedgerRecord *r = vn_ledger_record_from_placement(h->domain->uuid, h->domain->name,
+                                                        p, req);
+    r->needs_apply = TRUE;
+    if (!reserve(h, l, r, error))
+        return FALSE;
+    vn_hook_decide(h, "planned", h->nodes, "%s; planned, live apply after start", why);
+    return TRUE;
+}
+
+static gboolean recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **error)
+{
+    const VnDomainMetadata *m = h->domain->meta;
+    g_autoptr(VnLedgerRecord) r =
+        vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+    g_autofree gchar *why = NULL;
+    if (vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
+        if (!reserve(h, l, g_steal_pointer(&r), error))
+            return FALSE;
+        vn_hook_decide(h, "reserved", h->nodes, "recorded placement fits");
+        return TRUE;
+    }
+    g_autofree gchar *conflict = g_strdup_printf("recorded placement no longer fits: %s", why);
+    switch (h->config->hook_on_conflict) {
+    case VN_HOOK_CONFLICT_REFUSE:
+        refuse(h, conflict);
+        return TRUE;
+    case VN_HOOK_CONFLICT_IGNORE:
+        if (!reserve(h, l, g_steal_pointer(&r), error))
+            return FALSE;
+        vn_hook_decide(h, "reserved", h->nodes, "%s; kept as recorded (on_conflict = ignore)",
+                       conflict);
+        return TRUE;
+    default:
+        return plan(h, l, load, m->cells ? m->cells->len : 0, conflict, error);
+    }
+}
+
+gboolean vn_hook_prepare(VnHook *h, GError **error)
+{
+    /* config first: `strict` must be known even when the XML is bad */
+    if (!vn_hook_load_host(h, error) || !vn_hook_load_domain(h, error))
+        return FALSE;
+    if (!is_managed(h)) {
+        vn_hook_decide(h, "skipped", NULL, "not managed by vnuma (manage = %s)",
+                       vn_hook_manage_to_string(h->config->hook_manage));
+        return TRUE;
+    }
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return FALSE;
+    g_autoptr(VnLoad) load = vn_load_new(h->t);
+    vn_ledger_to_load(l, h->t, h->config->policy, vn_hook_key(h), load);
+    /* A record of an earlier run of this domain is stale: drop it, and
+     * make that stick even when no new reservation is written. */
+    gboolean stale = vn_ledger_remove(l, vn_hook_key(h));
+    gboolean ok = h->domain->meta && h->domain->meta->has_placement
+                  ? recorded(h, l, load, error)
+                  : plan(h, l, load, 0, "no recorded placement", error);
+    if (ok && stale && !h->nodes)
+        return vn_ledger_commit(l, error);
+    return ok;
+}

@@ -1,0 +1,462 @@
+/* test-hook.c: the built vnuma-hook driven exactly as libvirt runs it
+ * (argv <vm> <op> <sub-op> -, domain XML on stdin, minimal environment),
+ * on fixture domains (tests/data/hook) and the 4-node hagrid topology. */
+#include <sys/wait.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include "vn-ledger.h"
+#include "vn-topology-source.h"
+
+typedef struct {
+    gchar *state_dir;
+    gchar *run_dir;
+    gchar *config;      /* NULL: empty.conf */
+    gchar *vnumactl;    /* NULL: none */
+} Fixture;
+
+static gchar *data_path(const gchar *name)
+{
+    return g_build_filename(g_getenv("VN_TEST_DATA"), name, NULL);
+}
+
+static gchar *hook_path(void)
+{
+    return g_build_filename(g_getenv("VN_BUILD_ROOT"), "hooks", "vnuma-hook", NULL);
+}
+
+static void fixture_set_up(Fixture *f, gconstpointer data)
+{
+    f->state_dir = g_dir_make_tmp("vn-hook-state-XXXXXX", NULL);
+    f->run_dir = g_dir_make_tmp("vn-hook-run-XXXXXX", NULL);
+    g_assert_nonnull(f->state_dir);
+    g_assert_nonnull(f->run_dir);
+}
+
+static void remove_tree(const gchar *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *p = g_build_filename(dir, name, NULL);
+        g_unlink(p);
+    }
+    g_rmdir(dir);
+}
+
+static void fixture_tear_down(Fixture *f, gconstpointer data)
+{
+    remove_tree(f->state_dir);
+    remove_tree(f->run_dir);
+    g_free(f->state_dir);
+    g_free(f->run_dir);
+    g_free(f->config);
+    g_free(f->vnumactl);
+}
+
+typedef struct {
+    gint status;       /* exit status */
+    gchar *out;
+    gchar *err;
+    gdouble seconds;
+} Run;
+
+static void run_clear(Run *r)
+{
+    g_free(r->out);
+    g_free(r->err);
+}
+
+static GSubprocessLauncher *launcher(const Fixture *f)
+{
+    g_autofree gchar *topo = data_path("hwloc/hagrid.xml");
+    g_autofree gchar *conf = f->config ? g_strdup(f->config) : data_path("config/empty.conf");
+    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                       G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                       G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    const gchar *env[] = { NULL };
+    g_subprocess_launcher_set_environ(l, (gchar **)env);
+    g_subprocess_launcher_setenv(l, "PATH", "/usr/sbin:/usr/bin:/sbin:/bin", TRUE);
+    g_subprocess_launcher_setenv(l, "LC_ALL", "C", TRUE);
+    g_subprocess_launcher_setenv(l, "G_DEBUG", "fatal-warnings", TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_STATE_DIR", f->state_dir, TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_LIBVIRT_RUN_DIR", f->run_dir, TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_TOPOLOGY", topo, TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_CONFIG", conf, TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_VNUMACTL",
+                                 f->vnumactl ? f->vnumactl : "/nonexistent", TRUE);
+    return l;
+}
+
+/* Runs the hook with `xml` on stdin; waits for exit AND for EOF on its
+ * stdout/stderr, as libvirt does. */
+static void run_hook_xml(const Fixture *f, const gchar *vm, const gchar *op,
+                         const gchar *sub_op, const gchar *xml, Run *r)
+{
+    g_autoptr(GSubprocessLauncher) l = launcher(f);
+    g_autofree gchar *hook = hook_path();
+    g_autoptr(GError) err = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    g_autoptr(GSubprocess) p = g_subprocess_launcher_spawn(l, &err, hook, vm, op, sub_op,
+                                                           "-", NULL);
+    g_assert_no_error(err);
+    g_subprocess_communicate_utf8(p, xml, NULL, &r->out, &r->err, &err);
+    g_assert_no_error(err);
+    g_subprocess_wait(p, NULL, &err);
+    r->seconds = (g_get_monotonic_time() - t0) / 1e6;
+    g_assert_true(g_subprocess_get_if_exited(p));
+    r->status = g_subprocess_get_exit_status(p);
+}
+
+static void run_hook(const Fixture *f, const gchar *vm, const gchar *op,
+                     const gchar *sub_op, const gchar *fixture, Run *r)
+{
+    g_autofree gchar *name = g_strdup_printf("hook/%s.xml", fixture);
+    g_autofree gchar *path = data_path(name);
+    g_autofree gchar *xml = NULL;
+    g_assert_true(g_file_get_contents(path, &xml, NULL, NULL));
+    run_hook_xml(f, vm, op, sub_op, xml, r);
+}
+
+/* Runs and expects a silent exit 0. */
+static void hook_ok(const Fixture *f, const gchar *vm, const gchar *op,
+                    const gchar *sub_op, const gchar *fixture)
+{
+    Run r = { 0 };
+    run_hook(f, vm, op, sub_op, fixture, &r);
+    if (r.status != 0 || *r.out || *r.err)
+        g_error("hook %s %s %s: status %d, stdout \"%s\", stderr \"%s\"", vm, op, sub_op,
+                r.status, r.out, r.err);
+    run_clear(&r);
+}
+
+static VnLedger *snapshot(const Fixture *f)
+{
+    g_autoptr(GError) err = NULL;
+    VnLedger *l = vn_ledger_snapshot(f->state_dir, &err);
+    g_assert_no_error(err);
+    return l;
+}
+
+static void mark_running(const Fixture *f, const gchar *vm)
+{
+    g_autofree gchar *file = g_strconcat(vm, ".xml", NULL);
+    g_autofree gchar *path = g_build_filename(f->run_dir, file, NULL);
+    g_assert_true(g_file_set_contents(path, "<domstatus/>", -1, NULL));
+}
+
+static gchar *read_state_file(const Fixture *f, const gchar *name)
+{
+    g_autofree gchar *path = g_build_filename(f->state_dir, name, NULL);
+    gchar *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return g_strdup("");
+    return text;
+}
+
+static void test_prepare_recorded(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
+    VnLedgerRecord *r = vn_ledger_lookup(l, "11111111-0000-4000-8000-000000000001");
+    g_assert_nonnull(r);
+    g_assert_cmpstr(r->name, ==, "vm-placed");
+    g_assert_cmpint(r->state, ==, VN_LEDGER_STATE_RESERVED);
+    g_assert_false(r->needs_apply);
+    VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, 0);
+    g_assert_cmpuint(c->node_os_id, ==, 1);
+    g_assert_cmpstr(c->cpus, ==, "2-3");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "\"decision\":\"reserved\""));
+}
+
+static void test_prepare_managed(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-managed");
+    g_assert_nonnull(r);
+    g_assert_true(r->needs_apply);
+    g_assert_cmpuint(vn_ledger_record_memory_kib(r), ==, 1048576);
+    g_assert_cmpuint(vn_ledger_record_vcpus(r), ==, 2);
+}
+
+static void test_prepare_unmanaged(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+
+    g_free(f->config);
+    f->config = data_path("hook/manage-all.conf");
+    hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    g_assert_nonnull(vn_ledger_lookup_name(l, "vm-unmanaged"));
+}
+
+static void test_release(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    hook_ok(f, "vm-placed", "start", "begin", "placed");
+    mark_running(f, "vm-placed");
+    hook_ok(f, "vm-placed", "started", "begin", "placed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpint(vn_ledger_lookup_name(l, "vm-placed")->state, ==, VN_LEDGER_STATE_RUNNING);
+    hook_ok(f, "vm-placed", "stopped", "end", "placed");
+    hook_ok(f, "vm-placed", "release", "end", "placed");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    g_assert_null(vn_ledger_lookup_name(l, "vm-placed"));
+    g_assert_nonnull(vn_ledger_lookup_name(l, "vm-managed"));
+    /* A broken XML at release still frees by name. */
+    hook_ok(f, "vm-managed", "release", "end", "malformed");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+}
+
+/* started with needs_apply: the helper runs detached, the hook returns
+ * (stdout/stderr at EOF) long before the helper ends. */
+static void test_started_apply(Fixture *f, gconstpointer data)
+{
+    f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
+    g_autofree gchar *done = g_build_filename(f->state_dir, "apply-done", NULL);
+    g_autofree gchar *script = g_strdup_printf(
+        "#!/bin/sh\necho \"helper $*\"\nsleep 2\ntouch '%s'\n", done);
+    g_assert_true(g_file_set_contents(f->vnumactl, script, -1, NULL));
+    g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
+
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    mark_running(f, "vm-managed");
+    Run r = { 0 };
+    run_hook(f, "vm-managed", "started", "begin", "managed", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpfloat(r.seconds, <, 1.5);
+    g_assert_false(g_file_test(done, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    for (guint i = 0; i < 100 && !g_file_test(done, G_FILE_TEST_EXISTS); i++)
+        g_usleep(50000);
+    g_assert_true(g_file_test(done, G_FILE_TEST_EXISTS));
+    g_autofree gchar *log = read_state_file(f, "apply.log");
+    g_assert_cmpstr(log, ==, "helper apply vm-managed\n");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpint(vn_ledger_lookup_name(l, "vm-managed")->state, ==, VN_LEDGER_STATE_RUNNING);
+}
+
+static void test_fail_open(Fixture *f, gconstpointer data)
+{
+    Run r = { 0 };
+    run_hook(f, "vm-broken", "prepare", "begin", "malformed", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.err, ==, "");
+    g_assert_cmpfloat(r.seconds, <, 2.0);
+    run_clear(&r);
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "\"decision\":\"error\""));
+
+    static const gchar *const phases[][2] = {
+        { "frobnicate", "begin" }, { "prepare", "end" }, { "attach", "begin" }, { "", "" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(phases); i++) {
+        run_hook(f, "vm-placed", phases[i][0], phases[i][1], "placed", &r);
+        g_assert_cmpint(r.status, ==, 0);
+        g_assert_cmpstr(r.out, ==, "");
+        g_assert_cmpstr(r.err, ==, "");
+        run_clear(&r);
+    }
+    /* Empty stdin and a start phase are harmless too. */
+    run_hook_xml(f, "vm-x", "prepare", "begin", "", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    run_clear(&r);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+}
+
+static void assert_one_line(const gchar *text, const gchar *prefix)
+{
+    if (!g_str_has_prefix(text, prefix))
+        g_error("\"%s\" does not start with \"%s\"", text, prefix);
+    g_assert_true(g_str_has_suffix(text, "\n"));
+    g_assert_true(strchr(text, '\n') == text + strlen(text) - 1);   /* one line */
+}
+
+static void test_refuse(Fixture *f, gconstpointer data)
+{
+    f->config = data_path("hook/refuse.conf");
+    Run r = { 0 };
+    run_hook(f, "vm-gone", "prepare", "begin", "gone-node", &r);
+    g_assert_cmpint(r.status, ==, 1);
+    assert_one_line(r.err, "vnuma: refusing to start vm-gone: recorded placement no longer fits");
+    g_assert_nonnull(strstr(r.err, "node 9 does not exist"));
+    g_assert_cmpstr(r.out, ==, "");
+    run_clear(&r);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+}
+
+static void test_replan_and_ignore(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-gone", "prepare", "begin", "gone-node");    /* default: replan */
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-gone");
+    g_assert_true(r->needs_apply);
+    g_assert_cmpuint(r->cells->len, ==, 1);                    /* same cell count */
+    g_assert_cmpuint(g_array_index(r->cells, VnLedgerCell, 0).node_os_id, !=, 9);
+
+    f->config = data_path("hook/ignore.conf");
+    hook_ok(f, "vm-gone", "prepare", "begin", "gone-node");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    r = vn_ledger_lookup_name(l, "vm-gone");
+    g_assert_false(r->needs_apply);
+    g_assert_cmpuint(g_array_index(r->cells, VnLedgerCell, 0).node_os_id, ==, 9);
+}
+
+static void test_strict(Fixture *f, gconstpointer data)
+{
+    f->config = data_path("hook/strict.conf");
+    Run r = { 0 };
+    run_hook(f, "vm-broken", "prepare", "begin", "malformed", &r);
+    g_assert_cmpint(r.status, ==, 1);
+    assert_one_line(r.err, "vnuma: cannot check the placement of vm-broken:");
+    run_clear(&r);
+    /* strict never turns the other phases into failures */
+    hook_ok(f, "vm-broken", "release", "end", "malformed");
+    hook_ok(f, "vm-broken", "reconnect", "begin", "malformed");
+}
+
+static void test_reconnect(Fixture *f, gconstpointer data)
+{
+    mark_running(f, "vm-placed");
+    hook_ok(f, "vm-placed", "reconnect", "begin", "placed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-placed");
+    g_assert_nonnull(r);
+    g_assert_cmpint(r->state, ==, VN_LEDGER_STATE_RUNNING);
+    hook_ok(f, "vm-unmanaged", "reconnect", "begin", "unmanaged");
+    hook_ok(f, "vm-broken", "reconnect", "begin", "malformed");
+}
+
+/* No ledger: the first hook rebuilds it from the status XML of running
+ * domains, and the running VM's node counts against the new one. */
+static void test_rebuild(Fixture *f, gconstpointer data)
+{
+    g_autofree gchar *src = data_path("hook/run/vm-status.xml");
+    g_autofree gchar *dst = g_build_filename(f->run_dir, "vm-status.xml", NULL);
+    g_autofree gchar *text = NULL;
+    g_assert_true(g_file_get_contents(src, &text, NULL, NULL));
+    g_assert_true(g_file_set_contents(dst, text, -1, NULL));
+    hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-status");
+    g_assert_nonnull(r);
+    g_assert_cmpint(r->state, ==, VN_LEDGER_STATE_RUNNING);
+    g_assert_cmpuint(g_array_index(r->cells, VnLedgerCell, 0).node_os_id, ==, 3);
+    g_assert_nonnull(vn_ledger_lookup_name(l, "vm-placed"));
+    /* Once the domain's status file is gone, its record is reclaimed. */
+    g_unlink(dst);
+    hook_ok(f, "vm-placed", "started", "begin", "placed");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    g_assert_null(vn_ledger_lookup_name(l, "vm-status"));
+}
+
+static void test_corrupt_ledger(Fixture *f, gconstpointer data)
+{
+    g_autofree gchar *path = g_build_filename(f->state_dir, "ledger.json", NULL);
+    g_assert_true(g_file_set_contents(path, "{\"garbage", -1, NULL));
+    hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_nonnull(vn_ledger_lookup_name(l, "vm-placed"));
+}
+
+static void test_filters(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-placed", "migrate", "begin", "placed");
+    hook_ok(f, "vm-placed", "restore", "begin", "placed");
+}
+
+/* 50 hook processes planning managed VMs at once never overbook a node. */
+static void test_concurrent_prepares(Fixture *f, gconstpointer data)
+{
+    enum { N = 50 };
+    g_autofree gchar *hook = hook_path();
+    g_autofree gchar *tmpl = NULL;
+    g_autofree gchar *tmpl_path = data_path("hook/managed.xml");
+    g_assert_true(g_file_get_contents(tmpl_path, &tmpl, NULL, NULL));
+    GSubprocess *procs[N];
+    for (guint i = 0; i < N; i++) {
+        g_autofree gchar *name = g_strdup_printf("vm-%02u", i);
+        g_autofree gchar *uuid = g_strdup_printf("22222222-0000-4000-8000-0000000000%02u", i);
+        g_autoptr(GString) xml = g_string_new(tmpl);
+        g_string_replace(xml, "vm-managed", name, 0);
+        g_string_replace(xml, "11111111-0000-4000-8000-000000000003", uuid, 0);
+        g_string_replace(xml, "1048576", "2097152", 0);   /* 2 GiB */
+        g_autofree gchar *file = g_strdup_printf("in-%02u.xml", i);
+        g_autofree gchar *in = g_build_filename(f->run_dir, file, NULL);
+        g_assert_true(g_file_set_contents(in, xml->str, -1, NULL));
+        g_autoptr(GSubprocessLauncher) l = launcher(f);
+        g_subprocess_launcher_set_flags(l, G_SUBPROCESS_FLAGS_NONE);
+        g_subprocess_launcher_set_stdin_file_path(l, in);
+        procs[i] = g_subprocess_launcher_spawn(l, NULL, hook, name, "prepare", "begin",
+                                               "-", NULL);
+        g_assert_nonnull(procs[i]);
+    }
+    for (guint i = 0; i < N; i++) {
+        g_assert_true(g_subprocess_wait(procs[i], NULL, NULL));
+        g_assert_cmpint(g_subprocess_get_exit_status(procs[i]), ==, 0);
+        g_object_unref(procs[i]);
+    }
+    g_autofree gchar *topo_path = data_path("hwloc/hagrid.xml");
+    g_autoptr(VnTopology) t = vn_topology_load_hwloc_xml(topo_path, NULL);
+    g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    vn_ledger_to_load(l, t, pol, NULL, load);
+    guint placed = vn_ledger_records(l)->len;
+    g_assert_cmpuint(placed, >=, 6);       /* 3 nodes with CPUs x 8 GiB */
+    g_assert_cmpuint(placed, <, N);
+    g_assert_cmpuint(vn_ledger_generation(l), ==, placed);
+    for (guint i = 0; i < t->n_nodes; i++) {
+        guint64 usable = t->nodes[i].mem_total_kib -
+                         t->nodes[i].mem_total_kib / 100 * pol->headroom_percent;
+        g_assert_cmpuint(load->nodes[i].committed_memory_kib, <=, usable);
+    }
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_auto(GStrv) lines = g_strsplit(history, "\n", -1);
+    guint planned = 0;
+    for (guint i = 0; lines[i]; i++)
+        planned += strstr(lines[i], "\"decision\":\"planned\"") != NULL;
+    g_assert_cmpuint(planned, ==, placed);
+    g_assert_cmpuint(g_strv_length(lines), ==, N + 1);
+}
+
+#define ADD(path, fn) \
+    g_test_add(path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_autofree gchar *hook = hook_path();
+    if (!g_file_test(hook, G_FILE_TEST_IS_EXECUTABLE)) {
+        g_printerr("no hook binary at %s\n", hook);
+        return 77;
+    }
+    ADD("/hook/prepare/recorded", test_prepare_recorded);
+    ADD("/hook/prepare/managed", test_prepare_managed);
+    ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
+    ADD("/hook/prepare/refuse", test_refuse);
+    ADD("/hook/prepare/replan-ignore", test_replan_and_ignore);
+    ADD("/hook/prepare/strict", test_strict);
+    ADD("/hook/prepare/concurrent", test_concurrent_prepares);
+    ADD("/hook/release", test_release);
+    ADD("/hook/started/apply-detached", test_started_apply);
+    ADD("/hook/fail-open", test_fail_open);
+    ADD("/hook/reconnect", test_reconnect);
+    ADD("/hook/ledger/rebuild", test_rebuild);
+    ADD("/hook/ledger/corrupt", test_corrupt_ledger);
+    ADD("/hook/filters", test_filters);
+    return g_test_run();
+}
