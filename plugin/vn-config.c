@@ -380,12 +380,13 @@ vn_config_load(const gchar *path, const VnTopology *t, GError **error)
     const gchar *env = g_getenv("VNUMA_CONFIG");
     gboolean named = path || (env && *env);
     const gchar *file = path ? path : named ? env : VNUMA_DEFAULT_CONFIG;
-    g_autoptr(VnConfig) c = vn_config_new_default(t);
+    g_autoptr(VnConfig) c = NULL;
     g_autoptr(GKeyFile) kf = NULL;
     gboolean missing;
 
     g_return_val_if_fail(t != NULL, NULL);
 
+    c = vn_config_new_default(t);
     kf = open_key_file(file, named, &missing, error);
     if (!kf)
         return missing ? g_steal_pointer(&c) : NULL;
