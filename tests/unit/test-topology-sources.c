@@ -443,6 +443,53 @@ test_hwloc_error_line(void)
     rm_rf(dir);
 }
 
+/* hagrid.xml with a NUMALatency matrix added before </topology>. */
+static VnTopology *
+load_hagrid_with(const gchar *dir, const gchar *distances, GError **error)
+{
+    g_autofree gchar *good = data_path("hwloc", "hagrid.xml", NULL);
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *edited = NULL;
+    g_autofree gchar *path = NULL;
+    gchar *end;
+
+    g_assert_true(g_file_get_contents(good, &text, NULL, NULL));
+    end = strstr(text, "</topology>");
+    g_assert_nonnull(end);
+    *end = '\0';
+    edited = g_strconcat(text, distances, "\n</topology>\n", NULL);
+    path = write_temp(dir, "hagrid-edited.xml", edited, -1);
+    return vn_topology_load_hwloc_xml(path, error);
+}
+
+static void
+test_hwloc_distance_edge_cases(void)
+{
+    g_autofree gchar *dir = g_dir_make_tmp("vn-topo-XXXXXX", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GError) error2 = NULL;
+    g_autoptr(VnTopology) partial = NULL;
+    g_autoptr(VnTopology) bad = NULL;
+
+    /* A matrix over 2 of the 4 nodes is not used: distances assumed. */
+    partial = load_hagrid_with(dir, "<distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" "
+                               "name=\"NUMALatency\" indexing=\"os\"><indexes length=\"4\">0 1 "
+                               "</indexes><u64values length=\"12\">10 20 20 10 </u64values>"
+                               "</distances2>", &error);
+    g_assert_no_error(error);
+    assert_assumed_distances(partial);
+    g_assert_nonnull(strstr(partial->source, "covers 2 of 4 nodes"));
+    /* A remote distance below the local one is not a SLIT matrix. */
+    bad = load_hagrid_with(dir, "<distances2 type=\"NUMANode\" nbobjs=\"4\" kind=\"5\" "
+                           "name=\"NUMALatency\" indexing=\"os\"><indexes length=\"8\">0 1 2 3 "
+                           "</indexes><u64values length=\"46\">10 5 20 20 5 10 20 20 20 20 10 20 "
+                           "20 20 20 10 </u64values></distances2>", &error2);
+    g_assert_null(bad);
+    assert_error_names(error2, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "hagrid-edited.xml",
+                       "distance from node 0 to node 1 is 5");
+    rm_rf(dir);
+}
+
 /* ---- synthetic ---------------------------------------------------------- */
 
 static void
@@ -950,6 +997,7 @@ main(int argc, char **argv)
     g_test_add_func("/topology/hwloc-xml/quiet", test_hwloc_quiet);
     g_test_add_func("/topology/hwloc-xml/errors", test_hwloc_errors);
     g_test_add_func("/topology/hwloc-xml/error-line", test_hwloc_error_line);
+    g_test_add_func("/topology/hwloc-xml/distance-edge-cases", test_hwloc_distance_edge_cases);
     g_test_add_func("/topology/synthetic/pack2-numa2-core8-pu2", test_synthetic);
     g_test_add_func("/topology/synthetic/invalid", test_synthetic_invalid);
     g_test_add_func("/topology/capabilities/caps-qemu-kvm", test_caps_qemu_kvm);
