@@ -51,8 +51,8 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
         const VnDevice *dev = &g_array_index(r->devices, VnDevice, d);
         if (vn_topology_node_by_os_id(t, dev->node_os_id) < 0) {
             g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                        "device %s is on node %u, which this host does not have",
-                        dev->name ? dev->name : "(unnamed)", dev->node_os_id);
+                        "%s is on node %u, which this host does not have",
+                        dev->name ? dev->name : "a device", dev->node_os_id);
             return FALSE;
         }
     }
@@ -108,8 +108,15 @@ no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
     g_ptr_array_add(r, g_strdup_printf("request: %u %svCPUs, %s%s", c->req->vcpus,
                                        c->req->dedicated ? "dedicated " : "", mem,
                                        c->req->hugepage_kib ? " in hugepages" : ""));
-    for (guint i = 0; i < c->n && shown < 64; i++, shown++)
-        g_ptr_array_add(r, vn_plan_node_shortfall(c, i));
+    /* in kernel node order, as people read them */
+    for (guint os = 0, i = 0; shown < MIN(c->n, 64) && os <= G_MAXUINT16; os++) {
+        gint node = vn_topology_node_by_os_id(c->t, os);
+        (void)i;
+        if (node < 0)
+            continue;
+        g_ptr_array_add(r, vn_plan_node_shortfall(c, (guint)node));
+        shown++;
+    }
     if (c->n > shown)
         g_ptr_array_add(r, g_strdup_printf("... and %u more nodes", c->n - shown));
     return r;
@@ -156,6 +163,9 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacemen
         if (cand->nodes->len == 1 && !c->n_dev)
             vn_placement_add_reason(p, "not node %s: load after placement %.0f%%", alt,
                                     cand->load_after * 100.0);
+        else if (cand->nodes->len == 1)
+            vn_placement_add_reason(p, "not node %s: device distance %u, load after %.0f%%", alt,
+                                    cand->device_distance, cand->load_after * 100.0);
         else
             vn_placement_add_reason(p, "not nodes %s: internal distance %u, device distance %u, load after %.0f%%",
                                     alt, cand->internal_distance, cand->device_distance,

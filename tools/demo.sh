@@ -25,3 +25,23 @@ section "This host: vnumactl topology"
 
 section "A real 8-node host (Dell R815, 4x Opteron 6272): vnumactl topology --topology $(basename "$fixture")"
 "$vnumactl" topology --topology "$fixture"
+
+# 3. Placing example VMs: what vnuma would do, with its reasons.
+plan() {
+    desc=$1
+    shift
+    section "$desc: vnumactl explain $*"
+    "$vnumactl" explain "$@" || true
+}
+
+plan "This host: a 2-vCPU, 1 GiB VM" --vcpus 2 --memory 1G
+plan "R815: a 2-vCPU web VM" --topology "$fixture" --vcpus 2 --memory 4G
+plan "R815: a 12-vCPU database VM larger than one 16 GiB node" \
+    --topology "$fixture" --vcpus 12 --memory 24G
+plan "R815: the same VM with the host already busy (load file)" \
+    --topology "$fixture" --load "$root/tests/data/load/busy-8node.json" --vcpus 12 --memory 24G
+plan "R815: 8 dedicated vCPUs, whole cores only" \
+    --topology "$fixture" --vcpus 8 --memory 8G --dedicated --smt require
+plan "R815: a VM with 2 IOThreads and a NIC on node 5" \
+    --topology "$fixture" --vcpus 4 --memory 8G --iothreads 2 --device-node 5
+plan "R815: a VM that fits nowhere" --topology "$fixture" --vcpus 8 --memory 200G
