@@ -3,15 +3,17 @@
  *
  * Guest cells are guest ABI.  Cells already in the domain whose count and
  * per-cell vCPU counts match the placement are kept as they are (cpus,
- * memory, memAccess, discard, caches); only their <distances> are written,
- * and a user's own <distances> are kept when vnuma never recorded a
- * placement.  Otherwise the cells are replaced by the placement's.
+ * memory, memAccess, discard, caches); only their <distances> are written.
+ * <distances> are replaced only when they are exactly what vnuma wrote for
+ * the recorded placement; anyone else's stay.  Otherwise the cells are
+ * replaced by the placement's.
  *
  * The guest topology is sockets = cells, dies = 1, threads = the
  * placement's threads per core, so every cell is whole sockets; when the
- * vCPUs do not divide evenly it falls back to one socket.  A topology the
- * user wrote is kept when it has exactly the vCPU count and its
- * sockets*dies split evenly into the cells.  No `clusters` (libvirt 9.0).
+ * vCPUs do not divide evenly it falls back to one socket.  A topology
+ * already there is kept when it has exactly the vCPU count and its
+ * sockets*dies split evenly into the cells (and, for SMT guests, the
+ * same threads); a topology is never removed.  No `clusters` (libvirt 9.0).
  */
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
@@ -78,7 +80,7 @@ guest_topology(const VnDomain *d, const VnDomainWriteCtx *c, guint ret[4])
 }
 
 static gboolean
-user_topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
+topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
 {
     static const gchar *const names[] = { "sockets", "dies", "cores", "threads" };
     guint64 v[4] = { 1, 1, 1, 1 }, total = 1;
@@ -94,20 +96,16 @@ user_topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
 }
 
 static void
-write_topology(xmlNode *cpu, const VnDomain *d, const VnDomainWriteCtx *c, gboolean owned)
+write_topology(xmlNode *cpu, const VnDomain *d, const VnDomainWriteCtx *c)
 {
     static const gchar *const names[] = { "sockets", "dies", "cores", "threads" };
     xmlNode *topo = vn_xml_child(cpu, "topology");
-    gboolean wanted = c->write_numa || c->p->threads_per_core > 1;
     guint v[4];
 
-    if (topo && !owned && (!wanted || user_topology_fits(topo, d, c)))
+    /* Any topology that fits is kept, so rewriting is stable; none is
+     * removed (a topology alone is always valid guest ABI). */
+    if (!(c->write_numa || c->p->threads_per_core > 1) || (topo && topology_fits(topo, d, c)))
         return;
-    if (!wanted) {
-        if (topo)
-            vn_xml_remove(topo);
-        return;
-    }
     if (!topo) {
         xmlNode *anchor = vn_domain_anchor(cpu, (const gchar *const[]){ "model", "vendor", NULL });
         topo = xmlNewDocNode(cpu->doc, NULL, BAD_CAST "topology", NULL);
@@ -137,15 +135,43 @@ write_distances(xmlNode *cell, guint i, const VnDomainWriteCtx *c)
     }
 }
 
+/* Whether `dist` of guest cell `i` is exactly what vnuma wrote for the
+ * recorded placement (so it is vnuma's to replace). */
+static gboolean
+distances_recorded(xmlNode *dist, guint i, const VnDomain *d, const VnDomainWriteCtx *c)
+{
+    g_autoptr(GPtrArray) sib = vn_xml_children(dist, "sibling");
+    const VnDomainMetadata *m = d->meta;
+    gint from;
+
+    if (!m || !m->has_placement || m->cells->len != c->n_cells || sib->len != c->n_cells)
+        return FALSE;
+    from = vn_topology_node_by_os_id(c->t, g_array_index(m->cells, VnDomainMetaCell, i).node_os_id);
+    for (guint j = 0; j < sib->len; j++) {
+        const VnDomainMetaCell *to = &g_array_index(m->cells, VnDomainMetaCell, j);
+        gint node = vn_topology_node_by_os_id(c->t, to->node_os_id);
+        g_autofree gchar *id = vn_xml_prop(sib->pdata[j], "id");
+        g_autofree gchar *value = vn_xml_prop(sib->pdata[j], "value");
+        g_autofree gchar *want_id = g_strdup_printf("%u", to->id);
+        g_autofree gchar *want = NULL;
+        if (from < 0 || node < 0)
+            return FALSE;
+        want = g_strdup_printf("%u", vn_topology_distance(c->t, (guint)from, (guint)node));
+        if (g_strcmp0(id, want_id) != 0 || g_strcmp0(value, want) != 0)
+            return FALSE;
+    }
+    return TRUE;
+}
+
 static void
-update_kept_cells(xmlNode *numa, const VnDomainWriteCtx *c, gboolean owned)
+update_kept_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
 {
     g_autoptr(GPtrArray) cells = vn_xml_children(numa, "cell");
 
     for (guint i = 0; i < cells->len; i++) {
         xmlNode *dist = vn_xml_child(cells->pdata[i], "distances");
-        if (dist && !owned)
-            continue;
+        if (dist && !distances_recorded(dist, i, d, c))
+            continue;   /* the user's own distances */
         if (dist)
             vn_xml_remove(dist);
         if (c->n_cells > 1)
@@ -178,7 +204,6 @@ void
 vn_domain_write_cpu_numa(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx *c)
 {
     static const gchar *const after[] = { "features", "os", "vcpus", "vcpu", NULL };
-    gboolean owned = d->meta && d->meta->has_placement;
     xmlNode *cpu = vn_xml_child(root, "cpu");
     xmlNode *numa = vn_xml_child(cpu, "numa");
 
@@ -186,12 +211,12 @@ vn_domain_write_cpu_numa(xmlNode *root, const VnDomain *d, const VnDomainWriteCt
         return;
     if (!cpu)
         cpu = vn_domain_ensure(root, "cpu", after);
-    write_topology(cpu, d, c, owned);
+    write_topology(cpu, d, c);
     if (!c->write_numa) {
         if (numa)
             vn_xml_remove(numa);
     } else if (c->keep_cells) {
-        update_kept_cells(numa, c, owned);
+        update_kept_cells(numa, d, c);
     } else {
         if (!numa)
             numa = vn_xml_add_new(cpu, "numa", NULL);

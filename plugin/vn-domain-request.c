@@ -9,6 +9,8 @@
  */
 #include "vn-domain-private.h"
 
+#include <unistd.h>
+
 #define DEFAULT_HUGEPAGE_KIB 2048
 
 /* Reads the node number in <sysroot>/<first>/... (NULL-ended parts). */
@@ -101,7 +103,6 @@ VnRequest *
 vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
 {
     g_autoptr(VnRequest) r = vn_request_new();
-    gboolean cells_owned = d->meta && d->meta->has_placement;
 
     g_return_val_if_fail(d != NULL, NULL);
     if (!sysroot || !*sysroot)
@@ -110,8 +111,13 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     r->memory_kib = d->memory_kib;
     r->hugepage_kib = d->hugepages ? (d->hugepage_kib ? d->hugepage_kib
                                                       : default_hugepage_kib(sysroot)) : 0;
+    /* <page size='4' unit='KiB'/> is the normal page size: no hugepages */
+    if (r->hugepage_kib == (guint64)sysconf(_SC_PAGESIZE) / 1024)
+        r->hugepage_kib = 0;
     r->iothreads = d->iothread_ids->len;
-    r->cells = cells_owned ? 0 : d->cells->len;
+    /* Existing guest cells are guest ABI, whoever wrote them: their count
+     * stays.  Removing <cpu><numa> lets vnuma choose again. */
+    r->cells = d->cells->len;
     apply_hints(r, d->meta);
     for (guint i = 0; i < d->devices->len; i++) {
         const VnDomainDevice *dev = d->devices->pdata[i];

@@ -79,12 +79,15 @@ ctx_clear(VnDomainWriteCtx *c)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnDomainWriteCtx, ctx_clear)
 
+/* Existing cells are kept when their count matches; a dedicated placement
+ * pins vCPU by vCPU, so there the vCPU counts per cell must match too.
+ * Shared vCPUs float over their cell's CPUs, whatever the count. */
 static gboolean
 cells_match(const VnDomain *d, const VnPlacement *p)
 {
     if (d->cells->len != p->cells->len)
         return FALSE;
-    for (guint i = 0; i < d->cells->len; i++)
+    for (guint i = 0; i < d->cells->len && p->dedicated; i++)
         if (vn_bitmap_count(g_array_index(d->cells, VnDomainCell, i).vcpus) !=
             g_array_index(p->cells, VnCell, i).n_vcpus)
             return FALSE;
@@ -104,9 +107,11 @@ ctx_cells(VnDomainWriteCtx *c, const VnDomain *d)
 
         for (guint v = 0; !dc && v < pc->n_vcpus; v++)
             vn_bitmap_set(vcpus, pc->vcpu_first + v);
-        /* the k-th vCPU of guest cell i takes the k-th pin of placement cell i */
+        /* the k-th vCPU of guest cell i takes the k-th pin of placement
+         * cell i; shared cells of other sizes pin to the cell's CPUs */
         VN_BITMAP_FOREACH(vcpus, v)
-            c->vcpu_pins->pdata[v] = c->p->vcpu_pins->pdata[pc->vcpu_first + k++];
+            c->vcpu_pins->pdata[v] = k < pc->n_vcpus ? c->p->vcpu_pins->pdata[pc->vcpu_first + k++]
+                                                     : pc->cpus;
         g_ptr_array_add(c->cell_vcpus, vcpus);
         g_array_append_val(c->cell_ids, id);
         g_array_append_val(c->cell_memory, mem);

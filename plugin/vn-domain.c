@@ -78,9 +78,9 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     guint64 max, cur;
 
     if (!vcpu) {
-        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: domain '%s' has no <vcpu> element", d->source, d->name);
-        return FALSE;
+        /* as libvirt: no <vcpu> means one vCPU */
+        d->vcpus_max = d->vcpus_current = 1;
+        return TRUE;
     }
     text = vn_xml_text(vcpu);
     current = vn_xml_prop(vcpu, "current");

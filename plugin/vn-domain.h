@@ -162,6 +162,13 @@ gchar *vn_domain_to_string(const VnDomain *d);
 gboolean vn_domain_get_metadata(const VnDomain *d, const VnDomainMetadata **ret_meta,
                                 GError **error);
 
+/* A recorded placement as a VnPlacement on `t`: nodes looked up by kernel
+ * number, each vCPU pinned to its cell's CPUs, IOThread ids as recorded.
+ * `m` must have has_placement.  Fails (VN_DOMAIN_ERROR_MISMATCH) when a
+ * node or CPU is not on `t`. */
+VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m,
+                                             const VnTopology *t, GError **error);
+
 /* The placement recorded in the metadata, as a VnPlacement on `t` (nodes
  * looked up by kernel number).  vCPU pins come from the domain's
  * <cputune><vcpupin> when present, else each vCPU gets its cell's CPUs.
@@ -172,8 +179,9 @@ VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t
 
 /* ---- domain -> request (vn-domain-request.c) ---------------------------
  * vCPUs = the maximum (every vCPU that can come online is pinned); memory =
- * <memory>; fixed cells = the user's <cpu><numa> cells when vnuma did not
- * write them; devices with their host node read under `sysroot` (NULL or ""
+ * <memory>; cells = the number of existing <cpu><numa> cells (guest ABI:
+ * once a domain has cells, re-placing keeps their count; remove <cpu><numa>
+ * to let vnuma choose again), 0 = vnuma chooses; devices with their host node read under `sysroot` (NULL or ""
  * = "/"), devices without NUMA information skipped.  Device IOThreads are
  * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
  * the usual case of ids 1..N). */
