@@ -9,7 +9,6 @@
 #include "vn-xml-file.h"
 
 #include <errno.h>
-#include <string.h>
 
 G_DEFINE_QUARK(vn-topology-source-error-quark, vn_topology_source_error)
 
@@ -69,37 +68,67 @@ add_nodes(VnTopology *t, hwloc_topology_t topo)
         guint index = vn_topology_add_node(t, node->os_index,
                                            node->attr->numanode.local_memory / 1024);
 
+        /* No setter exists for these two fields; plugin/ fills them in
+         * directly while building (vn-topology.h documents them). */
         t->nodes[index].subtype = g_strdup(node->subtype);
         add_node_hugepages(t, index, node);
-        /* vn_topology_finish() only sees each CPU attached to one node, so
-         * it cannot discover a shared CPU set by itself: say so here. */
-        for (guint j = 0; j < index; j++) {
-            hwloc_obj_t other = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j);
-            if (t->nodes[j].cpu_owner < 0 && !hwloc_bitmap_iszero(node->cpuset) &&
-                hwloc_bitmap_isequal(node->cpuset, other->cpuset)) {
-                t->nodes[index].cpu_owner = (gint)j;
-                break;
-            }
-        }
     }
 }
 
-/* The node a PU is local to: smallest containing cpuset, first on ties. */
+/* Ordinary memory wins a tie between nodes with the same CPUs: HBM, CXL
+ * and other special memory are then the nodes without CPUs. */
+static gboolean
+is_plain_memory(hwloc_obj_t node)
+{
+    return !node->subtype || g_ascii_strcasecmp(node->subtype, "DRAM") == 0;
+}
+
+/* The node a PU is local to: the smallest cpuset that contains it; on a
+ * tie plain memory first, then hwloc's order. */
 static gint
 pu_node(hwloc_topology_t topo, hwloc_obj_t pu)
 {
-    gint best = -1;
+    hwloc_obj_t best = NULL;
     int best_weight = G_MAXINT;
 
     for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, NULL);
          node; node = node->next_cousin) {
         int w = hwloc_bitmap_weight(node->cpuset);
-        if (hwloc_bitmap_isset(node->cpuset, pu->os_index) && w >= 0 && w < best_weight) {
-            best = (gint)node->logical_index;
+        if (!hwloc_bitmap_isset(node->cpuset, pu->os_index) || w < 0)
+            continue;
+        if (w < best_weight || (w == best_weight && !is_plain_memory(best) &&
+                                is_plain_memory(node))) {
+            best = node;
             best_weight = w;
         }
     }
-    return best;
+    return best ? (gint)best->logical_index : -1;
+}
+
+/* vn_topology_finish() sees each CPU on one node only, so it cannot tell
+ * that a CPU-less node shares its CPU set with another: a node that got no
+ * CPU but has the same cpuset as one that did points at it. */
+static void
+set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
+{
+    g_autofree guint *ncpus = g_new0(guint, MAX(t->n_nodes, 1));
+
+    for (guint i = 0; i < t->cpus->len; i++) {
+        gint node = g_array_index(t->cpus, VnCpu, i).node;
+        if (node >= 0)
+            ncpus[node]++;
+    }
+    for (guint i = 0; i < t->n_nodes; i++) {
+        hwloc_obj_t a = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
+        if (ncpus[i] > 0 || hwloc_bitmap_iszero(a->cpuset))
+            continue;
+        for (guint j = 0; j < t->n_nodes; j++)
+            if (ncpus[j] > 0 &&
+                hwloc_bitmap_isequal(a->cpuset, hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j)->cpuset)) {
+                t->nodes[i].cpu_owner = (gint)j;
+                break;
+            }
+    }
 }
 
 /* Core and package numbers are hwloc logical indices, which are dense.  A
@@ -130,11 +159,13 @@ find_numa_latency(hwloc_topology_t topo)
     /* "NUMALatency" is the matrix the Linux backend reads from SLIT and the
      * one XML exports carry; any other latency matrix between NUMA nodes is
      * the fallback. */
-    if (hwloc_distances_get_by_name(topo, "NUMALatency", &nr, &d, 0) == 0 && nr == 1)
+    /* On return nr is how many exist; at most one (the first) was stored. */
+    if (hwloc_distances_get_by_name(topo, "NUMALatency", &nr, &d, 0) == 0 && nr >= 1)
         return d;
     nr = 1;
+    d = NULL;
     if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &d,
-                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr == 1)
+                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr >= 1)
         return d;
     return NULL;
 }
@@ -174,6 +205,7 @@ vn_topology_from_hwloc(hwloc_topology_t topo, const gchar *source, GError **erro
 
     add_nodes(t, topo);
     add_cpus(t, topo);
+    set_cpu_owners(t, topo);
     set_distances(t, topo);
     if (!vn_topology_finish(t, &local)) {
         g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,

@@ -112,6 +112,43 @@ assert_cpus_counted_once(const VnTopology *t, guint n_attached)
     g_assert_cmpuint(sum, ==, n_attached);
 }
 
+static gchar *
+write_temp(const gchar *dir, const gchar *name, const gchar *text, gssize len)
+{
+    gchar *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) error = NULL;
+
+    g_file_set_contents(path, text, len, &error);
+    g_assert_no_error(error);
+    return path;
+}
+
+static void
+assert_error_names(const GError *error, gint code, const gchar *what, const gchar *detail)
+{
+    g_assert_error(error, VN_TOPOLOGY_SOURCE_ERROR, code);
+    if (!strstr(error->message, what) || (detail && !strstr(error->message, detail)))
+        g_error("error message '%s' should contain '%s' and '%s'", error->message, what,
+                detail ? detail : "");
+    g_assert_null(strchr(error->message, '\n'));
+}
+
+static void
+rm_rf(const gchar *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *p = g_build_filename(dir, name, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+            rm_rf(p);
+        else
+            g_unlink(p);
+    }
+    g_rmdir(dir);
+}
+
 /* ---- hwloc XML ---------------------------------------------------------- */
 
 static const guint dist_64amd64[8 * 8] = {
@@ -241,6 +278,43 @@ test_hwloc_heteromem(void)
     assert_assumed_distances(t);
 }
 
+/* Same machine with the HBM node listed before the DRAM node of package 0:
+ * the DRAM node still gets the CPUs and the HBM node points at it. */
+static void
+test_hwloc_heteromem_hbm_first(void)
+{
+    g_autofree gchar *good = data_path("hwloc", "heteromem.xml", NULL);
+    g_autofree gchar *dir = g_dir_make_tmp("vn-topo-XXXXXX", NULL);
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *path = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_auto(GStrv) lines = NULL;
+    g_autofree gchar *swapped = NULL;
+    guint dram = 0;
+
+    g_assert_true(g_file_get_contents(good, &text, NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
+    while (lines[dram] && !strstr(lines[dram], "subtype=\"DRAM\""))
+        dram++;
+    g_assert_nonnull(lines[dram + 1]);
+    g_assert_nonnull(strstr(lines[dram + 1], "subtype=\"HBM\""));
+    swapped = lines[dram];
+    lines[dram] = lines[dram + 1];
+    lines[dram + 1] = g_steal_pointer(&swapped);
+    swapped = g_strjoinv("\n", lines);
+    path = write_temp(dir, "heteromem-hbm-first.xml", swapped, -1);
+    t = vn_topology_load_hwloc_xml(path, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(t->nodes[0].subtype, ==, "HBM");
+    assert_node_cpus(t, 0, "0-3");
+    assert_node_cpus(t, 1, "");
+    g_assert_cmpint(node_by_os(t, 1)->cpu_owner, ==, vn_topology_node_by_os_id(t, 0));
+    g_assert_cmpint(node_by_os(t, 0)->cpu_owner, ==, -1);
+    assert_cpus_counted_once(t, 8);
+    rm_rf(dir);
+}
+
 static void
 test_hwloc_hagrid(void)
 {
@@ -349,43 +423,6 @@ test_hwloc_quiet(void)
     g_test_trap_assert_passed();
     g_test_trap_assert_stderr("");
     g_test_trap_assert_stdout("");
-}
-
-static gchar *
-write_temp(const gchar *dir, const gchar *name, const gchar *text, gssize len)
-{
-    gchar *path = g_build_filename(dir, name, NULL);
-    g_autoptr(GError) error = NULL;
-
-    g_file_set_contents(path, text, len, &error);
-    g_assert_no_error(error);
-    return path;
-}
-
-static void
-assert_error_names(const GError *error, gint code, const gchar *what, const gchar *detail)
-{
-    g_assert_error(error, VN_TOPOLOGY_SOURCE_ERROR, code);
-    if (!strstr(error->message, what) || (detail && !strstr(error->message, detail)))
-        g_error("error message '%s' should contain '%s' and '%s'", error->message, what,
-                detail ? detail : "");
-    g_assert_null(strchr(error->message, '\n'));
-}
-
-static void
-rm_rf(const gchar *dir)
-{
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *p = g_build_filename(dir, name, NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-            rm_rf(p);
-        else
-            g_unlink(p);
-    }
-    g_rmdir(dir);
 }
 
 static void
@@ -990,6 +1027,7 @@ main(int argc, char **argv)
     g_test_add_func("/topology/hwloc-xml/64amd64-4p2n4ca2co", test_hwloc_64amd64);
     g_test_add_func("/topology/hwloc-xml/192em64t-24n8c2t", test_hwloc_192em64t);
     g_test_add_func("/topology/hwloc-xml/heteromem", test_hwloc_heteromem);
+    g_test_add_func("/topology/hwloc-xml/heteromem-hbm-first", test_hwloc_heteromem_hbm_first);
     g_test_add_func("/topology/hwloc-xml/hagrid", test_hwloc_hagrid);
     g_test_add_func("/topology/hwloc-xml/16amd64-4distances", test_hwloc_16amd64);
     g_test_add_func("/topology/hwloc-xml/40intel64-2g2n4c+pcilocality", test_hwloc_40intel64);
