@@ -122,12 +122,13 @@ set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
         hwloc_obj_t a = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
         if (ncpus[i] > 0 || hwloc_bitmap_iszero(a->cpuset))
             continue;
-        for (guint j = 0; j < t->n_nodes; j++)
-            if (ncpus[j] > 0 &&
-                hwloc_bitmap_isequal(a->cpuset, hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j)->cpuset)) {
+        for (guint j = 0; j < t->n_nodes; j++) {
+            hwloc_obj_t b = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j);
+            if (ncpus[j] > 0 && hwloc_bitmap_isequal(a->cpuset, b->cpuset)) {
                 t->nodes[i].cpu_owner = (gint)j;
                 break;
             }
+        }
     }
 }
 

@@ -11,7 +11,8 @@
  * out without CPUs, like a memory-only node.
  *
  * Which node a CPU belongs to: the NUMA node with the smallest cpuset that
- * contains it (ties: the first in hwloc's order, which puts DRAM before HBM).
+ * contains it (ties: DRAM or untyped memory before HBM/CXL, then hwloc's
+ * order).  A CPU in no node's cpuset has node -1 (CPUs without local memory).
  * A node whose cpuset equals an earlier node's (DRAM + HBM behind one
  * package) gets no CPUs and `cpu_owner` set to that node; a node whose cpuset
  * covers several smaller nodes (CXL memory attached to the whole machine)
