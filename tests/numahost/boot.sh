@@ -4,7 +4,7 @@
 # on top; a rootfs layout also gets the cached ext4 image as /dev/vda,
 # snapshot=on so the image is never written.
 #
-# Usage: boot.sh IMAGE_DIR LAYER.cpio.gz LAYOUT LOG_DIR
+# Usage: boot.sh IMAGE_DIR LAYER.cpio LAYOUT LOG_DIR
 # Writes LOG_DIR/LAYOUT.txt (console, escape sequences stripped) and prints
 # "boot LAYOUT: wall=S s qemu-exit=N"; exit 0 when QEMU powered off in time.
 set -euo pipefail
@@ -18,7 +18,11 @@ timeout_s=${NH_BOOT_TIMEOUT:-300}
 
 mkdir -p "$logdir"
 initrd=$logdir/$layout.initrd
-cat "$img/initramfs-base.cpio.gz" "$layer" > "$initrd"
+# the kernel reads an uncompressed cpio after a gzip'd one only from a
+# 4-byte aligned offset; zero padding between them is skipped
+cp "$img/initramfs-base.cpio.gz" "$initrd"
+truncate -s %512 "$initrd"
+cat "$layer" >> "$initrd"
 disk=()
 if [ "$NH_BOOT" = rootfs ]; then
     [ -f "$img/rootfs.ext4" ] || nh_die "layout $layout needs the rootfs image (build-image.sh --rootfs)"

@@ -41,14 +41,14 @@ image_secs=$(nh_secs "$t0" "$(nh_now)")
 logdir=$NH_CACHE/logs
 rm -rf "$logdir"; mkdir -p "$logdir"
 t0=$(nh_now)
-"$NH_DIR/build-layer.sh" "$logdir/layer.cpio.gz" || nh_die "layer build failed"
+"$NH_DIR/build-layer.sh" "$logdir/layer.cpio" || nh_die "layer build failed"
 layer_secs=$(nh_secs "$t0" "$(nh_now)")
 
 total_pass=0 total_fail=0 timings=
 for l in "${layouts[@]}"; do
     echo
     echo "=== layout $l"
-    boot_line=$("$NH_DIR/boot.sh" "$img" "$logdir/layer.cpio.gz" "$l" "$logdir")
+    boot_line=$("$NH_DIR/boot.sh" "$img" "$logdir/layer.cpio" "$l" "$logdir")
     echo "$boot_line"
     txt=$logdir/$l.txt
     sed -n '/^NUMAHOST-BEGIN numactl-hardware/,/^NUMAHOST-END/p' "$txt" | sed '1d;$d'

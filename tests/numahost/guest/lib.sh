@@ -11,10 +11,12 @@ t() {
     if [ "$2" = 0 ]; then echo "NUMAHOST-TEST $1 PASS $3"
     else echo "NUMAHOST-TEST $1 FAIL $3"; fi
 }
-# check NAME DETAIL COMMAND...: run COMMAND, report its status
+# check NAME DETAIL COMMAND...: run COMMAND, report and return its status
 check() {
     _n=$1 _d=$2; shift 2
-    if "$@"; then t "$_n" 0 "$_d"; else t "$_n" 1 "$_d"; fi
+    if "$@"; then t "$_n" 0 "$_d"; return 0; fi
+    t "$_n" 1 "$_d"
+    return 1
 }
 # a measured value worth reading in the log (not a pass/fail)
 result() { echo "NUMAHOST-RESULT $*"; }
