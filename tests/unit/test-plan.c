@@ -4,245 +4,87 @@
  * of up to 16 nodes: the fewest nodes, and among feasible sets of that
  * size, the smallest internal distance.
  */
-#include "vn-plan.h"
+#include "vn-test-plan.h"
 #include "vn-test-topologies.h"
 
 #include <string.h>
 
-#define GIB (1024ull * 1024ull)
-
-typedef struct {
-    VnTopology *t;
-    VnLoad *load;
-    VnPolicy *policy;
-} Host;
-
-static void
-host_init(Host *h, VnTopology *t)
-{
-    h->t = t;
-    h->load = vn_load_new(t);
-    h->policy = vn_policy_new_default(t);
-}
-
-static void
-host_clear(Host *h)
-{
-    vn_load_free(h->load);
-    vn_policy_free(h->policy);
-    vn_topology_free(h->t);
-}
-
-static VnRequest *
-request(guint vcpus, guint64 mem_gib)
-{
-    VnRequest *r = vn_request_new();
-    r->vcpus = vcpus;
-    r->memory_kib = mem_gib * GIB;
-    return r;
-}
-
-static VnPlacement *
-plan_ok(Host *h, const VnRequest *r)
-{
-    g_autoptr(GError) error = NULL;
-    VnPlacement *p = vn_plan(h->t, h->load, h->policy, r, NULL, &error);
-
-    g_assert_no_error(error);
-    g_assert_nonnull(p);
-    return p;
-}
-
-/* Every vCPU in exactly one cell; memory sums to the request; pins inside
- * the cell's node and outside the reserved CPUs. */
-static void
-assert_invariants(const Host *h, const VnRequest *r, const VnPlacement *p)
-{
-    guint next = 0;
-    guint64 mem = 0;
-
-    g_assert_cmpuint(p->vcpu_pins->len, ==, r->vcpus);
-    for (guint i = 0; i < p->cells->len; i++) {
-        const VnCell *c = &g_array_index(p->cells, VnCell, i);
-        g_assert_cmpuint(c->id, ==, i);
-        g_assert_cmpuint(c->vcpu_first, ==, next);
-        g_assert_cmpuint(c->n_vcpus, >=, 1);
-        next += c->n_vcpus;
-        mem += c->memory_kib;
-        for (guint v = c->vcpu_first; v < c->vcpu_first + c->n_vcpus; v++) {
-            const VnBitmap *pin = g_ptr_array_index(p->vcpu_pins, v);
-            g_assert_false(vn_bitmap_is_empty(pin));
-            VN_BITMAP_FOREACH(pin, cpu) {
-                g_assert_true(vn_bitmap_test(h->t->nodes[c->node].cpus, (guint)cpu));
-                g_assert_false(vn_bitmap_test(h->policy->reserved_cpus, (guint)cpu));
-            }
-        }
-    }
-    g_assert_cmpuint(next, ==, r->vcpus);
-    g_assert_cmpuint(mem, ==, r->memory_kib);
-    g_assert_nonnull(p->emulator_cpus);
-    g_assert_false(vn_bitmap_is_empty(p->emulator_cpus));
-    g_assert_cmpuint(p->iothreads->len, ==, r->iothreads);
-    g_assert_cmpuint(p->reasons->len, >, 0);
-}
-
-static guint
-n_nodes_used(const VnPlacement *p)
-{
-    g_autoptr(GArray) nodes = vn_placement_nodes(p);
-    return nodes->len;
-}
 
 static void
 test_one_node(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(4, 8);
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(4, 8);
     g_autoptr(VnPlacement) p = NULL;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
-    p = plan_ok(&h, r);
-    assert_invariants(&h, r, p);
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
     g_assert_cmpuint(p->cells->len, ==, 1);
-    g_assert_cmpuint(n_nodes_used(p), ==, 1);
-    host_clear(&h);
+    g_assert_cmpuint(vn_test_nodes_used(p), ==, 1);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_least_loaded(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(4, 8);
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(4, 8);
 
-    host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
     for (guint i = 0; i < h.t->n_nodes; i++)
         h.load->nodes[i].committed_memory_kib = (i == 5 ? 2 : 10) * GIB;
     {
-        g_autoptr(VnPlacement) p = plan_ok(&h, r);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 5);
     }
     /* measured CPU busy counts too */
     h.load->nodes[5].cpu_busy = 0.9;
     h.load->nodes[2].committed_memory_kib = 2 * GIB;
     {
-        g_autoptr(VnPlacement) p = plan_ok(&h, r);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 2);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 /* Successive VMs that each fit a node spread over the nodes. */
 static void
 test_spread(void)
 {
-    Host h;
+    VnTestHost h;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
     for (guint vm = 0; vm < 4; vm++) {
-        g_autoptr(VnRequest) r = request(2, 4);
-        g_autoptr(VnPlacement) p = plan_ok(&h, r);
+        g_autoptr(VnRequest) r = vn_test_request(2, 4);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         vn_load_commit(h.load, h.t, h.policy, r, p);
     }
     for (guint i = 0; i < 4; i++) {
         g_assert_cmpuint(h.load->nodes[i].committed_vcpus, ==, 2);
         g_assert_cmpuint(h.load->nodes[i].committed_memory_kib, >, 4 * GIB);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_larger_than_node_epyc(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(16, 48);   /* nodes have 32 GiB */
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(16, 48);   /* nodes have 32 GiB */
     g_autoptr(VnPlacement) p = NULL;
     const VnCell *a, *b;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
-    p = plan_ok(&h, r);
-    assert_invariants(&h, r, p);
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
     g_assert_cmpuint(p->cells->len, ==, 2);
     a = &g_array_index(p->cells, VnCell, 0);
     b = &g_array_index(p->cells, VnCell, 1);
     g_assert_cmpuint(vn_topology_distance(h.t, a->node, b->node), ==, 12);
     g_assert_cmpuint(a->n_vcpus, ==, 8);
     g_assert_cmpuint(a->memory_kib, ==, 24 * GIB);
-    host_clear(&h);
-}
-
-/* ---- the brute-force oracle ---- */
-
-typedef struct {
-    guint64 mem_cap[64];   /* MiB per node for a k-cell set (overhead/k off) */
-    guint64 vcpu_cap[64];
-} OracleCaps;
-
-static void
-oracle_caps(const Host *h, const VnRequest *r, guint k, OracleCaps *o)
-{
-    guint64 overhead = vn_policy_overhead_kib(h->policy, r->memory_kib) / k;
-
-    for (guint i = 0; i < h->t->n_nodes; i++) {
-        const VnNode *n = &h->t->nodes[i];
-        guint64 headroom = n->mem_total_kib / 100 * h->policy->headroom_percent;
-        guint64 used = headroom + h->load->nodes[i].committed_memory_kib + overhead;
-        guint cpus = vn_bitmap_count(n->cpus);
-        guint cap = (guint)(cpus * h->policy->cpu_overcommit);
-
-        o->mem_cap[i] = n->mem_total_kib > used ? (n->mem_total_kib - used) / 1024 : 0;
-        o->vcpu_cap[i] = cap > h->load->nodes[i].committed_vcpus ? cap - h->load->nodes[i].committed_vcpus : 0;
-    }
-}
-
-/* Minimal k and minimal internal distance for it over all k-subsets;
- * returns FALSE when no subset of any size fits. */
-static gboolean
-oracle(const Host *h, const VnRequest *r, guint *ret_k, guint *ret_dist)
-{
-    guint n = h->t->n_nodes;
-
-    for (guint k = 1; k <= MIN(n, r->vcpus); k++) {
-        OracleCaps o;
-        guint best = G_MAXUINT;
-        oracle_caps(h, r, k, &o);
-        for (guint32 mask = 0; mask < (1u << n); mask++) {
-            guint64 mem = 0, vc = 0;
-            guint dist = 0;
-            gboolean ok = TRUE;
-            if ((guint)__builtin_popcount(mask) != k)
-                continue;
-            for (guint i = 0; i < n && ok; i++) {
-                if (!(mask & (1u << i)))
-                    continue;
-                ok = o.mem_cap[i] >= 1 && o.vcpu_cap[i] >= 1;
-                mem += o.mem_cap[i];
-                vc += o.vcpu_cap[i];
-                for (guint j = i + 1; j < n; j++)
-                    if (mask & (1u << j))
-                        dist += vn_topology_distance(h->t, i, j);
-            }
-            if (ok && mem >= r->memory_kib / 1024 && vc >= r->vcpus)
-                best = MIN(best, dist);
-        }
-        if (best != G_MAXUINT) {
-            *ret_k = k;
-            *ret_dist = best;
-            return TRUE;
-        }
-    }
-    return FALSE;
-}
-
-static guint
-placement_distance(const Host *h, const VnPlacement *p)
-{
-    g_autoptr(GArray) nodes = vn_placement_nodes(p);
-    guint d = 0;
-
-    for (guint i = 0; i < nodes->len; i++)
-        for (guint j = i + 1; j < nodes->len; j++)
-            d += vn_topology_distance(h->t, g_array_index(nodes, guint, i), g_array_index(nodes, guint, j));
-    return d;
+    vn_test_host_clear(&h);
 }
 
 static void
@@ -251,31 +93,31 @@ check_against_oracle(VnShape shape, guint nodes, guint32 seed)
     g_autoptr(GRand) rand = g_rand_new_with_seed(seed);
 
     for (guint round = 0; round < 60; round++) {
-        Host h;
+        VnTestHost h;
         g_autoptr(VnRequest) r = NULL;
         g_autoptr(VnPlacement) p = NULL;
         g_autoptr(GError) error = NULL;
         guint k = 0, dist = 0;
         gboolean fits;
 
-        host_init(&h, vn_test_topology(shape, nodes, 4, 2, 16));
+        vn_test_host_init(&h, vn_test_topology(shape, nodes, 4, 2, 16));
         for (guint i = 0; i < h.t->n_nodes; i++) {
             h.load->nodes[i].committed_memory_kib = (guint64)g_rand_int_range(rand, 0, 15) * GIB;
             h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, 30);
         }
-        r = request((guint)g_rand_int_range(rand, 1, 40), (guint64)g_rand_int_range(rand, 1, 60));
-        fits = oracle(&h, r, &k, &dist);
+        r = vn_test_request((guint)g_rand_int_range(rand, 1, 40), (guint64)g_rand_int_range(rand, 1, 60));
+        fits = vn_test_oracle(&h, r, &k, &dist);
         p = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
         if (!fits) {
             g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
             g_assert_null(p);
         } else {
             g_assert_no_error(error);
-            assert_invariants(&h, r, p);
-            g_assert_cmpuint(n_nodes_used(p), ==, k);
-            g_assert_cmpuint(placement_distance(&h, p), ==, dist);
+            vn_test_assert_invariants(&h, r, p);
+            g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
+            g_assert_cmpuint(vn_test_placement_distance(&h, p), ==, dist);
         }
-        host_clear(&h);
+        vn_test_host_clear(&h);
     }
 }
 
@@ -291,19 +133,19 @@ test_oracle_16(void) { check_against_oracle(VN_SHAPE_HIER, 16, 4); }
 static void
 test_dedicated_never_shared(void)
 {
-    Host h;
+    VnTestHost h;
     g_autoptr(VnBitmap) seen = NULL;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
     vn_bitmap_set(h.policy->reserved_cpus, 0);
     vn_bitmap_set(h.policy->reserved_cpus, 16);  /* core 0's sibling */
     seen = vn_bitmap_new(h.t->n_cpu_ids);
     for (guint vm = 0; vm < 7; vm++) {
-        g_autoptr(VnRequest) r = request(4, 4);
+        g_autoptr(VnRequest) r = vn_test_request(4, 4);
         g_autoptr(VnPlacement) p = NULL;
         r->dedicated = TRUE;
-        p = plan_ok(&h, r);
-        assert_invariants(&h, r, p);
+        p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
         for (guint v = 0; v < p->vcpu_pins->len; v++) {
             const VnBitmap *pin = g_ptr_array_index(p->vcpu_pins, v);
             g_assert_cmpuint(vn_bitmap_count(pin), ==, 1);
@@ -315,7 +157,7 @@ test_dedicated_never_shared(void)
     }
     /* 32 CPUs - 2 reserved - 28 used = 2 left: a 4-vCPU dedicated VM no longer fits */
     {
-        g_autoptr(VnRequest) r = request(4, 4);
+        g_autoptr(VnRequest) r = vn_test_request(4, 4);
         g_autoptr(GError) error = NULL;
         g_autoptr(GPtrArray) reasons = NULL;
         r->dedicated = TRUE;
@@ -324,21 +166,21 @@ test_dedicated_never_shared(void)
         g_assert_nonnull(reasons);
         g_assert_cmpuint(reasons->len, >=, 3);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_smt_isolate_require(void)
 {
-    Host h;
+    VnTestHost h;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 2, 64));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 2, 64));
     {
-        g_autoptr(VnRequest) r = request(3, 4);
+        g_autoptr(VnRequest) r = vn_test_request(3, 4);
         g_autoptr(VnPlacement) p = NULL;
         r->dedicated = TRUE;
         r->smt = VN_SMT_ISOLATE;
-        p = plan_ok(&h, r);
+        p = vn_test_plan_ok(&h, r);
         g_assert_cmpuint(vn_bitmap_count(p->isolated_cpus), ==, 3);
         g_assert_cmpuint(p->threads_per_core, ==, 1);
         for (guint v = 0; v < 3; v++)
@@ -350,7 +192,7 @@ test_smt_isolate_require(void)
         vn_load_commit(h.load, h.t, h.policy, r, p);
     }
     {
-        g_autoptr(VnRequest) r = request(3, 4);
+        g_autoptr(VnRequest) r = vn_test_request(3, 4);
         g_autoptr(GError) error = NULL;
         r->dedicated = TRUE;
         r->smt = VN_SMT_REQUIRE;
@@ -358,40 +200,40 @@ test_smt_isolate_require(void)
         g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST);
     }
     {
-        g_autoptr(VnRequest) r = request(2, 4);
+        g_autoptr(VnRequest) r = vn_test_request(2, 4);
         g_autoptr(VnPlacement) p = NULL;
         r->dedicated = TRUE;
         r->smt = VN_SMT_REQUIRE;
-        p = plan_ok(&h, r);
+        p = vn_test_plan_ok(&h, r);
         g_assert_cmpuint(p->threads_per_core, ==, 2);
         g_assert_cmpuint(vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 0), -1))->core, ==,
                          vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 1), -1))->core);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_reserved_never_handed_out(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(6, 8);
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(6, 8);
     g_autoptr(VnPlacement) p = NULL;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 64));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 64));
     vn_bitmap_set(h.policy->reserved_cpus, 0);
     vn_bitmap_set(h.policy->reserved_cpus, 4);
-    p = plan_ok(&h, r);
-    assert_invariants(&h, r, p);
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
     g_assert_false(vn_bitmap_intersects(p->emulator_cpus, h.policy->reserved_cpus));
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_memory_only_node(void)
 {
-    Host h;
+    VnTestHost h;
     VnTopology *t = vn_topology_new("dram + cxl");
-    g_autoptr(VnRequest) r = request(2, 20);
+    g_autoptr(VnRequest) r = vn_test_request(2, 20);
     g_autoptr(VnPlacement) p = NULL;
     g_autoptr(GError) error = NULL;
 
@@ -401,21 +243,21 @@ test_memory_only_node(void)
         vn_topology_add_cpu(t, c, 0, c, 0);
     g_assert_true(vn_topology_finish(t, &error));
     g_assert_true(t->distances_assumed);
-    host_init(&h, t);
+    vn_test_host_init(&h, t);
     /* 20 GiB only fit with the CXL node, which is not used unless asked */
     g_assert_null(vn_plan(h.t, h.load, h.policy, r, NULL, &error));
     g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
     g_clear_error(&error);
     r->memory_kib = 8 * GIB;
-    p = plan_ok(&h, r);
+    p = vn_test_plan_ok(&h, r);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_shared_cpu_nodes(void)
 {
-    Host h;
+    VnTestHost h;
     VnTopology *t = vn_topology_new("dram + hbm sharing cpus");
     g_autoptr(GError) error = NULL;
 
@@ -428,62 +270,62 @@ test_shared_cpu_nodes(void)
     g_assert_true(vn_topology_finish(t, &error));
     g_assert_cmpuint(vn_topology_node_ncpus(t, 0), ==, 4);
     g_assert_cmpuint(vn_topology_node_ncpus(t, 1), ==, 0);
-    host_init(&h, t);
+    vn_test_host_init(&h, t);
     {
-        g_autoptr(VnRequest) r = request(8, 20);
-        g_autoptr(VnPlacement) p = plan_ok(&h, r);
+        g_autoptr(VnRequest) r = vn_test_request(8, 20);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         guint total = 0;
-        assert_invariants(&h, r, p);
+        vn_test_assert_invariants(&h, r, p);
         for (guint i = 0; i < p->cells->len; i++)
             total += vn_bitmap_count(g_array_index(p->cells, VnCell, i).cpus);
         g_assert_cmpuint(total, ==, 8);  /* no CPU counted twice */
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_devices(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(4, 8);
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(4, 8);
     g_autoptr(VnPlacement) p = NULL;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
     h.load->nodes[6].committed_memory_kib = 6 * GIB;   /* a bit busier */
     vn_request_add_device(r, 6, 1, "hostdev 0000:c1:00.0");
     r->iothreads = 2;
-    p = plan_ok(&h, r);
-    assert_invariants(&h, r, p);
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 6);
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_fixed_cells(void)
 {
-    Host h;
+    VnTestHost h;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
     {   /* fits on one node: both guest cells on it */
-        g_autoptr(VnRequest) r = request(4, 8);
+        g_autoptr(VnRequest) r = vn_test_request(4, 8);
         g_autoptr(VnPlacement) p = NULL;
         r->cells = 2;
-        p = plan_ok(&h, r);
-        assert_invariants(&h, r, p);
+        p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
         g_assert_cmpuint(p->cells->len, ==, 2);
-        g_assert_cmpuint(n_nodes_used(p), ==, 1);
+        g_assert_cmpuint(vn_test_nodes_used(p), ==, 1);
     }
     {   /* 4 cells of 20 GiB: two per node on a distance-12 pair */
-        g_autoptr(VnRequest) r = request(8, 80);
+        g_autoptr(VnRequest) r = vn_test_request(8, 80);
         g_autoptr(VnPlacement) p = NULL;
         r->cells = 4;
-        p = plan_ok(&h, r);
-        assert_invariants(&h, r, p);
+        p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
         g_assert_cmpuint(p->cells->len, ==, 4);
-        g_assert_cmpuint(n_nodes_used(p), ==, 4);
-        g_assert_cmpuint(placement_distance(&h, p), ==, 6 * 12);
+        g_assert_cmpuint(vn_test_nodes_used(p), ==, 4);
+        g_assert_cmpuint(vn_test_placement_distance(&h, p), ==, 6 * 12);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static VnTopology *
@@ -508,13 +350,13 @@ two_nodes_with_1g_pages(guint64 free0, guint64 free1)
 static void
 test_hugepages(void)
 {
-    Host h;
-    g_autoptr(VnRequest) r = request(4, 8);
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(4, 8);
     g_autoptr(GError) error = NULL;
 
     r->hugepage_kib = GIB;
     /* no hugepages configured: refused, and the reasons say so */
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
     {
         g_autoptr(GPtrArray) reasons = NULL;
         g_assert_null(vn_plan(h.t, h.load, h.policy, r, &reasons, &error));
@@ -522,13 +364,13 @@ test_hugepages(void)
         g_assert_nonnull(strstr(g_ptr_array_index(reasons, 2), "hugepages"));
         g_clear_error(&error);
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 
     /* node 1 has the free pages */
-    host_init(&h, two_nodes_with_1g_pages(2, 12));
+    vn_test_host_init(&h, two_nodes_with_1g_pages(2, 12));
     {
-        g_autoptr(VnPlacement) p = plan_ok(&h, r);
-        assert_invariants(&h, r, p);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
         g_assert_cmpuint(p->hugepage_kib, ==, GIB);
         vn_load_commit(h.load, h.t, h.policy, r, p);
@@ -537,11 +379,11 @@ test_hugepages(void)
     /* min(free 12, 16 - 8 committed) = 8 pages left on node 1, 2 on node 0:
      * a 10 GiB VM splits unevenly, 2 + 8 */
     {
-        g_autoptr(VnRequest) r2 = request(4, 10);
+        g_autoptr(VnRequest) r2 = vn_test_request(4, 10);
         g_autoptr(VnPlacement) p = NULL;
         r2->hugepage_kib = GIB;
-        p = plan_ok(&h, r2);
-        assert_invariants(&h, r2, p);
+        p = vn_test_plan_ok(&h, r2);
+        vn_test_assert_invariants(&h, r2, p);
         g_assert_cmpuint(p->cells->len, ==, 2);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).memory_kib, ==, 2 * GIB);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).memory_kib, ==, 8 * GIB);
@@ -550,24 +392,24 @@ test_hugepages(void)
     r->memory_kib = 8 * GIB + 1024;
     g_assert_null(vn_plan(h.t, h.load, h.policy, r, NULL, &error));
     g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST);
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 static void
 test_invalid(void)
 {
-    Host h;
+    VnTestHost h;
     g_autoptr(GError) error = NULL;
 
-    host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 16));
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 16));
     {
-        g_autoptr(VnRequest) r = request(0, 1);
+        g_autoptr(VnRequest) r = vn_test_request(0, 1);
         g_assert_null(vn_plan(h.t, h.load, h.policy, r, NULL, &error));
         g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST);
         g_clear_error(&error);
     }
     {
-        g_autoptr(VnRequest) r = request(2, 1);
+        g_autoptr(VnRequest) r = vn_test_request(2, 1);
         vn_request_add_device(r, 7, 0, "hostdev 0000:01:00.0");
         g_assert_null(vn_plan(h.t, h.load, h.policy, r, NULL, &error));
         g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST);
@@ -575,7 +417,7 @@ test_invalid(void)
         g_clear_error(&error);
     }
     {   /* more than the whole host: no fit, every node explained */
-        g_autoptr(VnRequest) r = request(2, 100);
+        g_autoptr(VnRequest) r = vn_test_request(2, 100);
         g_autoptr(GPtrArray) reasons = NULL;
         g_assert_null(vn_plan(h.t, h.load, h.policy, r, &reasons, &error));
         g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
@@ -583,7 +425,7 @@ test_invalid(void)
         g_assert_nonnull(strstr(g_ptr_array_index(reasons, 2), "node 0: "));
         g_assert_nonnull(strstr(g_ptr_array_index(reasons, 2), "needs 100.0 GiB"));
     }
-    host_clear(&h);
+    vn_test_host_clear(&h);
 }
 
 int
