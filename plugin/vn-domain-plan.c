@@ -4,6 +4,27 @@
 #include "vn-domain-private.h"
 #include "vn-plan.h"
 
+/* Cells vnuma recorded may be re-chosen: the planner first gets a free
+ * hand, and its answer is kept when it has the same number of cells (so
+ * placing a placed domain again gives the same answer as placing it the
+ * first time); otherwise the count stays, as for any existing cells. */
+static VnPlacement *
+plan(const VnDomain *d, const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+     VnRequest *req, GPtrArray **ret_reasons, GError **error)
+{
+    guint fixed = req->cells;
+
+    if (fixed > 0 && d->meta && d->meta->has_placement && d->meta->cells->len == fixed) {
+        g_autoptr(VnPlacement) p = NULL;
+        req->cells = 0;
+        p = vn_plan(t, load, policy, req, NULL, NULL);
+        req->cells = fixed;
+        if (p && p->cells->len == fixed)
+            return g_steal_pointer(&p);
+    }
+    return vn_plan(t, load, policy, req, ret_reasons, error);
+}
+
 VnPlacement *
 vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
                 const VnPolicy *policy, const VnRequest *req, const gchar *sysroot,
@@ -14,13 +35,14 @@ vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
     g_autoptr(GPtrArray) reasons = NULL;
 
     g_return_val_if_fail(d != NULL && t != NULL && load != NULL && policy != NULL, NULL);
-    if (!req) {
+    if (req) {
+        p = vn_plan(t, load, policy, req, &reasons, error);
+    } else {
         own = vn_domain_to_request(d, sysroot, error);
         if (!own)
             return NULL;
-        req = own;
+        p = plan(d, t, load, policy, own, &reasons, error);
     }
-    p = vn_plan(t, load, policy, req, &reasons, error);
     if (!p) {
         g_prefix_error(error, "domain '%s': ", d->name);
         if (ret_reasons)

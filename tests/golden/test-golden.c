@@ -1,7 +1,9 @@
 /* test-golden.c: domain in, topology (+ load, options) -> rewritten domain.
  *
  * Every directory under tests/golden/ is a case:
- *   domain.xml     the input domain
+ *   domain.xml     the input domain, or
+ *   domain         one line: its path relative to the source root (cases
+ *                  that place an xml-templates/ example or a fixture)
  *   topology       one line: "hwloc-xml PATH" | "synthetic DESC" |
  *                  "capabilities PATH" (PATH relative to the source root)
  *   load.json      optional committed load (vnumactl --load format)
@@ -202,11 +204,22 @@ check_valid(const gchar *xml)
         g_error("virt-xml-validate rejects the output: %s\n%s", out, xml);
 }
 
+static gchar *
+domain_path(const gchar *dir)
+{
+    g_autofree gchar *link = g_build_filename(dir, "domain", NULL);
+    g_autofree gchar *text = NULL;
+
+    if (!g_file_get_contents(link, &text, NULL, NULL))
+        return g_build_filename(dir, "domain.xml", NULL);
+    return source_path(g_strstrip(text));
+}
+
 static void
 run_case(gconstpointer data)
 {
     g_autoptr(Case) c = case_new(data);
-    g_autofree gchar *input = g_build_filename(c->dir, "domain.xml", NULL);
+    g_autofree gchar *input = domain_path(c->dir);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) d = vn_domain_load_file(input, &error);
     g_autoptr(VnDomain) again = NULL;
@@ -257,7 +270,8 @@ main(int argc, char **argv)
     g_assert_nonnull(dir);
     while ((name = g_dir_read_name(dir))) {
         g_autofree gchar *path = g_build_filename(root, name, "domain.xml", NULL);
-        if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+        g_autofree gchar *link = g_build_filename(root, name, "domain", NULL);
+        if (g_file_test(path, G_FILE_TEST_IS_REGULAR) || g_file_test(link, G_FILE_TEST_IS_REGULAR))
             g_ptr_array_add(names, g_strdup(name));
     }
     g_ptr_array_sort(names, by_name);
