@@ -23,6 +23,10 @@
 #       start, COMMAND, stop, all under an exclusive lock so that concurrent
 #       tests never share or stop each other's daemon.  Exit status of
 #       COMMAND (77 when the environment cannot be set up here).
+#   libvirt-env.sh restart
+#       Stops libvirtd WITHOUT touching domains (they keep running, and the
+#       new daemon reconnects to them, calling the hook with `reconnect`),
+#       then starts it again with the same set-up.  Only after `start`.
 #   libvirt-env.sh status
 #       Prints whether the daemon runs and which hook is installed.
 #
@@ -175,6 +179,12 @@ cmd_start() {
     mkdir -p /var/log/libvirt/qemu /etc/libvirt/hooks
     write_qemu_conf
     install_hook "${1:-}" || return 1
+    start_daemon && return 0
+    cmd_stop
+    return 1
+}
+
+start_daemon() {
     # stdio to /dev/null: a daemon holding the test's pipes would hang meson;
     # fd 9 is our lock, which the daemon must not keep.
     (cd / && "${daemon_env[@]}" libvirtd -d </dev/null >/dev/null 2>&1 9>&-)
@@ -184,8 +194,15 @@ cmd_start() {
     done
     say "libvirtd did not come up; last lines of its log:"
     tail -20 /var/log/libvirt/libvirtd.log >&2 2>/dev/null
-    cmd_stop
     return 1
+}
+
+cmd_restart() {
+    local p
+    p=$(daemon_pid) || { say "restart: libvirtd is not running"; return 1; }
+    stop_pid "$p"
+    rm -f "$pidfile"
+    start_daemon
 }
 
 cmd_status() {
@@ -216,7 +233,8 @@ case "${1:-}" in
     start) shift; exec 9>"$lock"; flock 9; cmd_start "$@" ;;
     stop) exec 9>"$lock"; flock 9; cmd_stop ;;
     run) shift; cmd_run "$@" ;;
+    restart) cmd_restart ;;
     status) cmd_status ;;
-    *) echo "usage: $0 start [HOOK_BINARY] | stop | run [HOOK_BINARY] -- CMD... | status" >&2
+    *) echo "usage: $0 start [HOOK_BINARY] | stop | restart | run [HOOK_BINARY] -- CMD... | status" >&2
        exit 2 ;;
 esac

@@ -1,0 +1,167 @@
+#!/bin/bash
+# test-hook-libvirt.sh HOOK VNUMACTL: the qemu hook under a real libvirtd
+# with small TCG guests (issue 5).  Exit 77 when this machine cannot run a
+# libvirt daemon (not root, packages unavailable).
+#
+# Checks: a placed guest is reserved at start and released at destroy; a
+# managed guest without placement is planned and marked for a live apply;
+# an unmanaged one is left alone (manage = all takes it); a daemon restart
+# keeps a running guest alive and the hook re-registers it (even with the
+# ledger wiped); broken vnuma metadata never blocks a start (unless strict);
+# the refuse policy gives `virsh start` a readable error.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+env_sh=$here/libvirt-env.sh
+state=/run/vnuma-itest
+conf=/run/vnuma-itest.conf
+
+if [ "${1:-}" != --inner ]; then
+    hook=$(realpath "${1:?usage: $0 HOOK VNUMACTL}")
+    vnumactl=$(realpath "${2:?usage: $0 HOOK VNUMACTL}")   # the hook runs in /
+    rm -rf "$state"
+    : > "$conf"
+    export VN_HOOK_ENV="VNUMA_STATE_DIR=$state VNUMA_CONFIG=$conf VNUMA_VNUMACTL=$vnumactl"
+    "$env_sh" run "$hook" -- "$0" --inner "$vnumactl"
+    rc=$?
+    rm -rf "$state" "$conf"
+    exit $rc
+fi
+
+vnumactl=$2
+export VNUMA_STATE_DIR=$state VNUMA_CONFIG=$conf
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+t0=$(date +%s.%N)
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f s", b - a }'; }
+
+# domain_xml NAME MIB [METADATA]
+domain_xml() {
+    cat <<EOF
+<domain type='qemu'>
+  <name>$1</name>
+  <memory unit='MiB'>$2</memory>
+  <vcpu placement='static'>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type><boot dev='hd'/></os>
+  <on_poweroff>destroy</on_poweroff>
+  ${3:+<metadata>$3</metadata>}
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+}
+
+ns="xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0'"
+placement() {  # NODE CPUS MIB
+    echo "<vnuma:vnuma $ns manage='yes'><vnuma:placement version='1' memory-mode='restrictive'><vnuma:cell id='0' node='$1' vcpus='0' cpus='$2' memory-kib='$(($3 * 1024))'/></vnuma:placement></vnuma:vnuma>"
+}
+
+define() {  # NAME MIB [METADATA]
+    local f
+    f=$(mktemp)
+    domain_xml "$@" > "$f"
+    virsh -q define "$f" >/dev/null || fail "define $1"
+    rm -f "$f"
+}
+
+# reservation NAME -> "state node cpus memory_mib" or nothing
+reservation() {
+    "$vnumactl" reservations --json | /usr/bin/python3 -c '
+import json, sys
+for d in json.load(sys.stdin)["domains"]:
+    if d["name"] == sys.argv[1]:
+        c = d["cells"][0]
+        print(d["state"], c["node"], c["cpus"], c["memory_mib"], d["needs_apply"])
+' "$1"
+}
+
+expect_reservation() {  # NAME "expected" what
+    local got
+    got=$(reservation "$1")
+    if [ "$got" = "$2" ]; then ok "$3 ($1: ${got:-none})"; else fail "$3: $1 is '${got:-none}', expected '${2:-none}'"; fi
+}
+
+cpus=$(cat /sys/devices/system/node/node0/cpulist)
+
+# 1. placed, managed, unmanaged guests start; the hook reserves.
+define vnt-placed 64 "$(placement 0 "$cpus" 64)"
+define vnt-managed 96 "<vnuma:vnuma $ns manage='yes'/>"
+define vnt-plain 64
+for d in vnt-placed vnt-managed vnt-plain; do
+    s=$(date +%s.%N)
+    virsh -q start "$d" >/dev/null || fail "start $d"
+    echo "   start $d: $(since "$s")"
+done
+expect_reservation vnt-placed "running 0 $cpus 64 False" "placed guest reserved and running"
+got=$(reservation vnt-managed)
+case "$got" in
+    "running 0 "*" 96 True") ok "managed guest planned, live apply requested ($got)" ;;
+    *) fail "managed guest: '$got'" ;;
+esac
+expect_reservation vnt-plain "" "unmanaged guest left alone"
+grep -q '"vm":"vnt-managed","phase":"started","decision":"apply"' "$state/history.log" ||
+    fail "no apply decision in the history"
+
+# 2. destroy releases.
+virsh -q destroy vnt-placed >/dev/null || fail "destroy vnt-placed"
+expect_reservation vnt-placed "" "destroy released the reservation"
+virsh -q destroy vnt-managed >/dev/null
+expect_reservation vnt-managed "" "destroy released the managed guest"
+virsh -q destroy vnt-plain >/dev/null
+
+# 3. daemon restart with a guest running: alive and re-registered.
+virsh -q start vnt-placed >/dev/null || fail "restart vnt-placed"
+pid=$(cat /run/libvirt/qemu/vnt-placed.pid)
+rm -f "$state/ledger.json"
+"$env_sh" restart || fail "daemon restart"
+# The new daemon reconnects in a thread of its own: wait for the hook.
+for _ in $(seq 100); do
+    grep -q '"vm":"vnt-placed","phase":"reconnect"' "$state/history.log" && break
+    sleep 0.1
+done
+[ "$(virsh domstate vnt-placed | head -1)" = running ] && kill -0 "$pid" 2>/dev/null &&
+    ok "guest survived the daemon restart" || fail "guest died with the daemon restart"
+expect_reservation vnt-placed "running 0 $cpus 64 False" "reconnect re-registered the guest"
+grep -q '"vm":"vnt-placed","phase":"reconnect"' "$state/history.log" ||
+    fail "no reconnect line in the history"
+virsh -q destroy vnt-placed >/dev/null
+
+# 4. broken vnuma metadata never blocks a start (fail-open).
+define vnt-broken 64 "<vnuma:vnuma $ns manage='yes'><vnuma:placement><vnuma:cell id='x'/></vnuma:placement></vnuma:vnuma>"
+virsh -q start vnt-broken >/dev/null 2>&1 && ok "broken metadata: start not blocked" ||
+    fail "broken metadata blocked the start"
+grep -q '"vm":"vnt-broken","phase":"prepare","decision":"error"' "$state/history.log" ||
+    fail "the error was not logged"
+virsh -q destroy vnt-broken >/dev/null 2>&1
+# The hook reads its config at every call: switch policies live.
+printf '[hook]\nmanage = all\n' > "$conf"
+virsh -q start vnt-plain >/dev/null 2>&1 || fail "start vnt-plain (manage=all)"
+expect_reservation vnt-plain "running 0 $cpus 64 True" "manage = all plans an unmarked guest"
+virsh -q destroy vnt-plain >/dev/null
+
+# 5. refuse: a placement on a node this host lacks, on_conflict = refuse.
+printf '[hook]\non_conflict = refuse\n' > "$conf"
+define vnt-refuse 64 "$(placement 9 0 64)"
+err=$(virsh -q start vnt-refuse 2>&1)
+if [ $? -ne 0 ] && grep -q "vnuma: refusing to start vnt-refuse: recorded placement no longer fits: cell 0: node 9 does not exist on this host" <<<"$err"; then
+    ok "refuse: virsh start says why"
+    echo "   virsh: $err"
+else
+    fail "refuse: virsh start gave rc/err: $err"
+fi
+[ "$(virsh domstate vnt-refuse | head -1)" = "shut off" ] || fail "refused guest is running"
+expect_reservation vnt-refuse "" "refused guest holds no reservation"
+
+# 6. strict + broken metadata vetoes; default config lets it start.
+printf '[hook]\nstrict = true\n' > "$conf"
+err=$(virsh -q start vnt-broken 2>&1) && fail "strict: broken metadata started" ||
+    { grep -q "vnuma: cannot check the placement of vnt-broken" <<<"$err" &&
+      ok "strict: broken metadata vetoed with a reason" || fail "strict: $err"; }
+: > "$conf"
+
+echo "history:"; sed 's/^/   /' "$state/history.log"
+echo "total $(since "$t0"), $failures failure(s)"
+[ "$failures" -eq 0 ]
