@@ -257,12 +257,13 @@ run_plan(int argc, char **argv, gboolean explain)
     } else {
         p = vn_plan(t, load, config->policy, req, &reasons, &error);
     }
+    /* timed whether it fits or not: a full host is the case that matters */
+    if (o.repeat > 0 && req)
+        report_repeat(t, load, config->policy, req, (guint)o.repeat);
     if (!p && error && error->domain == VN_PLAN_ERROR && error->code == VN_PLAN_ERROR_NO_FIT)
         return report_no_fit(&o, error, reasons);
     if (!p)
         return vn_cli_fail(error);
-    if (o.repeat > 0 && req)
-        report_repeat(t, load, config->policy, req, (guint)o.repeat);
 
     if (o.json) {
         g_autoptr(JsonNode) node = vn_placement_to_json(t, p, explain);
