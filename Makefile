@@ -51,6 +51,7 @@ check-numahost: build
 	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost -t 4
 
 bench: build
+	@tools/install-deps.sh bench
 	@tools/bench.sh $(BUILD)
 
 install: build

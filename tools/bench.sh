@@ -23,10 +23,5 @@ if [ -x "$build/tests/bench/bench-hook" ]; then
 fi
 
 echo
-echo "== OpenStack Nova's numa_fit_instance_to_host on comparable hosts (../shared/peers)"
-peers="$here/../shared/peers"
-if [ -f "$peers/nova_fit_bench.sh" ] && /usr/bin/python3 -c 'import nova' 2>/dev/null; then
-    bash "$peers/nova_fit_bench.sh" /usr/bin/python3 || echo "nova bench failed"
-else
-    echo "skipped: needs ../shared/peers and Debian's python3-nova (apt-get install python3-nova)"
-fi
+echo "== vnuma next to OpenStack Nova's numa_fit_instance_to_host (../shared/peers), same hosts and requests"
+"$here/tools/bench-vs-nova.sh" "$build"
