@@ -174,6 +174,7 @@ domain_from_doc(xmlDoc *doc, const gchar *source, gboolean had_declaration,
                 GError **error)
 {
     g_autoptr(VnDomain) d = g_new0(VnDomain, 1);
+    g_autoptr(GError) local = NULL;
 
     d->source = g_strdup(source);
     d->doc = doc;
@@ -182,8 +183,15 @@ domain_from_doc(xmlDoc *doc, const gchar *source, gboolean had_declaration,
     d->cells = g_array_new(FALSE, TRUE, sizeof(VnDomainCell));
     g_array_set_clear_func(d->cells, vn_domain_cell_clear);
     d->devices = g_ptr_array_new_with_free_func(vn_domain_device_free);
-    if (!check_doctype(doc, source, error) || !parse_root(d, error))
+    if (!check_doctype(doc, source, error))
         return NULL;
+    if (!parse_root(d, &local)) {
+        /* every message names the input (most parts say file:line) */
+        if (!g_str_has_prefix(local->message, source))
+            g_prefix_error(&local, "%s: ", source);
+        g_propagate_error(error, g_steal_pointer(&local));
+        return NULL;
+    }
     return g_steal_pointer(&d);
 }
 

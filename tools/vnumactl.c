@@ -21,6 +21,10 @@ static const VnCommand commands[] = {
     { "explain", vn_cmd_explain,
       "Plan a VM and show every candidate node set with its score" },
     /* define, place: domain XML (issue 4) -- XML helper */
+    { "define", vn_cmd_define,
+      "Place DOMAIN.xml on this host and define it in libvirt" },
+    { "place", vn_cmd_place,
+      "Place a defined domain again (rewrites its definition; next start)" },
     /* reservations, apply: the hook and ledger (issue 5) -- hook helper */
     { "reservations", vn_cmd_reservations,
       "Show the placements the ledger holds (reserved or running domains)" },

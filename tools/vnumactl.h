@@ -31,6 +31,8 @@ int vn_cmd_topology(int argc, char **argv);
 int vn_cmd_plan(int argc, char **argv);
 int vn_cmd_explain(int argc, char **argv);
 /* define, place: domain XML (issue 4) */
+int vn_cmd_define(int argc, char **argv);
+int vn_cmd_place(int argc, char **argv);
 /* reservations, apply: the hook and ledger (issue 5) */
 int vn_cmd_reservations(int argc, char **argv);
 

@@ -1,0 +1,164 @@
+/* vnumactl-domain.c: `vnumactl define` and `vnumactl place`.
+ *
+ *   define DOMAIN.xml  plan the domain, write the placement into its XML
+ *                      and define it in libvirt
+ *   place NAME         the same for the persistent definition of a domain
+ *                      libvirt already has; effective at its next start
+ *
+ * Both share vn_domain_place() with `plan`, the daemon and the hook; only
+ * the libvirt calls (vn-libvirt.h) are theirs.  --dry-run prints the
+ * rewritten XML instead of defining it.
+ */
+#include "vnumactl.h"
+#include "vn-cpulist.h"
+#include "vn-domain.h"
+#include "vn-libvirt.h"
+#include "vn-plan.h"
+
+#include <stdio.h>
+
+typedef struct {
+    gchar *connect;
+    gboolean force;
+    gboolean dry_run;
+    VnSourceOptions source;
+} DomainOptions;
+
+static void
+domain_options_clear(DomainOptions *o)
+{
+    g_free(o->connect);
+    vn_source_options_clear(&o->source);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(DomainOptions, domain_options_clear)
+
+static GOptionContext *
+domain_context(DomainOptions *o, const gchar *summary)
+{
+    const GOptionEntry entries[] = {
+        { "connect", 'c', 0, G_OPTION_ARG_STRING, &o->connect,
+          "libvirt URI (default " VN_LIBVIRT_DEFAULT_URI ")", "URI" },
+        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force,
+          "Replace hand-written pins and numatune", NULL },
+        { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o->dry_run,
+          "Print the rewritten XML; define nothing", NULL },
+        { NULL },
+    };
+
+    return vn_cli_context_new(summary, entries, &o->source);
+}
+
+/* One line per guest cell: where it went. */
+static void
+print_placement(const VnTopology *t, const VnPlacement *p)
+{
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
+        g_autofree gchar *vcpus = c->n_vcpus > 1
+            ? g_strdup_printf("vCPUs %u-%u", c->vcpu_first, c->vcpu_first + c->n_vcpus - 1)
+            : g_strdup_printf("vCPU %u", c->vcpu_first);
+        printf("  cell %u: %s, %.1f GiB on node %u (CPUs %s)\n", c->id, vcpus,
+               c->memory_kib / 1048576.0, c->node_os_id, cpus);
+    }
+}
+
+static int
+fail_place(const GError *error, GPtrArray *reasons)
+{
+    fprintf(stderr, "%s: %s\n", g_get_prgname(), error->message);
+    for (guint i = 1; reasons && i < reasons->len; i++)
+        fprintf(stderr, "  %s\n", (const gchar *)g_ptr_array_index(reasons, i));
+    return g_error_matches(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT) ? VN_EXIT_NO_FIT
+                                                                       : VN_EXIT_ERROR;
+}
+
+/* Places `d` on the host the source options describe; prints the XML on
+ * --dry-run, else defines it.  Returns the exit status. */
+static int
+place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, const gchar *done)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(GPtrArray) reasons = NULL;
+    g_autofree gchar *xml = NULL;
+    g_autofree gchar *name = NULL;
+    VnDomainWriteOptions wo = { .force = o->force };
+
+    if (!vn_source_load(&o->source, &t, &load, &config, &error))
+        return vn_cli_fail(error);
+    wo.memory_mode = config->memory_mode;
+    p = vn_domain_place(d, t, load, config->policy, NULL, o->source.sysroot, &wo,
+                        &reasons, &error);
+    if (!p)
+        return fail_place(error, reasons);
+    xml = vn_domain_to_string(d);
+    if (o->dry_run) {
+        fputs(xml, stdout);
+        return VN_EXIT_OK;
+    }
+    if (!vn_libvirt_define(virt, xml, &name, &error))
+        return vn_cli_fail(error);
+    printf("Domain '%s' %s on %s:\n", name, done, vn_libvirt_uri(virt));
+    print_placement(t, p);
+    return VN_EXIT_OK;
+}
+
+int
+vn_cmd_define(int argc, char **argv)
+{
+    g_auto(DomainOptions) o = { 0 };
+    g_autoptr(GOptionContext) ctx = domain_context(
+        &o, "Place DOMAIN.xml on this host and define it in libvirt");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = NULL;
+    g_autoptr(VnLibvirt) virt = NULL;
+    const gchar *path = NULL;
+
+    if (!vn_cli_parse_args(ctx, &argc, &argv, 1, &path))
+        return VN_EXIT_ERROR;
+    if (!path)
+        return vn_cli_fail_printf("DOMAIN.xml is required (see --help)");
+    if (!(d = vn_domain_load_file(path, &error)))
+        return vn_cli_fail(error);
+    if (!o.dry_run && !(virt = vn_libvirt_open(o.connect, &error)))
+        return vn_cli_fail(error);
+    return place_and_define(&o, virt, d, "defined");
+}
+
+int
+vn_cmd_place(int argc, char **argv)
+{
+    g_auto(DomainOptions) o = { 0 };
+    g_autoptr(GOptionContext) ctx = domain_context(
+        &o, "Place a defined domain again: rewrite its persistent definition "
+            "(effective at its next start)");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = NULL;
+    g_autoptr(VnLibvirt) virt = NULL;
+    g_autofree gchar *xml = NULL;
+    g_autofree gchar *what = NULL;
+    const gchar *name = NULL;
+    gboolean active = FALSE;
+    int rc;
+
+    if (!vn_cli_parse_args(ctx, &argc, &argv, 1, &name))
+        return VN_EXIT_ERROR;
+    if (!name)
+        return vn_cli_fail_printf("NAME is required (see --help)");
+    if (!(virt = vn_libvirt_open(o.connect, &error)) ||
+        !(xml = vn_libvirt_get_definition(virt, name, &active, &error)))
+        return vn_cli_fail(error);
+    what = g_strdup_printf("%s (libvirt definition)", name);
+    if (!(d = vn_domain_load_buffer(xml, strlen(xml), what, &error)))
+        return vn_cli_fail(error);
+    rc = place_and_define(&o, virt, d, "placed");
+    if (rc == VN_EXIT_OK && !o.dry_run)
+        printf("Effective at its next start%s.\n",
+               active ? " (it is running: it keeps its current placement until then)" : "");
+    return rc;
+}
