@@ -5,13 +5,13 @@
 #                     schemas ($VN_CORPUS/libvirt-schemas; skipped if absent)
 #   NAME-invalid.xml  must fail virt-xml-validate, and xmllint too unless the
 #                     file says "upstream-valid" (valid for newer libvirt)
-# TAP output; exit 77 when the validators are missing and cannot be
-# installed here.
+# TAP output; a TAP skip (empty plan, exit 0) when the validators are
+# missing and cannot be installed here.
 set -u
 dir=${1:?usage: validate.sh DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v virt-xml-validate >/dev/null || ! command -v xmllint >/dev/null; then
-    "$root/tools/install-deps.sh" >&2 || { echo "1..0 # SKIP validators missing"; exit 77; }
+    "$root/tools/install-deps.sh" >&2 || { echo "1..0 # SKIP validators missing"; exit 0; }
 fi
 rng=${VN_CORPUS:-$root/../shared/corpus}/libvirt-schemas/domain.rng
 [ -f "$rng" ] || rng=

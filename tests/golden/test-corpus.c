@@ -291,8 +291,9 @@ main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     entries = dir ? read_index(dir) : g_ptr_array_new();
     if (entries->len == 0) {
+        /* TAP: a skip is an empty plan with a reason, exit 0 */
         g_print("1..0 # SKIP no corpus at $VN_CORPUS/libvirt-domains\n");
-        return 77;
+        return 0;
     }
     topo = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "40intel64-2g2n4c+pcilocality.xml", NULL);
     corpus.t = vn_topology_load_hwloc_xml(topo, &error);
