@@ -158,6 +158,14 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
         const VnNode *node = &c->t->nodes[i];
 
         cap->usable = TRUE;
+        if (vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 &&
+            c->req->allow_memory_only && !c->fixed_cells) {
+            /* memory for a CPU-less guest cell, on request only */
+            cap->memory_only = TRUE;
+            cap->vcpu_capacity = 1.0;
+            compute_memory(c, i, overhead_per_cell_kib);
+            continue;
+        }
         if (vn_bitmap_is_empty(node->cpus)) {
             cap->usable = FALSE;
             cap->why_not = node->cpu_owner >= 0 ? "memory-only node sharing another node's CPUs (used only on request)"
@@ -218,6 +226,9 @@ vn_plan_node_shortfall(const VnPlanCtx *c, guint node)
 
     if (!cap->usable)
         return g_strdup_printf("node %u: %s", os_id, cap->why_not);
+    if (cap->memory_only)
+        return g_strdup_printf("node %u: memory-only, %s free: can add memory to a VM, not hold its vCPUs",
+                               os_id, have);
     if (cap->vcpus < vunits && cap->mem_kib < c->req->memory_kib)
         return g_strdup_printf("node %u: %s and room for %u vCPUs free, needs %s and %u vCPUs",
                                os_id, have, cap->vcpus * c->vcpu_unit, need, c->req->vcpus);

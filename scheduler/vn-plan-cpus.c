@@ -96,10 +96,13 @@ nearest_set_node(const VnPlanCtx *c, const VnNodeSet *set, gint dev_node)
 {
     guint best = 0;
 
+    while (best < set->k && c->cap[set->nodes[best]].memory_only)
+        best++;
     if (dev_node < 0)
-        return 0;
-    for (guint i = 1; i < set->k; i++)
-        if (vn_topology_distance(c->t, (guint)dev_node, set->nodes[i]) <
+        return best;
+    for (guint i = best + 1; i < set->k; i++)
+        if (!c->cap[set->nodes[i]].memory_only &&
+            vn_topology_distance(c->t, (guint)dev_node, set->nodes[i]) <
             vn_topology_distance(c->t, (guint)dev_node, set->nodes[best]))
             best = i;
     return best;
@@ -113,6 +116,8 @@ emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
 
     for (guint i = 0; i < set->k; i++) {
         guint sum = 0;
+        if (c->cap[set->nodes[i]].memory_only)
+            continue;   /* no CPU to run the emulator on */
         for (guint d = 0; d < c->n_dev; d++)
             if (c->dev_node[d] >= 0)
                 sum += vn_topology_distance(c->t, (guint)c->dev_node[d], set->nodes[i]);
@@ -197,6 +202,8 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     for (guint id = 1; id <= c->req->iothreads; id++) {
         VnIOThreadPin io = { .id = id };
         guint member = (id - 1) % set->k;
+        if (c->cap[set->nodes[member]].memory_only)
+            member = nearest_set_node(c, set, -1);
         for (guint d = 0; d < c->n_dev; d++)
             if (g_array_index(c->req->devices, VnDevice, d).iothread == (gint)id)
                 member = nearest_set_node(c, set, c->dev_node[d]);

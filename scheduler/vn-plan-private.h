@@ -6,6 +6,7 @@
 /* What one node can still take for this request. */
 typedef struct {
     gboolean usable;       /* may hold a guest cell at all */
+    gboolean memory_only;  /* usable for a CPU-less guest cell only */
     const gchar *why_not;  /* static reason when !usable */
     guint vcpus;           /* vCPUs it can take (in vcpu units for SMT require) */
     guint64 mem_kib;       /* guest memory it can take (after overhead share) */

@@ -7,23 +7,32 @@
 #include "vn-plan-private.h"
 
 /* Water-fill `total` units over k bins of capacity caps[]; every bin gets
- * at least one unit.  Writes out[] and returns TRUE when it fits. */
+ * at least one unit, except bins whose `skip` flag is set, which get none
+ * (CPU-less cells get no vCPUs).  Writes out[] and returns TRUE when it fits. */
 static gboolean
-water_fill(guint64 total, guint k, const guint64 *caps, guint64 *out)
+water_fill(guint64 total, guint k, const guint64 *caps, const gboolean *skip, guint64 *out)
 {
     guint64 sum = 0, left;
+    guint bins = 0, b = 0;
 
-    if (total < k)
-        return FALSE;
     for (guint i = 0; i < k; i++) {
+        if (skip && skip[i])
+            continue;
         if (caps[i] < 1)
             return FALSE;
         sum += caps[i];
+        bins++;
     }
-    if (sum < total)
+    if (bins == 0 || total < bins || sum < total)
         return FALSE;
-    for (guint i = 0; i < k; i++)
-        out[i] = MIN(total / k + (i < total % k ? 1 : 0), caps[i]);
+    for (guint i = 0; i < k; i++) {
+        if (skip && skip[i]) {
+            out[i] = 0;
+            continue;
+        }
+        out[i] = MIN(total / bins + (b < total % bins ? 1 : 0), caps[i]);
+        b++;
+    }
     left = total;
     for (guint i = 0; i < k; i++)
         left -= out[i];
@@ -31,10 +40,10 @@ water_fill(guint64 total, guint k, const guint64 *caps, guint64 *out)
     while (left > 0) {
         guint open = 0;
         for (guint i = 0; i < k; i++)
-            open += out[i] < caps[i];
+            open += out[i] < caps[i] && !(skip && skip[i]);
         for (guint i = 0; i < k && left > 0; i++) {
             guint64 room = caps[i] - out[i], give;
-            if (!room)
+            if (!room || (skip && skip[i]))
                 continue;
             give = MIN(room, MAX(left / open, 1));
             out[i] += give;
@@ -48,6 +57,7 @@ static gboolean
 split_auto(const VnPlanCtx *c, VnNodeSet *s)
 {
     guint64 *vcap = c->scratch, *mcap = vcap + c->n, *vout = mcap + c->n, *mout = vout + c->n;
+    gboolean *memory_only = (gboolean *)(mout + c->n);
 
     for (guint i = 0; i < s->k; i++) {
         const VnNodeCap *cap = &c->cap[s->nodes[i]];
@@ -55,9 +65,10 @@ split_auto(const VnPlanCtx *c, VnNodeSet *s)
             return FALSE;
         vcap[i] = cap->vcpus;
         mcap[i] = cap->mem_kib / c->mem_unit_kib;
+        memory_only[i] = cap->memory_only;
     }
-    if (!water_fill(c->req->vcpus / c->vcpu_unit, s->k, vcap, vout) ||
-        !water_fill(c->req->memory_kib / c->mem_unit_kib, s->k, mcap, mout))
+    if (!water_fill(c->req->vcpus / c->vcpu_unit, s->k, vcap, memory_only, vout) ||
+        !water_fill(c->req->memory_kib / c->mem_unit_kib, s->k, mcap, NULL, mout))
         return FALSE;
     for (guint i = 0; i < s->k; i++) {
         s->vcpus[i] = (guint)vout[i] * c->vcpu_unit;
@@ -83,7 +94,7 @@ split_fixed(const VnPlanCtx *c, VnNodeSet *s)
             return FALSE;
         slots[i] = MIN(cap->vcpus / c->vshare_fixed, cap->mem_kib / c->mem_unit_kib / c->mshare_fixed);
     }
-    if (!water_fill(cells, s->k, slots, out))
+    if (!water_fill(cells, s->k, slots, NULL, out))
         return FALSE;
     for (guint i = 0; i < s->k; i++) {
         s->cells[i] = (guint)out[i];

@@ -82,7 +82,8 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
         c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
         c->mshare_fixed = (munits + req->cells - 1) / req->cells;
     }
-    c->scratch = g_new(guint64, 4 * (gsize)MAX(c->n, 1));
+    /* 4 words per node for the split, plus a gboolean per node */
+    c->scratch = g_new(guint64, 5 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
     for (guint d = 0; d < c->n_dev; d++)
@@ -174,13 +175,21 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacemen
     for (guint i = 0; i < c->n; i++)
         if (!c->cap[i].usable && c->cap[i].why_not && vn_bitmap_is_empty(c->t->nodes[i].cpus))
             vn_placement_add_reason(p, "node %u: %s", c->t->nodes[i].os_id, c->cap[i].why_not);
+    for (guint i = 0; i < set->k; i++)
+        if (c->cap[set->nodes[i]].memory_only)
+            vn_placement_add_reason(p, "node %u: memory-only%s%s, holds a CPU-less guest cell (requested)",
+                                    c->t->nodes[set->nodes[i]].os_id,
+                                    c->t->nodes[set->nodes[i]].subtype ? " " : "",
+                                    c->t->nodes[set->nodes[i]].subtype ? c->t->nodes[set->nodes[i]].subtype : "");
 }
 
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 static VnNodeSet *
 choose_set(VnPlanCtx *c, guint *ret_k_min, GPtrArray *candidates)
 {
-    guint k_max = c->fixed_cells ? MIN(c->fixed_cells, c->n) : MIN(c->req->vcpus / c->vcpu_unit, c->n);
+    /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
+    guint k_max = c->fixed_cells ? MIN(c->fixed_cells, c->n)
+                  : c->req->allow_memory_only ? c->n : MIN(c->req->vcpus / c->vcpu_unit, c->n);
     guint k_min;
 
     /* A lower bound on the node count, with the overhead spread as thin as

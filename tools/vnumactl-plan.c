@@ -22,6 +22,7 @@ typedef struct {
     gint iothreads;
     gchar *priority;
     gint cells;
+    gboolean memory_only_nodes;
     gchar **device_nodes;
     gint repeat;
     gboolean json;
@@ -109,6 +110,7 @@ request_from_options(const PlanOptions *o, GError **error)
     }
     r->iothreads = (guint)o->iothreads;
     r->cells = (guint)o->cells;
+    r->allow_memory_only = o->memory_only_nodes;
     for (guint i = 0; o->device_nodes && o->device_nodes[i]; i++) {
         guint node;
         g_autofree gchar *name = g_strdup_printf("device %u", i + 1);
@@ -131,6 +133,7 @@ plan_context(PlanOptions *o, gboolean explain)
         { "iothreads", 0, 0, G_OPTION_ARG_INT, &o->iothreads, "IOThreads to place", "N" },
         { "priority", 0, 0, G_OPTION_ARG_STRING, &o->priority, "Contention priority (default normal)", "high|normal|low" },
         { "cells", 0, 0, G_OPTION_ARG_INT, &o->cells, "Fixed guest NUMA cell count (default: vnuma chooses)", "K" },
+        { "memory-only-nodes", 0, 0, G_OPTION_ARG_NONE, &o->memory_only_nodes, "May use memory-only nodes (HBM, CXL) as CPU-less guest cells", NULL },
         { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes, "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat, "Plan N times; print the median time on stderr", "N" },
         { "force", 0, 0, G_OPTION_ARG_NONE, &o->force, "With DOMAIN.xml: replace hand-written pins and numatune", NULL },
@@ -176,8 +179,12 @@ print_text(const VnTopology *t, const VnPlacement *p)
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
-        printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n", c->id,
-               c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus, c->memory_kib / 1024);
+        if (c->n_vcpus == 0)
+            printf("cell %u: node %u, no vCPUs (memory only), %" G_GUINT64_FORMAT " MiB\n", c->id,
+                   c->node_os_id, c->memory_kib / 1024);
+        else
+            printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n", c->id,
+                   c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus, c->memory_kib / 1024);
     }
     {
         g_autofree gchar *emu = vn_cpulist_format(p->emulator_cpus);

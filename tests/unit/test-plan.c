@@ -251,6 +251,18 @@ test_memory_only_node(void)
     r->memory_kib = 8 * GIB;
     p = vn_test_plan_ok(&h, r);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+    g_clear_pointer(&p, vn_placement_free);
+    /* asked for: 20 GiB = a cell with the vCPUs on node 0 + a CPU-less cell on node 1 */
+    r->memory_kib = 20 * GIB;
+    r->allow_memory_only = TRUE;
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
+    g_assert_cmpuint(p->cells->len, ==, 2);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).n_vcpus, ==, 2);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).node_os_id, ==, 1);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).n_vcpus, ==, 0);
+    g_assert_true(vn_bitmap_is_empty(g_array_index(p->cells, VnCell, 1).cpus));
+    g_assert_true(vn_bitmap_test(p->emulator_cpus, 0));
     vn_test_host_clear(&h);
 }
 
