@@ -28,6 +28,12 @@ static const VnCommand commands[] = {
     /* reservations, apply: the hook and ledger (issue 5) -- hook helper */
     { "reservations", vn_cmd_reservations,
       "Show the placements the ledger holds (reserved or running domains)" },
+    { "simulate", vn_cmd_simulate,
+      "Replay a VM trace on a host with vnuma and the peers' policies" },
+    { "trace-gen", vn_cmd_trace_gen,
+      "Write a synthetic VM trace with the published Azure VM mix" },
+    { "apply", vn_cmd_apply,
+      "Apply a running domain's reserved placement live (pins, memory nodeset)" },
 };
 
 static const VnCommand *

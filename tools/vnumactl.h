@@ -35,6 +35,10 @@ int vn_cmd_define(int argc, char **argv);
 int vn_cmd_place(int argc, char **argv);
 /* reservations, apply: the hook and ledger (issue 5) */
 int vn_cmd_reservations(int argc, char **argv);
+/* simulate, trace-gen: what-if replays (issue 8) */
+int vn_cmd_simulate(int argc, char **argv);
+int vn_cmd_trace_gen(int argc, char **argv);
+int vn_cmd_apply(int argc, char **argv);
 
 /* ---- helpers (vnumactl-cli.c) ---- */
 

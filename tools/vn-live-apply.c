@@ -1,0 +1,194 @@
+/* vn-live-apply.c: pins and memory nodeset of a running domain.
+ *
+ * Runs detached from the hook, right after `started`: libvirt may still
+ * hold the domain's start job for a moment, and any API on the domain
+ * waits for it (up to 30 s, then VIR_ERR_OPERATION_TIMEOUT).  So every call
+ * is retried while libvirt says the domain is busy or not running yet. */
+#include <libvirt/virterror.h>
+#include "vn-cpulist.h"
+#include "vn-live-apply.h"
+
+G_DEFINE_QUARK(vn-live-apply-error-quark, vn_live_apply_error)
+
+typedef struct {
+    virDomainPtr dom;
+    const VnLedgerRecord *r;
+    gint64 deadline;          /* monotonic µs */
+    int n_cpus;               /* host CPUs (libvirt's numbering) */
+    int maplen;
+    GPtrArray *log;
+} Ctx;
+
+static gboolean libvirt_error(GError **error, const gchar *what)
+{
+    g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "%s: %s", what,
+                virGetLastErrorMessage());
+    return FALSE;
+}
+
+/* Busy or still starting: worth another try before the deadline. */
+static gboolean transient(const Ctx *x)
+{
+    virErrorPtr e = virGetLastError();
+    if (!e || g_get_monotonic_time() > x->deadline)
+        return FALSE;
+    return e->code == VIR_ERR_OPERATION_TIMEOUT;
+}
+
+/* Running: go.  Shut off, crashed, or gone: give up at once (the domain
+ * stopped before we came).  Anything else (paused while starting, a busy
+ * job): wait until the deadline. */
+static gboolean wait_running(Ctx *x, GError **error)
+{
+    for (;;) {
+        int state = 0, reason = 0;
+        if (virDomainGetState(x->dom, &state, &reason, 0) < 0) {
+            if (!transient(x))
+                return libvirt_error(error, "reading the domain state");
+        } else if (state == VIR_DOMAIN_RUNNING) {
+            return TRUE;
+        } else if (state == VIR_DOMAIN_SHUTOFF || state == VIR_DOMAIN_CRASHED ||
+                   state == VIR_DOMAIN_SHUTDOWN) {
+            g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_TIMEOUT,
+                        "domain %s is not running", x->r->name);
+            return FALSE;
+        }
+        if (g_get_monotonic_time() > x->deadline) {
+            g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_TIMEOUT,
+                        "domain %s did not reach the running state", x->r->name);
+            return FALSE;
+        }
+        g_usleep(200 * 1000);
+    }
+}
+
+/* A cpumap of `cpus` (a cpulist); NULL + error if a CPU is not the host's. */
+static guchar *cpumap_new(const Ctx *x, const gchar *cpus, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+    g_autoptr(VnBitmap) b = vn_cpulist_parse(cpus, (guint)x->n_cpus, &local);
+    if (!b || vn_bitmap_is_empty(b)) {
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_RECORD,
+                    "CPUs \"%s\" are not usable on this host: %s", cpus,
+                    local ? local->message : "empty set");
+        return NULL;
+    }
+    guchar *map = g_malloc0(x->maplen);
+    VN_BITMAP_FOREACH(b, cpu)
+        VIR_USE_CPU(map, cpu);
+    return map;
+}
+
+/* The `k`-th CPU of `cpus` as a one-CPU list (dedicated pins). */
+static gchar *nth_cpu(const Ctx *x, const gchar *cpus, guint k)
+{
+    g_autoptr(VnBitmap) b = vn_cpulist_parse(cpus, (guint)x->n_cpus, NULL);
+    guint i = 0;
+    if (b) {
+        VN_BITMAP_FOREACH(b, cpu) {
+            if (i++ == k % vn_bitmap_count(b))
+                return g_strdup_printf("%d", cpu);
+        }
+    }
+    return g_strdup(cpus);
+}
+
+static gboolean pin_vcpu(Ctx *x, guint vcpu, const gchar *cpus, GError **error)
+{
+    g_autofree guchar *map = cpumap_new(x, cpus, error);
+    if (!map)
+        return FALSE;
+    while (virDomainPinVcpuFlags(x->dom, vcpu, map, x->maplen, VIR_DOMAIN_AFFECT_LIVE) < 0) {
+        if (!transient(x)) {
+            g_autofree gchar *what = g_strdup_printf("pinning vCPU %u to %s", vcpu, cpus);
+            return libvirt_error(error, what);
+        }
+        g_usleep(500 * 1000);
+    }
+    g_ptr_array_add(x->log, g_strdup_printf("vcpu %u -> CPUs %s", vcpu, cpus));
+    return TRUE;
+}
+
+static gboolean pin_vcpus(Ctx *x, GError **error)
+{
+    guint vcpu = 0;
+    for (guint i = 0; i < x->r->cells->len; i++) {
+        const VnLedgerCell *c = &g_array_index(x->r->cells, VnLedgerCell, i);
+        for (guint k = 0; k < c->vcpus; k++, vcpu++) {
+            g_autofree gchar *cpus = x->r->dedicated ? nth_cpu(x, c->cpus, k)
+                                                     : g_strdup(c->cpus);
+            if (!pin_vcpu(x, vcpu, cpus, error))
+                return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean pin_emulator(Ctx *x, const gchar *cpus, GError **error)
+{
+    g_autofree guchar *map = cpumap_new(x, cpus, error);
+    if (!map)
+        return FALSE;
+    while (virDomainPinEmulator(x->dom, map, x->maplen, VIR_DOMAIN_AFFECT_LIVE) < 0) {
+        if (!transient(x))
+            return libvirt_error(error, "pinning the emulator");
+        g_usleep(500 * 1000);
+    }
+    g_ptr_array_add(x->log, g_strdup_printf("emulator -> CPUs %s", cpus));
+    return TRUE;
+}
+
+/* IOThreads follow the emulator; a failure here is reported, not fatal. */
+static void pin_iothreads(Ctx *x, const gchar *cpus)
+{
+    virDomainIOThreadInfoPtr *info = NULL;
+    int n = virDomainGetIOThreadInfo(x->dom, &info, VIR_DOMAIN_AFFECT_LIVE);
+    g_autofree guchar *map = cpumap_new(x, cpus, NULL);
+    for (int i = 0; i < n; i++) {
+        guint id = info[i]->iothread_id;
+        if (map && virDomainPinIOThread(x->dom, id, map, x->maplen, VIR_DOMAIN_AFFECT_LIVE) == 0)
+            g_ptr_array_add(x->log, g_strdup_printf("iothread %u -> CPUs %s", id, cpus));
+        else
+            g_ptr_array_add(x->log, g_strdup_printf("iothread %u not pinned: %s", id,
+                                                    virGetLastErrorMessage()));
+        virDomainIOThreadInfoFree(info[i]);
+    }
+    free(info);
+}
+
+/* Memory follows live only in restrictive mode; otherwise say so. */
+static void set_nodeset(Ctx *x)
+{
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(x->r);
+    virTypedParameterPtr params = NULL;
+    int n = 0, max = 0;
+    if (virTypedParamsAddString(&params, &n, &max, VIR_DOMAIN_NUMA_NODESET, nodes) == 0 &&
+        virDomainSetNumaParameters(x->dom, params, n, VIR_DOMAIN_AFFECT_LIVE) == 0)
+        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset -> %s", nodes));
+    else
+        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset not moved live (%s): %s",
+                                                nodes, virGetLastErrorMessage()));
+    virTypedParamsFree(params, n);
+}
+
+gboolean vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s,
+                       GPtrArray *ret_log, GError **error)
+{
+    Ctx x = { .dom = dom, .r = r, .log = ret_log,
+              .deadline = g_get_monotonic_time() + (gint64)timeout_s * G_USEC_PER_SEC };
+    if (r->cells->len == 0) {
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_RECORD,
+                    "the reservation of %s has no cells", r->name);
+        return FALSE;
+    }
+    x.n_cpus = virNodeGetCPUMap(virDomainGetConnect(dom), NULL, NULL, 0);
+    if (x.n_cpus <= 0)
+        return libvirt_error(error, "reading the host's CPUs");
+    x.maplen = VIR_CPU_MAPLEN(x.n_cpus);
+    const gchar *first = g_array_index(r->cells, VnLedgerCell, 0).cpus;
+    if (!wait_running(&x, error) || !pin_vcpus(&x, error) || !pin_emulator(&x, first, error))
+        return FALSE;
+    pin_iothreads(&x, first);
+    set_nodeset(&x);
+    return TRUE;
+}

@@ -1,0 +1,37 @@
+/* vn-live-apply.h: a ledger record applied to a running domain through
+ * libvirt's live APIs (issue 5).  Links libvirt, so it lives with the CLI,
+ * never in the hook (calling libvirt from a hook deadlocks).
+ *
+ * What moves live: vCPU pins (virDomainPinVcpuFlags), the emulator pin
+ * (virDomainPinEmulator), IOThread pins (virDomainPinIOThread), and the
+ * memory nodeset (virDomainSetNumaParameters) — the latter only when the
+ * domain runs in numatune mode `restrictive` or without <numatune>; for
+ * `strict` libvirt refuses, which is reported, not fatal.
+ *
+ * vCPUs are assigned to cells in order (cell 0 holds vCPUs 0..n0-1, ...),
+ * as vn_plan() numbers them.  Shared domains pin each vCPU to its cell's
+ * CPUs; dedicated ones pin vCPU k of a cell to the k-th CPU of the cell.
+ * Emulator and IOThreads go to the CPUs of the first cell.
+ */
+#pragma once
+
+#include <glib.h>
+#include <libvirt/libvirt.h>
+#include "vn-ledger.h"
+
+#define VN_LIVE_APPLY_ERROR (vn_live_apply_error_quark())
+GQuark vn_live_apply_error_quark(void);
+typedef enum {
+    VN_LIVE_APPLY_ERROR_LIBVIRT,    /* a libvirt call failed */
+    VN_LIVE_APPLY_ERROR_TIMEOUT,    /* the domain never became running */
+    VN_LIVE_APPLY_ERROR_RECORD,     /* the record does not describe this domain */
+    VN_LIVE_APPLY_ERROR_MAX
+} VnLiveApplyError;
+
+/* Waits (up to `timeout_s`) until `dom` is running, then applies `r`.
+ * Each step's outcome is appended to `ret_log` (one line per step,
+ * including non-fatal refusals such as the memory nodeset of a strict
+ * domain).  Fails on the first vCPU/emulator pin that libvirt refuses
+ * after retrying while the domain's job is busy. */
+gboolean vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s,
+                       GPtrArray *ret_log, GError **error);
