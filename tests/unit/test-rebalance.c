@@ -1,0 +1,206 @@
+/* test-rebalance.c: the rebalancer's decisions on recorded load. */
+#include "vn-rebalance.h"
+#include "vn-test-plan.h"
+#include "vn-test-topologies.h"
+
+#include <string.h>
+
+typedef struct {
+    VnTestHost h;
+    GPtrArray *vms;
+    VnRebalanceLimits lim;
+} Fixture;
+
+static void
+fixture_init(Fixture *f, VnTopology *t)
+{
+    vn_test_host_init(&f->h, t);
+    f->vms = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
+    vn_rebalance_limits_init(&f->lim, 100000);
+}
+
+static void
+fixture_clear(Fixture *f)
+{
+    g_ptr_array_unref(f->vms);
+    vn_test_host_clear(&f->h);
+}
+
+/* A VM with one cell per (node, vcpus, GiB) triple; its load is committed. */
+static VnResident *
+add_vm(Fixture *f, const gchar *name, VnPriority prio, gint64 last_move, guint n_cells, ...)
+{
+    VnResident *r = vn_resident_new(name, prio, FALSE, last_move);
+    va_list ap;
+
+    va_start(ap, n_cells);
+    for (guint i = 0; i < n_cells; i++) {
+        guint node = va_arg(ap, guint), vcpus = va_arg(ap, guint), gib = va_arg(ap, guint);
+        vn_resident_add_cell(r, i, node, vcpus, gib * GIB);
+        f->h.load->nodes[node].committed_vcpus += vcpus;
+        f->h.load->nodes[node].committed_memory_kib += gib * GIB;
+        if (prio == VN_PRIORITY_HIGH)
+            f->h.load->nodes[node].committed_high_vcpus += vcpus;
+    }
+    va_end(ap);
+    g_ptr_array_add(f->vms, r);
+    return r;
+}
+
+static GPtrArray *
+propose(Fixture *f, GPtrArray **ret_notes)
+{
+    return vn_rebalance_propose(f->h.t, f->h.load, f->h.policy, f->vms, &f->lim, ret_notes);
+}
+
+static void
+test_balanced(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    for (guint n = 0; n < 4; n++)
+        add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, n, 4, 4);
+    moves = propose(&f, &notes);
+    g_assert_cmpuint(moves->len, ==, 0);
+    g_assert_nonnull(strstr(g_ptr_array_index(notes, 0), "balanced"));
+    fixture_clear(&f);
+}
+
+static void
+test_hot_node(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "b", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "c", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "d", VN_PRIORITY_NORMAL, 0, 1, 1, 1, 1);
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 2);
+    for (guint i = 0; i < moves->len; i++) {
+        const VnMove *m = g_ptr_array_index(moves, i);
+        g_assert_cmpuint(m->from_node, ==, 0);
+        g_assert_cmpuint(m->to_node, !=, 0);
+        g_assert_cmpfloat(m->imbalance_after, <, m->imbalance_before);
+    }
+    /* two different VMs, two different targets (2 and 3 are empty) */
+    g_assert_cmpstr(((VnMove *)g_ptr_array_index(moves, 0))->vm, !=, ((VnMove *)g_ptr_array_index(moves, 1))->vm);
+    g_assert_cmpuint(((VnMove *)g_ptr_array_index(moves, 0))->to_node, !=,
+                     ((VnMove *)g_ptr_array_index(moves, 1))->to_node);
+    fixture_clear(&f);
+}
+
+static void
+test_cooldown_and_dedicated(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+    VnResident *r;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "recent", VN_PRIORITY_NORMAL, f.lim.now - 10, 1, 0, 8, 8);
+    r = add_vm(&f, "pinned", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    r->dedicated = TRUE;
+    moves = propose(&f, &notes);
+    g_assert_cmpuint(moves->len, ==, 0);
+    g_assert_nonnull(strstr(g_ptr_array_index(notes, 0), "no movable cell"));
+    /* once the cool-down is over the recent VM moves */
+    f.lim.now += f.lim.cooldown_s;
+    g_clear_pointer(&moves, g_ptr_array_unref);
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, >=, 1);
+    g_assert_cmpstr(((VnMove *)g_ptr_array_index(moves, 0))->vm, ==, "recent");
+    fixture_clear(&f);
+}
+
+static void
+test_high_priority_last(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "gold", VN_PRIORITY_HIGH, 0, 1, 0, 6, 6);
+    add_vm(&f, "bronze", VN_PRIORITY_LOW, 0, 1, 0, 6, 6);
+    f.lim.max_moves = 1;
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 1);
+    g_assert_cmpstr(((VnMove *)g_ptr_array_index(moves, 0))->vm, ==, "bronze");
+    fixture_clear(&f);
+}
+
+static void
+test_cells_stay_near(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+    const VnMove *m;
+
+    /* EPYC NPS4: nodes 0-3 one socket (12), 4-7 the other (32) */
+    fixture_init(&f, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 4, 1, 16));
+    add_vm(&f, "big", VN_PRIORITY_NORMAL, 0, 2, 0, 8, 10, 1, 8, 10);
+    add_vm(&f, "filler", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 2);
+    for (guint n = 2; n < 8; n++)
+        add_vm(&f, "other", VN_PRIORITY_NORMAL, f.lim.now, 1, n, 2, 2);
+    f.lim.max_moves = 1;
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 1);
+    m = g_ptr_array_index(moves, 0);
+    g_assert_cmpuint(m->from_node, ==, 0);
+    /* whatever moves, a cell of "big" never leaves its socket */
+    if (g_str_equal(m->vm, "big"))
+        g_assert_cmpuint(m->to_node, <, 4);
+    fixture_clear(&f);
+}
+
+static void
+test_memory_budget(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 6);
+    add_vm(&f, "b", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 6);
+    f.lim.max_memory_kib = 4 * GIB;   /* each cell is 6 GiB */
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 0);
+    f.lim.max_memory_kib = 16 * GIB;
+    g_clear_pointer(&moves, g_ptr_array_unref);
+    moves = propose(&f, NULL);
+    /* one move balances it; moving the second VM too would not help */
+    g_assert_cmpuint(moves->len, ==, 1);
+    fixture_clear(&f);
+}
+
+/* A lone VM on a node is no imbalance to fix: moving it moves the peak. */
+static void
+test_lone_vm_stays(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 8, 12);
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 0);
+    fixture_clear(&f);
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/rebalance/balanced", test_balanced);
+    g_test_add_func("/rebalance/hot-node", test_hot_node);
+    g_test_add_func("/rebalance/cooldown-dedicated", test_cooldown_and_dedicated);
+    g_test_add_func("/rebalance/high-priority-last", test_high_priority_last);
+    g_test_add_func("/rebalance/cells-stay-near", test_cells_stay_near);
+    g_test_add_func("/rebalance/memory-budget", test_memory_budget);
+    g_test_add_func("/rebalance/lone-vm-stays", test_lone_vm_stays);
+    return g_test_run();
+}
