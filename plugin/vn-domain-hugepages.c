@@ -2,7 +2,8 @@
  *
  * Read: whether the VM wants hugepages and of which size (a bare
  * <hugepages/> means the host default, reported as 0).  Pages of several
- * sizes in one domain are refused: vnuma places one page size per VM.
+ * sizes in one domain are valid libvirt, so they load; the request refuses
+ * them (vnuma places one page size per VM).
  * Written: one <page size unit='KiB' nodeset=all guest cells/> (no nodeset
  * without guest cells); the other children of <memoryBacking> stay.
  */
@@ -25,13 +26,14 @@ vn_domain_parse_hugepages(VnDomain *d, xmlNode *root, GError **error)
 
         if (!vn_domain_parse_scaled_kib(size, unit, "KiB", what, &kib, error))
             return FALSE;
-        if (kib == 0 || (d->hugepage_kib && d->hugepage_kib != kib)) {
+        if (kib == 0) {
             g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                        "%s: %s KiB pages %s; vnuma places one page size per VM",
-                        what, size, kib ? "next to another size" : "are not pages");
+                        "%s: a page size of 0", what);
             return FALSE;
         }
-        d->hugepage_kib = kib;
+        if (d->hugepage_kib && d->hugepage_kib != kib)
+            d->hugepage_sizes_mixed = TRUE;
+        d->hugepage_kib = d->hugepage_kib ? MIN(d->hugepage_kib, kib) : kib;
     }
     return TRUE;
 }

@@ -51,6 +51,9 @@ gboolean vn_domain_parse_scaled_kib(const gchar *value, const gchar *unit,
 gboolean vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what,
                               guint64 *ret, GError **error);
 
+/* TRUE when `buf` quotes attributes with ' more often than with ". */
+gboolean vn_domain_quote_style(const gchar *buf, gsize len);
+
 /* Parsers of the parts (each file pairs them with their writer). */
 gboolean vn_domain_parse_cpu_numa(VnDomain *d, xmlNode *root, GError **error);
 gboolean vn_domain_parse_hugepages(VnDomain *d, xmlNode *root, GError **error);

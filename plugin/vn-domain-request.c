@@ -107,6 +107,12 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     g_return_val_if_fail(d != NULL, NULL);
     if (!sysroot || !*sysroot)
         sysroot = "/";
+    if (d->hugepage_sizes_mixed) {
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
+                    "%s: domain '%s' asks for hugepages of several sizes; vnuma places "
+                    "one page size per VM", d->source, d->name);
+        return NULL;
+    }
     r->vcpus = d->vcpus_max;
     r->memory_kib = d->memory_kib;
     r->hugepage_kib = d->hugepages ? (d->hugepage_kib ? d->hugepage_kib

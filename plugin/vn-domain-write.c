@@ -216,7 +216,8 @@ vn_domain_write_metadata(xmlNode *root, const VnDomain *d, const VnDomainWriteCt
 static gboolean
 reload(VnDomain *d, xmlDoc *doc, GError **error)
 {
-    VnDomain tmp = { .doc = doc, .had_declaration = d->had_declaration };
+    VnDomain tmp = { .doc = doc, .had_declaration = d->had_declaration,
+                     .single_quotes = d->single_quotes };
     g_autofree gchar *text = vn_domain_to_string(&tmp);
     g_autoptr(VnDomain) fresh = vn_domain_load_buffer(text, strlen(text), d->source, error);
 
@@ -225,6 +226,7 @@ reload(VnDomain *d, xmlDoc *doc, GError **error)
         g_prefix_error(error, "rewritten XML does not read back: ");
         return FALSE;
     }
+    fresh->single_quotes = d->single_quotes;   /* the input's style, not ours */
     /* swap contents so the caller's pointer stays valid */
     VnDomain swap = *d;
     *d = *fresh;

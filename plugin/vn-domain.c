@@ -11,7 +11,6 @@
 
 #include <glib/gstdio.h>
 #include <libxml/entities.h>
-#include <libxml/xmlsave.h>
 
 G_DEFINE_QUARK(vn-domain-error-quark, vn_domain_error)
 
@@ -213,6 +212,7 @@ vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors,
 {
     g_autoptr(GError) local = NULL;
     const gchar *source = name_for_errors ? name_for_errors : "domain XML";
+    VnDomain *d;
     xmlDoc *doc;
     gsize skip = 0;
 
@@ -230,8 +230,11 @@ vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors,
     }
     while (skip < len && g_ascii_isspace(buf[skip]))
         skip++;
-    return domain_from_doc(doc, source,
-                           len - skip >= 5 && strncmp(buf + skip, "<?xml", 5) == 0, error);
+    d = domain_from_doc(doc, source, len - skip >= 5 && strncmp(buf + skip, "<?xml", 5) == 0,
+                        error);
+    if (d)
+        d->single_quotes = vn_domain_quote_style(buf, len);
+    return d;
 }
 
 VnDomain *
@@ -254,22 +257,6 @@ vn_domain_load_file(const gchar *path, GError **error)
         return NULL;
     }
     return vn_domain_load_buffer(buf, len, path, error);
-}
-
-gchar *
-vn_domain_to_string(const VnDomain *d)
-{
-    xmlBuffer *buf = xmlBufferCreate();
-    xmlSaveCtxt *save;
-    gchar *ret;
-    int opts = d->had_declaration ? 0 : XML_SAVE_NO_DECL;
-
-    save = xmlSaveToBuffer(buf, "UTF-8", opts);
-    xmlSaveDoc(save, d->doc);
-    xmlSaveClose(save);
-    ret = g_strdup((const gchar *)xmlBufferContent(buf));
-    xmlBufferFree(buf);
-    return ret;
 }
 
 gboolean

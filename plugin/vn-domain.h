@@ -133,6 +133,7 @@ typedef struct {
     gchar *source;              /* file name or name given for errors */
     xmlDoc *doc;
     gboolean had_declaration;   /* input started with <?xml ...?> */
+    gboolean single_quotes;     /* input quoted attributes with ' mostly */
     gchar *name;
     gchar *uuid;                /* NULL when absent */
     guint vcpus_max;            /* <vcpu>N</vcpu> */
@@ -141,6 +142,7 @@ typedef struct {
     guint64 current_memory_kib; /* <currentMemory>, else memory_kib */
     gboolean hugepages;         /* <memoryBacking><hugepages> present */
     guint64 hugepage_kib;       /* its page size; 0 = host default */
+    gboolean hugepage_sizes_mixed; /* <page>s of several sizes */
     gboolean shared_memory;     /* vhost-user/virtiofs need memAccess shared */
     GArray *iothread_ids;       /* of guint, ascending */
     GArray *cells;              /* of VnDomainCell: existing <cpu><numa> */
@@ -152,7 +154,12 @@ VnDomain *vn_domain_load_file(const gchar *path, GError **error);
 VnDomain *vn_domain_load_buffer(const gchar *buf, gsize len,
                                 const gchar *name_for_errors, GError **error);
 void vn_domain_free(VnDomain *d);
-/* The document as XML text; same bytes for the same document. */
+/* The document as XML text; same bytes for the same document.  Attributes
+ * are quoted as the input mostly quoted them (libvirt: single quotes), so
+ * the parts vnuma does not own come back byte for byte, except what
+ * libxml2 normalises: namespace declarations come before the other
+ * attributes of their element, character references are written as the
+ * characters, <a></a> becomes <a/>. */
 gchar *vn_domain_to_string(const VnDomain *d);
 
 /* The metadata element parsed at load; FALSE + error only if it is broken
@@ -184,7 +191,8 @@ VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t
  * to let vnuma choose again), 0 = vnuma chooses; devices with their host node read under `sysroot` (NULL or ""
  * = "/"), devices without NUMA information skipped.  Device IOThreads are
  * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
- * the usual case of ids 1..N). */
+ * the usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
+ * of several sizes. */
 VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
 
 /* ---- writing (vn-domain-write.c) ---------------------------------------- */

@@ -90,6 +90,24 @@ test_load_basic(void)
 }
 
 static void
+test_request_mixed_pages(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(
+        "<domain><name>z</name><memory>1048576</memory><vcpu>2</vcpu><memoryBacking><hugepages>"
+        "<page size='2' unit='M' nodeset='0'/><page size='1' unit='G' nodeset='1'/></hugepages>"
+        "</memoryBacking><cpu><numa><cell cpus='0' memory='524288'/><cell cpus='1' memory='524288'/>"
+        "</numa></cpu></domain>", &error);
+
+    /* valid libvirt: it loads (the hook must read it); it is not placed */
+    g_assert_no_error(error);
+    g_assert_true(d->hugepage_sizes_mixed);
+    g_assert_null(vn_domain_to_request(d, NULL, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID);
+    g_assert_nonnull(strstr(error->message, "one page size"));
+}
+
+static void
 test_request(void)
 {
     g_autoptr(VnDomain) d = load("web.xml");
@@ -190,10 +208,10 @@ test_bad_domains(void)
         { "bad cell cpus",
           "<domain><name>z</name><vcpu>2</vcpu><cpu><numa><cell cpus='0-7' memory='1024'/></numa></cpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "<cell cpus>" },
-        { "mixed page sizes",
+        { "zero page size",
           "<domain><name>z</name><memory>1048576</memory><vcpu>2</vcpu><memoryBacking><hugepages>"
-          "<page size='2' unit='M' nodeset='0'/><page size='1' unit='G' nodeset='1'/></hugepages>"
-          "</memoryBacking></domain>", VN_DOMAIN_ERROR_INVALID, "one page size" },
+          "<page size='0' unit='M'/></hugepages></memoryBacking></domain>",
+          VN_DOMAIN_ERROR_INVALID, "page size" },
         { "bad metadata",
           "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
           "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='maybe'/>"
@@ -419,18 +437,48 @@ test_write_one_cell(void)
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
 
     g_test_message("%s", out);
-    assert_contains(out, "<vcpu current=\"2\" placement=\"static\">4</vcpu>");
-    assert_contains(out, "    <shares>2048</shares>\n    <vcpupin vcpu=\"0\" cpuset=\"8-15\"/>\n");
-    assert_contains(out, "<emulatorpin cpuset=\"8-15\"/>");
-    assert_contains(out, "<iothreadpin iothread=\"2\" cpuset=\"8-15\"/>");
-    assert_contains(out, "<numatune>\n    <memory mode=\"restrictive\" nodeset=\"1\"/>\n  </numatune>");
+    assert_contains(out, "<vcpu current='2' placement='static'>4</vcpu>");
+    assert_contains(out, "    <shares>2048</shares>\n    <vcpupin vcpu='0' cpuset='8-15'/>\n");
+    assert_contains(out, "<emulatorpin cpuset='8-15'/>");
+    assert_contains(out, "<iothreadpin iothread='2' cpuset='8-15'/>");
+    assert_contains(out, "<numatune>\n    <memory mode='restrictive' nodeset='1'/>\n  </numatune>");
     assert_contains(out, "<!-- a comment vnuma must keep -->");
-    assert_contains(out, "<app:info xmlns:app=\"http://example.org/app/1\">keep me</app:info>");
-    assert_contains(out, "<qemu:arg value=\"-no-user-config\"/>");
-    assert_contains(out, "<vnuma:cell id=\"0\" node=\"1\" vcpus=\"0-3\" cpus=\"8-15\" memory-kib=\"4194304\"/>");
+    assert_contains(out, "<app:info xmlns:app='http://example.org/app/1'>keep me</app:info>");
+    assert_contains(out, "<qemu:arg value='-no-user-config'/>");
+    assert_contains(out, "<vnuma:cell id='0' node='1' vcpus='0-3' cpus='8-15' memory-kib='4194304'/>");
     g_assert_null(strstr(out, "<numa>"));
     g_assert_null(strstr(out, "<?xml"));
     g_assert_true(d->meta && d->meta->has_placement);
+}
+
+/* Every input line vnuma does not own comes back byte for byte, in order. */
+static void
+test_write_keeps_bytes(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autofree gchar *path = data_path("web.xml");
+    g_autofree gchar *input = NULL;
+    g_autofree gchar *out = apply(d, t, p, &fixed_time);
+    g_auto(GStrv) in_lines = NULL;
+    g_auto(GStrv) out_lines = g_strsplit(out, "\n", -1);
+    guint o = 0;
+
+    g_assert_true(g_file_get_contents(path, &input, NULL, NULL));
+    in_lines = g_strsplit(input, "\n", -1);
+    for (guint i = 0; in_lines[i]; i++) {
+        if (strstr(in_lines[i], "<vcpu "))
+            continue;   /* vnuma's: placement='static' added */
+        if (strstr(in_lines[i], "<domain "))
+            continue;   /* libxml2 writes xmlns:qemu before type= */
+        while (out_lines[o] && g_strcmp0(out_lines[o], in_lines[i]) != 0)
+            o++;
+        if (!out_lines[o])
+            g_error("input line %u not kept: %s\n%s", i + 1, in_lines[i], out);
+    }
 }
 
 static void
@@ -447,13 +495,13 @@ test_write_two_cells(void)
     o.memory_mode = VN_MEMORY_MODE_STRICT;
     out = apply(d, t, p, &o);
     g_test_message("%s", out);
-    assert_contains(out, "<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>");
-    assert_contains(out, "<cell id=\"0\" cpus=\"0-1\" memory=\"2097152\" unit=\"KiB\">");
-    assert_contains(out, "<sibling id=\"1\" value=\"20\"/>");
-    assert_contains(out, "<memory mode=\"strict\" nodeset=\"0,2\"/>");
-    assert_contains(out, "<memnode cellid=\"1\" mode=\"strict\" nodeset=\"2\"/>");
-    assert_contains(out, "<vcpupin vcpu=\"3\" cpuset=\"16-23\"/>");
-    assert_contains(out, "memory-mode=\"strict\"");
+    assert_contains(out, "<topology sockets='2' dies='1' cores='2' threads='1'/>");
+    assert_contains(out, "<cell id='0' cpus='0-1' memory='2097152' unit='KiB'>");
+    assert_contains(out, "<sibling id='1' value='20'/>");
+    assert_contains(out, "<memory mode='strict' nodeset='0,2'/>");
+    assert_contains(out, "<memnode cellid='1' mode='strict' nodeset='2'/>");
+    assert_contains(out, "<vcpupin vcpu='3' cpuset='16-23'/>");
+    assert_contains(out, "memory-mode='strict'");
     g_assert_null(strstr(out, "clusters"));
     g_assert_cmpuint(d->cells->len, ==, 2);
 }
@@ -497,9 +545,9 @@ test_write_moves(void)
      * topology of the two-cell placement stays (still valid) */
     g_assert_null(strstr(b, "<numa>"));
     g_assert_null(strstr(b, "memnode"));
-    assert_contains(b, "<topology sockets=\"2\"");
+    assert_contains(b, "<topology sockets='2'");
     g_assert_null(strstr(c, "<topology"));
-    assert_contains(b, "<vcpupin vcpu=\"3\" cpuset=\"24-31\"/>");
+    assert_contains(b, "<vcpupin vcpu='3' cpuset='24-31'/>");
 }
 
 static void
@@ -524,8 +572,8 @@ test_write_handwritten(void)
     g_assert_cmpstr(before, ==, after);   /* untouched on error */
     o.force = TRUE;
     out = apply(d, t, p, &o);
-    g_assert_null(strstr(out, "cpuset=\"0\""));
-    assert_contains(out, "<vcpupin vcpu=\"1\" cpuset=\"8-15\"/>");
+    g_assert_null(strstr(out, "cpuset='0'"));
+    assert_contains(out, "<vcpupin vcpu='1' cpuset='8-15'/>");
 }
 
 static void
@@ -542,8 +590,8 @@ test_write_hand_edited_after_vnuma(void)
     g_autoptr(GError) error = NULL;
 
     /* someone moves vCPU 2 by hand, outside what vnuma recorded */
-    g_string_replace(edited, "<vcpupin vcpu=\"2\" cpuset=\"8-15\"/>",
-                     "<vcpupin vcpu=\"2\" cpuset=\"0\"/>", 1);
+    g_string_replace(edited, "<vcpupin vcpu='2' cpuset='8-15'/>",
+                     "<vcpupin vcpu='2' cpuset='0'/>", 1);
     e = load_text(edited->str, &error);
     g_assert_no_error(error);
     g_assert_false(vn_domain_apply_placement(e, t, p, &fixed_time, &error));
@@ -572,13 +620,13 @@ test_write_user_cells(void)
     out = apply(d, t, p, &fixed_time);
     g_test_message("%s", out);
     /* the user's cells (interleaved vCPUs, uneven memory) are kept */
-    assert_contains(out, "<cell id=\"0\" cpus=\"0,2\" memory=\"2097152\" unit=\"KiB\" discard=\"yes\">");
-    assert_contains(out, "<vcpupin vcpu=\"2\" cpuset=\"8-15\"/>");
-    assert_contains(out, "<vcpupin vcpu=\"1\" cpuset=\"24-31\"/>");
-    assert_contains(out, "<sibling id=\"1\" value=\"20\"/>");
-    assert_contains(out, "<page size=\"2048\" unit=\"KiB\" nodeset=\"0-1\"/>");
-    assert_contains(out, "<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>");
-    assert_contains(out, "vcpus=\"0,2\" cpus=\"8-15\" memory-kib=\"2097152\"");
+    assert_contains(out, "<cell id='0' cpus='0,2' memory='2097152' unit='KiB' discard='yes'>");
+    assert_contains(out, "<vcpupin vcpu='2' cpuset='8-15'/>");
+    assert_contains(out, "<vcpupin vcpu='1' cpuset='24-31'/>");
+    assert_contains(out, "<sibling id='1' value='20'/>");
+    assert_contains(out, "<page size='2048' unit='KiB' nodeset='0-1'/>");
+    assert_contains(out, "<topology sockets='2' dies='1' cores='2' threads='1'/>");
+    assert_contains(out, "vcpus='0,2' cpus='8-15' memory-kib='2097152'");
     again = apply(d, t, p, &fixed_time);
     g_assert_cmpstr(out, ==, again);
 }
@@ -637,11 +685,13 @@ main(int argc, char **argv)
     g_test_add_func("/domain/hostile/external-entity", test_external_entity);
     g_test_add_func("/domain/hostile/too-large", test_too_large);
     g_test_add_func("/domain/request/devices", test_request);
+    g_test_add_func("/domain/request/mixed-pages", test_request_mixed_pages);
     g_test_add_func("/domain/metadata/parse", test_metadata_parse);
     g_test_add_func("/domain/metadata/roundtrip", test_metadata_roundtrip);
     g_test_add_func("/domain/metadata/manage-only", test_metadata_manage_only);
     g_test_add_func("/domain/write/one-cell", test_write_one_cell);
     g_test_add_func("/domain/write/two-cells", test_write_two_cells);
+    g_test_add_func("/domain/write/keeps-bytes", test_write_keeps_bytes);
     g_test_add_func("/domain/write/idempotent", test_write_idempotent);
     g_test_add_func("/domain/write/moves", test_write_moves);
     g_test_add_func("/domain/write/handwritten", test_write_handwritten);
