@@ -1,0 +1,89 @@
+/* vn-trace-gen.c: a synthetic trace with the published Azure VM mix.
+ *
+ * The mix and its sources are in vn-trace-file.h and
+ * performance-anchors.md section 4.  Draws happen in a fixed order
+ * (arrival times first, then per VM: vCPUs, GiB per vCPU, lifetime) from
+ * one GRand, so a seed names a trace for good.  Times are whole seconds.
+ */
+#include "vn-trace-file.h"
+
+#include <math.h>
+
+typedef struct {
+    gdouble weight;
+    guint value;
+} Weighted;
+
+static const Weighted vcpu_mix[] = {
+    { 0.35, 1 }, { 0.23, 2 }, { 0.23, 4 }, { 0.12, 8 }, { 0.055, 16 }, { 0.01, 32 }, { 0.005, 64 },
+};
+static const Weighted gib_per_vcpu_mix[] = {
+    { 0.30, 2 }, { 0.50, 4 }, { 0.20, 8 },
+};
+
+static guint
+draw_weighted(GRand *r, const Weighted *mix, gsize n)
+{
+    gdouble x = g_rand_double(r), acc = 0;
+
+    for (gsize i = 0; i < n; i++) {
+        acc += mix[i].weight;
+        if (x < acc)
+            return mix[i].value;
+    }
+    return mix[n - 1].value;
+}
+
+static gdouble
+log_uniform(GRand *r, gdouble lo, gdouble hi)
+{
+    return exp(log(lo) + g_rand_double(r) * (log(hi) - log(lo)));
+}
+
+/* Lifetime in seconds: 72 % short, 18 % medium, 10 % long. */
+static gdouble
+draw_lifetime(GRand *r)
+{
+    gdouble kind = g_rand_double(r);
+
+    if (kind < 0.72) {
+        /* lognormal, median 20 min, sigma 1 (Box-Muller), kept in 1 min .. 2 h */
+        gdouble u1 = MAX(g_rand_double(r), 1e-12), u2 = g_rand_double(r);
+        gdouble z = sqrt(-2.0 * log(u1)) * cos(2.0 * G_PI * u2);
+        return CLAMP(1200.0 * exp(z), 60.0, 7200.0);
+    }
+    if (kind < 0.90)
+        return log_uniform(r, 2 * 3600.0, 24 * 3600.0);
+    return log_uniform(r, 86400.0, 30 * 86400.0);
+}
+
+static gint
+double_cmp(gconstpointer a, gconstpointer b)
+{
+    gdouble x = *(const gdouble *)a, y = *(const gdouble *)b;
+    return (x > y) - (x < y);
+}
+
+VnTrace *
+vn_trace_generate(guint n_vms, guint32 seed, gdouble hours)
+{
+    g_autoptr(GRand) r = g_rand_new_with_seed(seed);
+    g_autofree gdouble *arrivals = g_new(gdouble, MAX(n_vms, 1));
+    VnTrace *t = vn_trace_new();
+    guint width = 1;
+
+    for (guint n = n_vms; n >= 10; n /= 10)
+        width++;
+    for (guint i = 0; i < n_vms; i++)
+        arrivals[i] = floor(g_rand_double(r) * hours * 3600.0);
+    qsort(arrivals, n_vms, sizeof(gdouble), double_cmp);
+    for (guint i = 0; i < n_vms; i++) {
+        guint vcpus = draw_weighted(r, vcpu_mix, G_N_ELEMENTS(vcpu_mix));
+        guint gib = vcpus * draw_weighted(r, gib_per_vcpu_mix, G_N_ELEMENTS(gib_per_vcpu_mix));
+        gdouble lifetime = round(draw_lifetime(r));
+        g_autofree gchar *name = g_strdup_printf("vm%0*u", (gint)width, i + 1);
+
+        vn_trace_add(t, name, arrivals[i], vcpus, (guint64)gib * 1024 * 1024, lifetime);
+    }
+    return t;
+}

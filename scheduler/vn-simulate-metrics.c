@@ -1,0 +1,197 @@
+/* vn-simulate-metrics.c: the replay's metrics (definitions: vn-simulate.h). */
+#include "vn-simulate-private.h"
+#include "vn-plan.h"
+
+#define KIB_PER_GIB (1024.0 * 1024.0)
+
+static gboolean
+node_usable(const VnTopology *t, guint i)
+{
+    return !vn_bitmap_is_empty(t->nodes[i].cpus) && t->nodes[i].mem_total_kib > 0;
+}
+
+void
+vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace *trace,
+            VnSimPolicy which, VnLoad *load, GPtrArray *requests, GPtrArray *placed)
+{
+    guint total = 0;
+
+    s->t = t;
+    s->policy = policy;
+    s->trace = trace;
+    s->which = which;
+    s->load = load;
+    s->requests = requests;
+    s->placed = placed;
+    s->m.vms = trace->vms->len;
+    s->imbalance_last = 1.0;
+    s->now = G_MAXDOUBLE;
+    for (guint i = 0; i < trace->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(trace->vms, VnTraceVm, i);
+        s->last_arrival = i ? MAX(s->last_arrival, vm->time_s) : vm->time_s;
+        s->now = MIN(s->now, vm->time_s);
+        s->m.offered_gib_hours += vm->memory_kib / KIB_PER_GIB * vm->duration_s / 3600.0;
+    }
+    s->host_cpu_frac = g_new0(gdouble, MAX(t->n_nodes, 1));
+    for (guint i = 0; i < t->n_nodes; i++) {
+        g_autoptr(VnBitmap) cpus = vn_bitmap_copy(t->nodes[i].cpus);
+        vn_bitmap_and_not(cpus, policy->reserved_cpus);
+        s->host_cpu_frac[i] = node_usable(t, i) ? vn_bitmap_count(cpus) : 0;
+        total += (guint)s->host_cpu_frac[i];
+    }
+    for (guint i = 0; i < t->n_nodes; i++)
+        s->host_cpu_frac[i] = total ? s->host_cpu_frac[i] / total : 0;
+}
+
+void
+vn_sim_clear(VnSim *s)
+{
+    g_clear_pointer(&s->host_cpu_frac, g_free);
+}
+
+/* max / mean of committed memory as a share of node memory; 0 when
+ * nothing is committed. */
+static gdouble
+imbalance_now(const VnSim *s)
+{
+    gdouble max = 0, sum = 0;
+    guint n = 0;
+
+    for (guint i = 0; i < s->t->n_nodes; i++) {
+        gdouble u;
+        if (!node_usable(s->t, i))
+            continue;
+        u = (gdouble)s->load->nodes[i].committed_memory_kib / (gdouble)s->t->nodes[i].mem_total_kib;
+        max = MAX(max, u);
+        sum += u;
+        n++;
+    }
+    return sum > 0 ? max / (sum / n) : 0;
+}
+
+void
+vn_sim_account_time(VnSim *s, gdouble time)
+{
+    gdouble end = MIN(time, s->last_arrival);
+
+    if (end > s->now) {
+        gdouble imb = imbalance_now(s);
+        if (imb > 0) {
+            s->imbalance_integral += imb * (end - s->now);
+            s->imbalance_time += end - s->now;
+        }
+    }
+    s->now = MAX(s->now, time);
+}
+
+void
+vn_sim_account_last_arrival(VnSim *s)
+{
+    gdouble imb = imbalance_now(s);
+
+    if (imb > 0)
+        s->imbalance_last = imb;
+}
+
+/* Sum over pairs of distinct nodes holding memory. */
+static guint
+memory_distance(const VnTopology *t, const VnPlacement *p, guint *ret_nodes)
+{
+    g_autofree gboolean *seen = g_new0(gboolean, MAX(t->n_nodes, 1));
+    g_autofree guint *nodes = g_new(guint, MAX(t->n_nodes, 1));
+    guint n = 0, sum = 0;
+
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        if (cell->memory_kib && !seen[cell->node]) {
+            seen[cell->node] = TRUE;
+            nodes[n++] = cell->node;
+        }
+    }
+    for (guint a = 0; a < n; a++)
+        for (guint b = a + 1; b < n; b++)
+            sum += vn_topology_distance(t, nodes[a], nodes[b]);
+    *ret_nodes = n;
+    return sum;
+}
+
+/* 1 - sum_n cpu_frac(n) * mem_frac(n) (the model in vn-simulate.h). */
+static gdouble
+remote_share(const VnSim *s, const VnRequest *req, const VnPlacement *p)
+{
+    gdouble local = 0;
+
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        gdouble mem = (gdouble)cell->memory_kib / (gdouble)req->memory_kib;
+        gdouble cpu = s->which == VN_SIM_POLICY_NO_PINNING ? s->host_cpu_frac[cell->node]
+                                                           : (gdouble)cell->n_vcpus / req->vcpus;
+        local += cpu * mem;
+    }
+    /* no-pinning: nodes without a cell still run its vCPUs; they hold no
+     * memory of it, so they add nothing local. */
+    return CLAMP(1.0 - local, 0.0, 1.0);
+}
+
+/* The oracles for a split VM: could one node hold it, and how close
+ * would vn_plan() have put it. */
+static void
+account_split(VnSim *s, const VnRequest *req, guint distance)
+{
+    g_autoptr(VnRequest) one = vn_request_new();
+    g_autoptr(VnPlacement) single = NULL;
+    g_autoptr(VnPlacement) best = NULL;
+    guint n;
+
+    one->vcpus = req->vcpus;
+    one->memory_kib = req->memory_kib;
+    one->cells = 1;
+    single = vn_plan(s->t, s->load, s->policy, one, NULL, NULL);
+    best = single ? NULL : vn_plan(s->t, s->load, s->policy, req, NULL, NULL);
+    s->m.split++;
+    s->split_distance += distance;
+    if (single)
+        s->m.split_unnecessary++;
+    else
+        s->min_distance += best ? memory_distance(s->t, best, &n) : distance;
+}
+
+void
+vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
+                        const VnPlacement *p)
+{
+    gdouble weight = vm->memory_kib / KIB_PER_GIB * vm->duration_s / 3600.0;
+    guint n_nodes;
+    guint distance = memory_distance(s->t, p, &n_nodes);
+
+    s->m.admitted++;
+    s->m.served_gib_hours += weight;
+    s->remote_weighted += weight * remote_share(s, req, p);
+    s->remote_weight += weight;
+    if (n_nodes > 1)
+        account_split(s, req, distance);
+}
+
+void
+vn_sim_account_rejected(VnSim *s, const VnRequest *req)
+{
+    g_autoptr(VnPlacement) p = vn_plan(s->t, s->load, s->policy, req, NULL, NULL);
+
+    s->m.rejected++;
+    if (p)
+        s->m.rejected_feasible++;
+}
+
+void
+vn_sim_finish(VnSim *s, VnSimMetrics *ret)
+{
+    VnSimMetrics m = s->m;
+
+    if (m.split) {
+        m.mean_split_distance = s->split_distance / m.split;
+        m.min_split_distance = s->min_distance / m.split;
+    }
+    m.imbalance = s->imbalance_time > 0 ? s->imbalance_integral / s->imbalance_time : s->imbalance_last;
+    m.remote_share = s->remote_weight > 0 ? s->remote_weighted / s->remote_weight : 0;
+    *ret = m;
+}

@@ -1,0 +1,40 @@
+/* vn-simulate-private.h: the replay's state, shared with its metrics.
+ * Internal to vn-simulate*.c. */
+#pragma once
+
+#include "vn-placement.h"
+#include "vn-request.h"
+#include "vn-simulate.h"
+
+typedef struct {
+    const VnTopology *t;
+    const VnPolicy *policy;
+    const VnTrace *trace;
+    VnSimPolicy which;
+    VnLoad *load;              /* the policy's own host state (borrowed) */
+    GPtrArray *requests;       /* of VnRequest*, one per trace VM (borrowed) */
+    GPtrArray *placed;         /* of VnPlacement* or NULL, per VM (borrowed) */
+    guint cursor;              /* round-robin position */
+    gdouble last_arrival;      /* the imbalance window ends here */
+    gdouble *host_cpu_frac;    /* per node: share of the usable CPUs */
+    VnSimMetrics m;
+    /* running sums */
+    gdouble split_distance, min_distance;
+    gdouble remote_weighted, remote_weight;
+    gdouble imbalance_integral, imbalance_time, imbalance_last, now;
+} VnSim;
+
+/* vn-simulate-metrics.c */
+void vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace *trace,
+                 VnSimPolicy which, VnLoad *load, GPtrArray *requests, GPtrArray *placed);
+void vn_sim_clear(VnSim *s);
+/* Before an event at `time`: integrates the imbalance since the last one. */
+void vn_sim_account_time(VnSim *s, gdouble time);
+/* After an arrival at the last arrival time: the imbalance snapshot used
+ * when the window has no length. */
+void vn_sim_account_last_arrival(VnSim *s);
+/* Before `p` is committed: counts, oracles, locality. */
+void vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
+                             const VnPlacement *p);
+void vn_sim_account_rejected(VnSim *s, const VnRequest *req);
+void vn_sim_finish(VnSim *s, VnSimMetrics *ret);

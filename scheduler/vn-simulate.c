@@ -1,0 +1,190 @@
+/* vn-simulate.c: the what-if replay.  Contracts and metrics: vn-simulate.h.
+ *
+ * Every policy runs on its own copy of the load; the oracles (vn_plan()
+ * for feasibility, for one-node fits and for the best split distance) are
+ * asked about that same copy just before the policy's choice is
+ * committed, so "at that moment" means the policy's own host state.
+ */
+#include "vn-simulate.h"
+#include "vn-load-release.h"
+#include "vn-plan.h"
+#include "vn-simulate-private.h"
+
+G_DEFINE_QUARK(vn-simulate-error-quark, vn_simulate_error)
+
+static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
+    [VN_SIM_POLICY_VNUMA] = "vnuma",
+    [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
+    [VN_SIM_POLICY_MOST_FREE] = "most-free",
+    [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
+    [VN_SIM_POLICY_NO_PINNING] = "no-pinning",
+};
+
+const gchar *
+vn_sim_policy_to_string(VnSimPolicy p)
+{
+    return p < VN_SIM_POLICY_MAX ? policy_names[p] : NULL;
+}
+
+gboolean
+vn_sim_policy_from_string(const gchar *s, VnSimPolicy *ret_p)
+{
+    for (guint i = 0; i < VN_SIM_POLICY_MAX; i++)
+        if (g_strcmp0(s, policy_names[i]) == 0) {
+            *ret_p = (VnSimPolicy)i;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+typedef struct {
+    gdouble time;
+    gboolean departure;
+    guint vm;
+} Event;
+
+static gint
+event_cmp(gconstpointer pa, gconstpointer pb)
+{
+    const Event *a = pa, *b = pb;
+
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    if (a->departure != b->departure)
+        return a->departure ? -1 : 1;
+    return (a->vm > b->vm) - (a->vm < b->vm);
+}
+
+/* Arrivals and departures of every VM, in replay order.  A departure of a
+ * VM that was not admitted is skipped when it comes up. */
+static GArray *
+events_new(const VnTrace *trace)
+{
+    GArray *ev = g_array_sized_new(FALSE, FALSE, sizeof(Event), 2 * trace->vms->len);
+
+    for (guint i = 0; i < trace->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(trace->vms, VnTraceVm, i);
+        Event a = { vm->time_s, FALSE, i }, d = { vm->time_s + vm->duration_s, TRUE, i };
+        g_array_append_val(ev, a);
+        g_array_append_val(ev, d);
+    }
+    g_array_sort(ev, event_cmp);
+    return ev;
+}
+
+static VnPlacement *
+sim_place(VnSim *s, const VnRequest *req, GError **error)
+{
+    if (s->which == VN_SIM_POLICY_VNUMA)
+        return vn_plan(s->t, s->load, s->policy, req, NULL, error);
+    return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req,
+                             &s->cursor, error);
+}
+
+/* NULL with *error unset means "no fit"; an invalid request is an error. */
+static VnPlacement *
+place_or_error(VnSim *s, const VnRequest *req, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+    VnPlacement *p = sim_place(s, req, &local);
+
+    if (p || g_error_matches(local, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT) ||
+        g_error_matches(local, VN_BASELINE_ERROR, VN_BASELINE_ERROR_NO_FIT))
+        return p;
+    g_propagate_error(error, g_steal_pointer(&local));
+    return NULL;
+}
+
+static gboolean
+arrive(VnSim *s, guint i, GError **error)
+{
+    const VnTraceVm *vm = &g_array_index(s->trace->vms, VnTraceVm, i);
+    const VnRequest *req = g_ptr_array_index(s->requests, i);
+    g_autoptr(GError) local = NULL;
+    g_autoptr(VnPlacement) p = place_or_error(s, req, &local);
+
+    if (local) {
+        g_set_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID,
+                    "VM %s: %s", vm->name, local->message);
+        return FALSE;
+    }
+    if (!p) {
+        vn_sim_account_rejected(s, req);
+        return TRUE;
+    }
+    vn_sim_account_admitted(s, vm, req, p);
+    vn_load_commit(s->load, s->t, s->policy, req, p);
+    g_ptr_array_index(s->placed, i) = g_steal_pointer(&p);
+    return TRUE;
+}
+
+static void
+depart(VnSim *s, guint i)
+{
+    VnPlacement *p = g_ptr_array_index(s->placed, i);
+
+    if (!p)
+        return;
+    vn_load_release(s->load, s->t, s->policy, g_ptr_array_index(s->requests, i), p);
+    g_clear_pointer(&g_ptr_array_index(s->placed, i), vn_placement_free);
+}
+
+static GPtrArray *
+requests_new(const VnTrace *trace)
+{
+    GPtrArray *reqs = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_request_free);
+
+    for (guint i = 0; i < trace->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(trace->vms, VnTraceVm, i);
+        VnRequest *r = vn_request_new();
+        r->vcpus = vm->vcpus;
+        r->memory_kib = vm->memory_kib;
+        g_ptr_array_add(reqs, r);
+    }
+    return reqs;
+}
+
+static gboolean
+run(VnSim *s, GError **error)
+{
+    g_autoptr(GArray) ev = events_new(s->trace);
+
+    for (guint e = 0; e < ev->len; e++) {
+        const Event *x = &g_array_index(ev, Event, e);
+
+        vn_sim_account_time(s, x->time);
+        if (x->departure)
+            depart(s, x->vm);
+        else if (!arrive(s, x->vm, error))
+            return FALSE;
+        if (!x->departure && x->time == s->last_arrival)
+            vn_sim_account_last_arrival(s);
+    }
+    return TRUE;
+}
+
+gboolean
+vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
+            const VnTrace *trace, VnSimPolicy which,
+            VnSimMetrics *ret_metrics, GError **error)
+{
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(GPtrArray) requests = NULL;
+    g_autoptr(GPtrArray) placed = NULL;
+    VnSim s = { 0 };
+
+    g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
+    g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
+    load = initial ? vn_load_copy(initial) : vn_load_new(t);
+    requests = requests_new(trace);
+    placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
+    g_ptr_array_set_size(placed, trace->vms->len);
+    vn_sim_init(&s, t, policy, trace, which, load, requests, placed);
+    if (!run(&s, error)) {
+        vn_sim_clear(&s);
+        return FALSE;
+    }
+    vn_sim_finish(&s, ret_metrics);
+    vn_sim_clear(&s);
+    return TRUE;
+}

@@ -1,0 +1,95 @@
+/* vn-simulate.h: what-if replay of a trace of VMs against a host.
+ *
+ * vn_simulate() replays a trace (vn-trace.h) of arrivals and departures
+ * on a topology with one placement policy: vnuma's own (vn_plan() +
+ * vn_load_commit(), vn_load_release() on departure) or a baseline standing
+ * for a peer (vn-baselines.h).  Pure: no I/O, no clock; the same inputs
+ * give the same metrics.
+ *
+ * Events: a VM arrives at time_s and, when admitted, leaves at
+ * time_s + duration_s.  Events run in time order; at equal times
+ * departures come first (they free room), then arrivals in trace order.
+ * Arrivals need not be sorted in the trace.
+ *
+ * Metrics (each judged on the policy's own host state at that moment):
+ *   admitted, rejected       VMs placed / turned away.
+ *   served_gib_hours         sum over admitted VMs of memory (GiB) x
+ *                            duration (h): the work actually served (a
+ *                            plain admitted count rewards refusing big VMs).
+ *   offered_gib_hours        the same over every VM of the trace.
+ *   rejected_feasible        rejected although vn_plan() found a placement
+ *                            on the same host state (the feasibility oracle).
+ *   split                    admitted with memory on more than one node.
+ *   split_unnecessary        split although one node could have held it
+ *                            (vn_plan() with one fixed cell succeeds).
+ *   mean_split_distance      mean over split VMs of the internal distance
+ *                            of the nodes holding memory (sum over pairs).
+ *   min_split_distance       the mean of the same for vn_plan()'s choice
+ *                            for the same VMs at the same moments (0 when
+ *                            one node would do): the best achievable.
+ *   imbalance                max / mean over usable nodes of committed
+ *                            memory as a share of each node's memory,
+ *                            averaged over time from the first to the last
+ *                            arrival (moments with nothing committed skip).
+ *   remote_share             the expected share of remote memory accesses,
+ *                            weighted by memory x duration.  Model: every
+ *                            vCPU touches every page of its VM equally
+ *                            often, so a VM's share is the share of (vCPU
+ *                            node, page node) pairs that differ:
+ *                            1 - sum_n cpu_frac(n) * mem_frac(n).  Pinned
+ *                            policies give cpu_frac from their cells;
+ *                            no-pinning's vCPUs float, so cpu_frac(n) is
+ *                            node n's share of the host's usable CPUs.  It
+ *                            is an upper bound for a NUMA-aware guest (which
+ *                            keeps most accesses in its own cell) and
+ *                            the same model for every policy.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-baselines.h"
+#include "vn-load.h"
+#include "vn-topology.h"
+#include "vn-trace.h"
+
+typedef enum {
+    VN_SIM_POLICY_VNUMA,
+    VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE,
+    VN_SIM_POLICY_ROUND_ROBIN,
+    VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_MAX
+} VnSimPolicy;
+
+const gchar *vn_sim_policy_to_string(VnSimPolicy p);
+gboolean vn_sim_policy_from_string(const gchar *s, VnSimPolicy *ret_p);
+
+typedef struct {
+    guint vms;
+    guint admitted;
+    guint rejected;
+    guint rejected_feasible;
+    guint split;
+    guint split_unnecessary;
+    gdouble served_gib_hours;
+    gdouble offered_gib_hours;
+    gdouble mean_split_distance;  /* 0 when split == 0 */
+    gdouble min_split_distance;   /* 0 when split == 0 */
+    gdouble imbalance;            /* >= 1; 1 when nothing was ever committed */
+    gdouble remote_share;         /* 0..1; 0 when nothing was admitted */
+} VnSimMetrics;
+
+#define VN_SIMULATE_ERROR (vn_simulate_error_quark())
+GQuark vn_simulate_error_quark(void);
+typedef enum {
+    VN_SIMULATE_ERROR_INVALID,    /* a trace VM the policies cannot take as a request */
+    VN_SIMULATE_ERROR_MAX
+} VnSimulateError;
+
+/* Replays `trace` on `t` with `policy` (the host's reservations, overhead,
+ * headroom, overcommit) and placement rule `which`, starting from
+ * `initial` (copied; NULL = an empty host).  On success writes
+ * *ret_metrics. */
+gboolean vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
+                     const VnTrace *trace, VnSimPolicy which,
+                     VnSimMetrics *ret_metrics, GError **error);

@@ -1,0 +1,30 @@
+/* vn-trace.h: a trace of VM arrivals and departures (for vn_simulate()).
+ *
+ * A plain value: plugin/vn-trace-csv.c reads and writes it as CSV,
+ * plugin/vn-trace-gen.c draws one from the published Azure VM mix.
+ * Each VM arrives at `time_s` and, if admitted, leaves at
+ * `time_s + duration_s` (seconds from the trace's origin).
+ */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+    gchar *name;          /* unique within the trace */
+    gdouble time_s;       /* arrival, >= 0 */
+    guint vcpus;          /* >= 1 */
+    guint64 memory_kib;   /* >= 1 MiB */
+    gdouble duration_s;   /* > 0 */
+} VnTraceVm;
+
+typedef struct {
+    GArray *vms;          /* of VnTraceVm, in the order read or drawn */
+} VnTrace;
+
+VnTrace *vn_trace_new(void);
+void vn_trace_free(VnTrace *t);
+/* Appends a VM (copies `name`). */
+void vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus,
+                  guint64 memory_kib, gdouble duration_s);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnTrace, vn_trace_free)

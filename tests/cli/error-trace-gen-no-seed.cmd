@@ -1,0 +1,1 @@
+trace-gen --vms 8

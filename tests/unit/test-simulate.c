@@ -1,0 +1,353 @@
+/* test-simulate.c: the what-if simulator, its baselines and
+ * vn_load_release(), on tiny hand-made hosts and traces whose answers can
+ * be worked out by hand.  Scheduler only: links the core and GLib alone.
+ *
+ * The tests' host policy has no headroom and no QEMU overhead, so "a node
+ * of 8 GiB" holds exactly 8 GiB of guests.
+ */
+#include "vn-baselines.h"
+#include "vn-load-release.h"
+#include "vn-plan.h"
+#include "vn-simulate.h"
+#include "vn-test-topologies.h"
+
+#include <string.h>
+
+#define GIB (G_GUINT64_CONSTANT(1024) * 1024)
+
+/* `n` nodes of 4 CPUs and `mem_gib` GiB each; distance 10 local, 20 + 1
+ * per step in node order (so nearer nodes are cheaper to pair). */
+static VnTopology *
+tiny_host(guint n, guint mem_gib)
+{
+    g_autoptr(VnTopology) t = vn_topology_new("test: tiny host");
+    g_autoptr(GError) error = NULL;
+
+    for (guint i = 0; i < n; i++) {
+        vn_topology_add_node(t, i, mem_gib * GIB);
+        for (guint c = 0; c < 4; c++)
+            vn_topology_add_cpu(t, i * 4 + c, (gint)i, i * 4 + c, 0);
+    }
+    for (guint a = 0; a < n; a++)
+        for (guint b = 0; b < n; b++)
+            vn_topology_set_distance(t, a, b, a == b ? 10 : 20 + (a > b ? a - b : b - a));
+    g_assert_true(vn_topology_finish(t, &error));
+    g_assert_no_error(error);
+    return g_steal_pointer(&t);
+}
+
+static VnPolicy *
+exact_policy(const VnTopology *t)
+{
+    VnPolicy *p = vn_policy_new_default(t);
+
+    p->headroom_percent = 0;
+    p->overhead_base_kib = 0;
+    p->overhead_per_gib_kib = 0;
+    return p;
+}
+
+static VnSimMetrics
+simulate(const VnTopology *t, const VnTrace *trace, VnSimPolicy which)
+{
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(GError) error = NULL;
+    VnSimMetrics m;
+
+    memset(&m, 0xff, sizeof(m));
+    g_assert_true(vn_simulate(t, NULL, policy, trace, which, &m, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(m.admitted + m.rejected, ==, m.vms);
+    return m;
+}
+
+/* Commit then release leaves every figure as it was: shared and
+ * dedicated, split and whole, hugepages. */
+static void
+test_release_roundtrip(void)
+{
+    g_autoptr(VnTopology) t = vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 4, 2, 16);
+    g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(VnLoad) before = NULL;
+    const guint sizes[][3] = { { 2, 4, 0 }, { 12, 40, 0 }, { 4, 8, 1 }, { 6, 20, 2 } };
+
+    load->nodes[3].committed_memory_kib = 3 * GIB;
+    load->nodes[3].committed_vcpus = 5;
+    before = vn_load_copy(load);
+    for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        g_autoptr(VnRequest) r = vn_request_new();
+        g_autoptr(VnPlacement) p = NULL;
+        g_autoptr(GError) error = NULL;
+
+        r->vcpus = sizes[i][0];
+        r->memory_kib = sizes[i][1] * GIB;
+        r->dedicated = sizes[i][2] == 1;
+        r->hugepage_kib = sizes[i][2] == 2 ? 2048 : 0;
+        p = vn_plan(t, load, policy, r, NULL, &error);
+        if (r->hugepage_kib) {  /* the shape has no hugepages: no fit, nothing to release */
+            g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+            continue;
+        }
+        g_assert_no_error(error);
+        vn_load_commit(load, t, policy, r, p);
+        g_assert_false(memcmp(load->nodes, before->nodes, sizeof(VnNodeLoad) * t->n_nodes) == 0);
+        vn_load_release(load, t, policy, r, p);
+        g_assert_cmpmem(load->nodes, sizeof(VnNodeLoad) * t->n_nodes, before->nodes,
+                        sizeof(VnNodeLoad) * t->n_nodes);
+        g_assert_true(vn_bitmap_equal(load->dedicated_cpus, before->dedicated_cpus));
+    }
+}
+
+/* Hugepage commitments come back too. */
+static void
+test_release_hugepages(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(VnRequest) r = vn_request_new();
+    g_autoptr(VnPlacement) p = vn_placement_new();
+    VnCell cell = { .node = 1, .n_vcpus = 2, .memory_kib = 4 * GIB, .cpus = vn_bitmap_new(t->n_cpu_ids) };
+
+    r->vcpus = 2;
+    r->memory_kib = 4 * GIB;
+    r->hugepage_kib = 2048;
+    p->hugepage_kib = 2048;
+    g_array_append_val(p->cells, cell);
+    vn_load_commit(load, t, policy, r, p);
+    g_assert_cmpuint(vn_load_get_hugepages(load, 1, 2048), ==, 2048);
+    vn_load_release(load, t, policy, r, p);
+    g_assert_cmpuint(vn_load_get_hugepages(load, 1, 2048), ==, 0);
+    g_assert_cmpuint(load->nodes[1].committed_vcpus, ==, 0);
+}
+
+/* Three 8 GiB nodes.  A (6 GiB) lands on a node, leaving 2 + 8 + 8 GiB.
+ * B (17 GiB) fits only unevenly over all three (2 + 7.5 + 7.5): vnuma's
+ * water-fill takes it, Nova-like first fit wants even thirds (5.7 GiB on
+ * the node with 2) and turns it away although it was feasible. */
+static void
+test_first_fit_rejects_feasible(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(3, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics v, f;
+
+    vn_trace_add(trace, "a", 0, 1, 6 * GIB, 3600);
+    vn_trace_add(trace, "b", 10, 4, 17 * GIB, 360);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    f = simulate(t, trace, VN_SIM_POLICY_FIRST_FIT);
+    g_assert_cmpuint(v.admitted, ==, 2);
+    g_assert_cmpuint(v.rejected_feasible, ==, 0);
+    g_assert_cmpfloat_with_epsilon(v.served_gib_hours, 6.0 + 17.0 * 0.1, 1e-9);
+    g_assert_cmpuint(v.split, ==, 1);
+    g_assert_cmpuint(v.split_unnecessary, ==, 0);
+    /* all three nodes: 21 + 22 + 21 */
+    g_assert_cmpfloat(v.mean_split_distance, ==, 64.0);
+    g_assert_cmpfloat(v.min_split_distance, ==, 64.0);
+    g_assert_cmpuint(f.admitted, ==, 1);
+    g_assert_cmpuint(f.rejected, ==, 1);
+    g_assert_cmpuint(f.rejected_feasible, ==, 1);
+    g_assert_cmpfloat_with_epsilon(f.served_gib_hours, 6.0, 1e-9);
+    g_assert_cmpfloat(f.offered_gib_hours, ==, v.offered_gib_hours);
+}
+
+/* numad sizes the node set by CPUs one to one: 6 vCPUs on 4-CPU nodes
+ * take two nodes although one node holds them with overcommit. */
+static void
+test_most_free_splits_unnecessarily(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(3, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics v, n;
+
+    vn_trace_add(trace, "a", 0, 1, 1 * GIB, 100);
+    vn_trace_add(trace, "wide", 0, 6, 2 * GIB, 100);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    n = simulate(t, trace, VN_SIM_POLICY_MOST_FREE);
+    g_assert_cmpuint(v.split, ==, 0);
+    g_assert_cmpuint(v.remote_share == 0.0, ==, TRUE);
+    g_assert_cmpuint(n.admitted, ==, 2);
+    g_assert_cmpuint(n.split, ==, 1);
+    g_assert_cmpuint(n.split_unnecessary, ==, 1);
+    /* a took node 0; the most free are nodes 1 and 2: distance 21 */
+    g_assert_cmpfloat(n.mean_split_distance, ==, 21.0);
+    g_assert_cmpfloat(n.min_split_distance, ==, 0.0);
+    /* wide: 3 vCPUs and 1 GiB per node: half the pairs are remote;
+     * weights 1 GiB x 100 s (a) and 2 GiB x 100 s (wide) */
+    g_assert_cmpfloat_with_epsilon(n.remote_share, 0.5 * 2.0 / 3.0, 1e-9);
+}
+
+/* An unpinned VM's vCPUs run anywhere: on two equal nodes half of its
+ * accesses are remote. */
+static void
+test_no_pinning_remote_share(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics u;
+
+    vn_trace_add(trace, "a", 0, 2, 1 * GIB, 100);
+    u = simulate(t, trace, VN_SIM_POLICY_NO_PINNING);
+    g_assert_cmpuint(u.admitted, ==, 1);
+    g_assert_cmpuint(u.split, ==, 0);
+    g_assert_cmpfloat_with_epsilon(u.remote_share, 0.5, 1e-9);
+}
+
+/* The imbalance window: A alone on one of two nodes for 100 s (max/mean
+ * = 2), B arrives at the end of the window. */
+static void
+test_imbalance(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+
+    vn_trace_add(trace, "a", 0, 1, 4 * GIB, 1000);
+    vn_trace_add(trace, "b", 100, 1, 4 * GIB, 1000);
+    g_assert_cmpfloat(simulate(t, trace, VN_SIM_POLICY_VNUMA).imbalance, ==, 2.0);
+    g_assert_cmpfloat(simulate(t, trace, VN_SIM_POLICY_FIRST_FIT).imbalance, ==, 2.0);
+    /* one arrival only: the snapshot after it */
+    g_array_set_size(trace->vms, 1);
+    g_assert_cmpfloat(simulate(t, trace, VN_SIM_POLICY_VNUMA).imbalance, ==, 2.0);
+}
+
+/* Departures at an arrival's time come first: the node is free again. */
+static void
+test_departure_first(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(1, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+
+    vn_trace_add(trace, "b", 10, 2, 8 * GIB, 10);   /* unsorted on purpose */
+    vn_trace_add(trace, "a", 0, 2, 8 * GIB, 10);
+    vn_trace_add(trace, "c", 15, 1, 1 * GIB, 10);
+    for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
+        VnSimMetrics m = simulate(t, trace, (VnSimPolicy)p);
+        g_assert_cmpuint(m.admitted, ==, 2);
+        g_assert_cmpuint(m.rejected, ==, 1);      /* c: b holds the node */
+        g_assert_cmpuint(m.rejected_feasible, ==, 0);
+    }
+}
+
+/* First fit packs node 0; round-robin moves on; most-free picks the
+ * emptiest node. */
+static void
+test_baseline_choices(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(3, 8);
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(VnRequest) r = vn_request_new();
+    guint cursor = 0;
+    const struct { VnBaseline b; guint node[3]; } cases[] = {
+        { VN_BASELINE_FIRST_FIT, { 0, 0, 0 } },
+        { VN_BASELINE_ROUND_ROBIN, { 0, 1, 2 } },
+        { VN_BASELINE_MOST_FREE, { 0, 1, 2 } },
+    };
+
+    r->vcpus = 1;
+    r->memory_kib = GIB;
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        g_autoptr(GPtrArray) placed = g_ptr_array_new_with_free_func((GDestroyNotify)vn_placement_free);
+        for (guint vm = 0; vm < 3; vm++) {
+            g_autoptr(GError) error = NULL;
+            VnPlacement *p = vn_baseline_place(cases[c].b, t, load, policy, r, &cursor, &error);
+            g_assert_no_error(error);
+            g_assert_cmpuint(p->cells->len, ==, 1);
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node, ==, cases[c].node[vm]);
+            vn_load_commit(load, t, policy, r, p);
+            g_ptr_array_add(placed, p);
+        }
+        for (guint vm = 0; vm < placed->len; vm++)
+            vn_load_release(load, t, policy, r, g_ptr_array_index(placed, vm));
+        g_assert_cmpuint(load->nodes[0].committed_memory_kib, ==, 0);
+    }
+}
+
+static void
+test_names(void)
+{
+    for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
+        VnSimPolicy back;
+        g_assert_true(vn_sim_policy_from_string(vn_sim_policy_to_string((VnSimPolicy)p), &back));
+        g_assert_cmpint(back, ==, p);
+    }
+    for (guint b = 0; b < VN_BASELINE_MAX; b++) {
+        VnBaseline back;
+        g_assert_true(vn_baseline_from_string(vn_baseline_to_string((VnBaseline)b), &back));
+        g_assert_cmpint(back, ==, b);
+        g_assert_cmpstr(vn_baseline_to_string((VnBaseline)b), ==, vn_sim_policy_to_string((VnSimPolicy)(b + 1)));
+    }
+    g_assert_false(vn_sim_policy_from_string("numad", &(VnSimPolicy){ 0 }));
+}
+
+/* A VM no policy can take as a request is an error naming it. */
+static void
+test_invalid_vm(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(1, 8);
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+
+    vn_trace_add(trace, "zero", 0, 0, GIB, 10);
+    for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
+        g_autoptr(GError) error = NULL;
+        VnSimMetrics m = { 0 };
+        g_assert_false(vn_simulate(t, NULL, policy, trace, (VnSimPolicy)p, &m, &error));
+        g_assert_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID);
+        g_assert_nonnull(strstr(error->message, "VM zero"));
+    }
+}
+
+/* The same inputs give the same answer; an initial load is copied, not
+ * changed. */
+static void
+test_deterministic(void)
+{
+    g_autoptr(VnTopology) t = vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 4, 2, 16);
+    g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
+    g_autoptr(VnLoad) initial = vn_load_new(t);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    g_autoptr(GRand) r = g_rand_new_with_seed(7);
+
+    initial->nodes[2].committed_memory_kib = 10 * GIB;
+    for (guint i = 0; i < 300; i++) {
+        g_autofree gchar *name = g_strdup_printf("vm%u", i);
+        vn_trace_add(trace, name, i * 60.0, 1u << g_rand_int_range(r, 0, 5),
+                     (guint64)g_rand_int_range(r, 1, 40) * GIB, g_rand_int_range(r, 60, 40000));
+    }
+    for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
+        VnSimMetrics a, b;
+        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, &a, NULL));
+        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, &b, NULL));
+        g_assert_cmpmem(&a, sizeof(a), &b, sizeof(b));
+        g_assert_cmpuint(a.rejected_feasible, <=, a.rejected);
+        g_assert_cmpuint(a.split_unnecessary, <=, a.split);
+        g_assert_cmpfloat(a.imbalance, >=, 1.0);
+        g_assert_cmpfloat(a.remote_share, >=, 0.0);
+        g_assert_cmpfloat(a.remote_share, <=, 1.0);
+        if (p == VN_SIM_POLICY_VNUMA) {
+            g_assert_cmpuint(a.rejected_feasible, ==, 0);
+            g_assert_cmpuint(a.split_unnecessary, ==, 0);
+        }
+    }
+    g_assert_cmpuint(initial->nodes[2].committed_memory_kib, ==, 10 * GIB);
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/sim/load/release-roundtrip", test_release_roundtrip);
+    g_test_add_func("/sim/load/release-hugepages", test_release_hugepages);
+    g_test_add_func("/sim/first-fit/rejects-feasible", test_first_fit_rejects_feasible);
+    g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
+    g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
+    g_test_add_func("/sim/imbalance", test_imbalance);
+    g_test_add_func("/sim/departure-first", test_departure_first);
+    g_test_add_func("/sim/baselines/choices", test_baseline_choices);
+    g_test_add_func("/sim/names", test_names);
+    g_test_add_func("/sim/invalid-vm", test_invalid_vm);
+    g_test_add_func("/sim/deterministic", test_deterministic);
+    return g_test_run();
+}

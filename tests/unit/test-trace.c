@@ -1,0 +1,152 @@
+/* test-trace.c: VM traces as CSV, and the Azure-mix generator. */
+#include "vn-trace-file.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB (G_GUINT64_CONSTANT(1024) * 1024)
+
+static void
+test_parse(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTrace) t = vn_trace_parse("# a comment\n"
+                                          " time_s , vm,vcpus,memory_mib,duration_s\r\n"
+                                          "\n"
+                                          "0,web1,2,4096,3600\n"
+                                          "12.5, db ,8,65536,1e5\n",
+                                          "t.csv", &error);
+    const VnTraceVm *vm;
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->vms->len, ==, 2);
+    vm = &g_array_index(t->vms, VnTraceVm, 1);
+    g_assert_cmpstr(vm->name, ==, "db");
+    g_assert_cmpfloat(vm->time_s, ==, 12.5);
+    g_assert_cmpuint(vm->vcpus, ==, 8);
+    g_assert_cmpuint(vm->memory_kib, ==, 64 * GIB);
+    g_assert_cmpfloat(vm->duration_s, ==, 1e5);
+}
+
+/* Each bad input: one error naming file, line and column. */
+static void
+test_parse_errors(void)
+{
+    const struct { const gchar *text; gint code; const gchar *message; } cases[] = {
+        { "time,vm\n0,a,1,1,1\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:1:1: header must be 'time_s,vm,vcpus,memory_mib,duration_s'" },
+        { VN_TRACE_CSV_HEADER "\n", VN_TRACE_FILE_ERROR_EMPTY,
+          "t.csv: no VMs (expected a header 'time_s,vm,vcpus,memory_mib,duration_s' and one line per VM)" },
+        { "", VN_TRACE_FILE_ERROR_EMPTY, NULL },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2: 4 fields, expected 5 (time_s,vm,vcpus,memory_mib,duration_s)" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5,6\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2: more than 5 fields (expected time_s,vm,vcpus,memory_mib,duration_s)" },
+        { VN_TRACE_CSV_HEADER "\n-1,a,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:1: time_s: '-1' is not a number of seconds >= 0" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n1,b,x,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:3:5: vcpus: 'x' is not a whole number from 1 to 4096" },
+        { VN_TRACE_CSV_HEADER "\n0,a,0,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:5: vcpus: '0' is not a whole number from 1 to 4096" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1.5G,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:7: memory_mib: '1.5G' is not a whole number from 1 to 1073741824" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,0\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:12: duration_s: '0' is not a number of seconds > 0" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,inf\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:12: duration_s: 'inf' is not a number of seconds > 0" },
+        { VN_TRACE_CSV_HEADER "\n0,,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:3: vm: a name is required" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n0,a,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:3:3: vm: 'a' appears twice" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnTrace) t = vn_trace_parse(cases[i].text, "t.csv", &error);
+        g_assert_null(t);
+        g_assert_error(error, VN_TRACE_FILE_ERROR, cases[i].code);
+        if (cases[i].message)
+            g_assert_cmpstr(error->message, ==, cases[i].message);
+        g_assert_null(strchr(error->message, '\n'));
+    }
+}
+
+static void
+test_missing_file(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTrace) t = vn_trace_load_file("/nonexistent/trace.csv", &error);
+
+    g_assert_null(t);
+    g_assert_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_READ);
+    g_assert_nonnull(strstr(error->message, "/nonexistent/trace.csv"));
+}
+
+/* A fixed seed names a trace; its CSV reads back to the same trace. */
+static void
+test_generate_reproducible(void)
+{
+    g_autoptr(VnTrace) a = vn_trace_generate(500, 42, 24);
+    g_autoptr(VnTrace) b = vn_trace_generate(500, 42, 24);
+    g_autoptr(VnTrace) c = vn_trace_generate(500, 43, 24);
+    g_autofree gchar *ca = vn_trace_format(a);
+    g_autofree gchar *cb = vn_trace_format(b);
+    g_autofree gchar *cc = vn_trace_format(c);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTrace) back = vn_trace_parse(ca, "generated", &error);
+    g_autofree gchar *cback = NULL;
+
+    g_assert_cmpstr(ca, ==, cb);
+    g_assert_cmpstr(ca, !=, cc);
+    g_assert_no_error(error);
+    cback = vn_trace_format(back);
+    g_assert_cmpstr(ca, ==, cback);
+    for (guint i = 1; i < a->vms->len; i++)
+        g_assert_cmpfloat(g_array_index(a->vms, VnTraceVm, i - 1).time_s, <=,
+                          g_array_index(a->vms, VnTraceVm, i).time_s);
+    g_assert_cmpfloat(g_array_index(a->vms, VnTraceVm, a->vms->len - 1).time_s, <, 24 * 3600);
+}
+
+/* The published mix, within sampling error (20,000 VMs: +-1.5 points is
+ * more than 4 standard deviations). */
+static void
+test_generate_mix(void)
+{
+    g_autoptr(VnTrace) t = vn_trace_generate(20000, 1, 720);
+    guint small = 0, mid = 0, large = 0, wide = 0, huge = 0, mem8 = 0, h2 = 0, d1 = 0;
+    gdouble n = t->vms->len;
+
+    for (guint i = 0; i < t->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(t->vms, VnTraceVm, i);
+        small += vm->vcpus <= 2;
+        mid += vm->vcpus >= 3 && vm->vcpus <= 4;
+        large += vm->vcpus >= 5 && vm->vcpus <= 8;
+        wide += vm->vcpus >= 9 && vm->vcpus <= 24;
+        huge += vm->vcpus > 24;
+        mem8 += vm->memory_kib <= 8 * GIB;
+        h2 += vm->duration_s <= 2 * 3600;
+        d1 += vm->duration_s <= 86400;
+        g_assert_cmpfloat(vm->duration_s, >=, 60);
+        g_assert_cmpfloat(vm->duration_s, <=, 30 * 86400);
+    }
+    g_assert_cmpfloat(fabs(small / n - 0.58), <, 0.015);
+    g_assert_cmpfloat(fabs(mid / n - 0.23), <, 0.015);
+    g_assert_cmpfloat(fabs(large / n - 0.12), <, 0.015);
+    g_assert_cmpfloat(fabs(wide / n - 0.055), <, 0.01);
+    g_assert_cmpfloat(fabs(huge / n - 0.015), <, 0.005);
+    g_assert_cmpfloat(fabs(mem8 / n - 0.61), <, 0.015);
+    g_assert_cmpfloat(fabs(h2 / n - 0.72), <, 0.015);
+    g_assert_cmpfloat(fabs(d1 / n - 0.90), <, 0.015);
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/trace/parse", test_parse);
+    g_test_add_func("/trace/parse-errors", test_parse_errors);
+    g_test_add_func("/trace/missing-file", test_missing_file);
+    g_test_add_func("/trace/generate/reproducible", test_generate_reproducible);
+    g_test_add_func("/trace/generate/mix", test_generate_mix);
+    return g_test_run();
+}

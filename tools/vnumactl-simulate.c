@@ -1,0 +1,254 @@
+/* vnumactl simulate / trace-gen: what-if replays of VM traces (issue 8).
+ *
+ *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
+ *   vnumactl trace-gen --vms N --seed S [--hours H] [--output FILE]
+ *
+ * simulate replays the trace on the host from the topology source options
+ * (starting from its load: the live host's ledger, --load) with the host
+ * policy from vnuma.conf, once per policy, and prints the metrics of
+ * vn-simulate.h.  --json: {"trace": {"file", "vms", "offered_gib_hours"},
+ * "policies": {"vnuma": {...}, "first-fit": {...}, ...}}; the means of
+ * split distances are null when the policy split nothing.
+ */
+#include "vnumactl.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "vn-simulate.h"
+#include "vn-trace-file.h"
+
+typedef struct {
+    gchar *trace;
+    gchar **policies;
+    gboolean json;
+    VnSourceOptions source;
+} SimOptions;
+
+static void
+sim_options_clear(SimOptions *o)
+{
+    g_free(o->trace);
+    g_strfreev(o->policies);
+    vn_source_options_clear(&o->source);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SimOptions, sim_options_clear)
+
+typedef struct {
+    VnSimPolicy policy;
+    VnSimMetrics m;
+} SimResult;
+
+/* The --policy list, or every policy; FALSE (message printed) on an
+ * unknown name. */
+static gboolean
+policies_from_options(const SimOptions *o, GArray *ret)
+{
+    if (!o->policies || !o->policies[0]) {
+        for (guint i = 0; i < VN_SIM_POLICY_MAX; i++) {
+            SimResult r = { .policy = (VnSimPolicy)i };
+            g_array_append_val(ret, r);
+        }
+        return TRUE;
+    }
+    for (guint i = 0; o->policies[i]; i++) {
+        SimResult r = { 0 };
+        if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
+            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, first-fit, most-free, "
+                               "round-robin, no-pinning", o->policies[i]);
+            return FALSE;
+        }
+        g_array_append_val(ret, r);
+    }
+    return TRUE;
+}
+
+/* Rounded for output: four decimals say all a reader needs and keep the
+ * transcripts stable. */
+static gdouble
+round4(gdouble x)
+{
+    return round(x * 10000.0) / 10000.0;
+}
+
+static void
+add_number(JsonBuilder *b, const gchar *name, gdouble v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_double_value(b, round4(v));
+}
+
+static void
+add_uint(JsonBuilder *b, const gchar *name, guint v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+static void
+metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
+{
+    json_builder_begin_object(b);
+    add_uint(b, "admitted", m->admitted);
+    add_uint(b, "rejected", m->rejected);
+    add_number(b, "served_gib_hours", m->served_gib_hours);
+    add_uint(b, "rejected_feasible", m->rejected_feasible);
+    add_uint(b, "split", m->split);
+    add_uint(b, "split_unnecessary", m->split_unnecessary);
+    json_builder_set_member_name(b, "mean_split_distance");
+    if (m->split)
+        json_builder_add_double_value(b, round4(m->mean_split_distance));
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "min_split_distance");
+    if (m->split)
+        json_builder_add_double_value(b, round4(m->min_split_distance));
+    else
+        json_builder_add_null_value(b);
+    add_number(b, "imbalance", m->imbalance);
+    add_number(b, "remote_share", m->remote_share);
+    json_builder_end_object(b);
+}
+
+static void
+print_json(const gchar *file, const GArray *results)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonNode) root = NULL;
+    const VnSimMetrics *first = &g_array_index(results, SimResult, 0).m;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "trace");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "file");
+    json_builder_add_string_value(b, file);
+    add_uint(b, "vms", first->vms);
+    add_number(b, "offered_gib_hours", first->offered_gib_hours);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "policies");
+    json_builder_begin_object(b);
+    for (guint i = 0; i < results->len; i++) {
+        const SimResult *r = &g_array_index(results, SimResult, i);
+        json_builder_set_member_name(b, vn_sim_policy_to_string(r->policy));
+        metrics_to_json(b, &r->m);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    vn_cli_print_json(root);
+}
+
+static gchar *
+distance_text(const VnSimMetrics *m, gdouble v)
+{
+    return m->split ? g_strdup_printf("%.1f", v) : g_strdup("-");
+}
+
+static void
+print_text(const gchar *file, const VnTopology *t, const GArray *results)
+{
+    const VnSimMetrics *first = &g_array_index(results, SimResult, 0).m;
+
+    printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
+           first->offered_gib_hours);
+    printf("host: %s: %u nodes\n\n", t->source, t->n_nodes);
+    printf("%-12s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s\n", "policy", "admitted", "rejected",
+           "served_GiBh", "rej_feas", "split", "split_un", "split_dst", "min_dst", "imbalance",
+           "remote");
+    for (guint i = 0; i < results->len; i++) {
+        const SimResult *r = &g_array_index(results, SimResult, i);
+        const VnSimMetrics *m = &r->m;
+        g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
+        g_autofree gchar *min = distance_text(m, m->min_split_distance);
+
+        printf("%-12s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%%\n",
+               vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
+               m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
+               m->remote_share * 100.0);
+    }
+    printf("\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
+           "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
+           "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
+           "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
+}
+
+int
+vn_cmd_simulate(int argc, char **argv)
+{
+    g_auto(SimOptions) o = { 0 };
+    const GOptionEntry entries[] = {
+        { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
+        { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
+          "Only this policy (repeatable; default all)", "vnuma|first-fit|most-free|round-robin|no-pinning" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
+        { NULL },
+    };
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "Replay a trace of VM arrivals and departures on a host with vnuma and with baselines", entries, &o.source);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnTrace) trace = NULL;
+    g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (!o.trace)
+        return vn_cli_fail_printf("--trace: required (a CSV file, see --help)");
+    if (!policies_from_options(&o, results))
+        return VN_EXIT_ERROR;
+    if (!(trace = vn_trace_load_file(o.trace, &error)) ||
+        !vn_source_load(&o.source, &t, &load, &config, &error))
+        return vn_cli_fail(error);
+    for (guint i = 0; i < results->len; i++) {
+        SimResult *r = &g_array_index(results, SimResult, i);
+        if (!vn_simulate(t, load, config->policy, trace, r->policy, &r->m, &error))
+            return vn_cli_fail_printf("%s: %s", o.trace, error->message);
+    }
+    if (o.json)
+        print_json(o.trace, results);
+    else
+        print_text(o.trace, t, results);
+    return VN_EXIT_OK;
+}
+
+int
+vn_cmd_trace_gen(int argc, char **argv)
+{
+    gint vms = 0;
+    gint64 seed = -1;
+    gdouble hours = 720;
+    g_autofree gchar *output = NULL;
+    const GOptionEntry entries[] = {
+        { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
+        { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Random seed: the same seed gives the same trace (required)", "S" },
+        { "hours", 0, 0, G_OPTION_ARG_DOUBLE, &hours, "Arrivals spread over this many hours (default 720)", "H" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout", "FILE" },
+        { NULL },
+    };
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "Write a synthetic VM trace (CSV) with the published Azure VM size and lifetime mix", entries, NULL);
+    g_autoptr(VnTrace) trace = NULL;
+    g_autofree gchar *csv = NULL;
+    g_autoptr(GError) error = NULL;
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (vms <= 0 || vms > 10000000)
+        return vn_cli_fail_printf("--vms: a number from 1 to 10000000 is required (got %d)", vms);
+    if (seed < 0 || seed > G_MAXUINT32)
+        return vn_cli_fail_printf("--seed: a number from 0 to %u is required", G_MAXUINT32);
+    if (!isfinite(hours) || hours <= 0 || hours > 1e6)
+        return vn_cli_fail_printf("--hours: a number above 0 and at most 1000000 is required");
+    trace = vn_trace_generate((guint)vms, (guint32)seed, hours);
+    csv = vn_trace_format(trace);
+    if (!output) {
+        fputs(csv, stdout);
+        return VN_EXIT_OK;
+    }
+    if (!g_file_set_contents(output, csv, -1, &error))
+        return vn_cli_fail(error);
+    return VN_EXIT_OK;
+}
