@@ -45,14 +45,18 @@ vn_source_options_clear(VnSourceOptions *o)
     g_clear_pointer(&o->sysroot, g_free);
 }
 
-/* The one topology source asked for, or the default one. */
+/* The one topology source asked for, or the default one.  *ret_this_host:
+ * the topology describes this host (live, or $VNUMA_TOPOLOGY standing in
+ * for it, as for the hook), so its ledger applies. */
 static VnTopology *
-load_topology(const VnSourceOptions *o, gboolean *ret_live, GError **error)
+load_topology(const VnSourceOptions *o, gboolean *ret_live, gboolean *ret_this_host,
+              GError **error)
 {
     const gchar *env = g_getenv("VNUMA_TOPOLOGY");
     guint given = !!o->topology_file + !!o->synthetic + !!o->capabilities;
 
     *ret_live = FALSE;
+    *ret_this_host = FALSE;
     if (given > 1) {
         g_set_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_CONFLICT,
                     "give at most one of --topology, --synthetic and --capabilities");
@@ -64,6 +68,7 @@ load_topology(const VnSourceOptions *o, gboolean *ret_live, GError **error)
         return vn_topology_load_synthetic(o->synthetic, error);
     if (o->capabilities)
         return vn_topology_load_capabilities(o->capabilities, error);
+    *ret_this_host = TRUE;
     if (env && *env)
         return vn_topology_load_hwloc_xml(env, error);
     *ret_live = TRUE;
@@ -89,16 +94,16 @@ measure_busy(const VnSourceOptions *o, gboolean live, const VnTopology *t,
                                     live ? VN_SOURCE_LIVE_INTERVAL_MS : 0, error);
 }
 
-/* The live host's placed VMs: the ledger in the state directory (read
- * without its lock; writes to it are atomic).  A file topology is another
- * host, which this ledger does not describe. */
+/* This host's placed VMs: the ledger in the state directory (read
+ * without its lock; writes to it are atomic).  A topology named on the
+ * command line is another host, which this ledger does not describe. */
 static gboolean
-add_ledger(gboolean live, const VnConfig *config, const VnTopology *t,
+add_ledger(gboolean this_host, const VnConfig *config, const VnTopology *t,
            VnLoad *load, GError **error)
 {
     g_autoptr(VnLedger) ledger = NULL;
 
-    if (!live)
+    if (!this_host)
         return TRUE;
     ledger = vn_ledger_snapshot(config->state_dir, error);
     if (!ledger)
@@ -114,11 +119,11 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnLoad) load = NULL;
-    gboolean live;
+    gboolean live, this_host;
 
     g_return_val_if_fail(o && ret_topology, FALSE);
 
-    t = load_topology(o, &live, error);
+    t = load_topology(o, &live, &this_host, error);
     if (!t || !measure_memory(o, t, error))
         return FALSE;
     /* the load needs the policy (overheads) and the state directory */
@@ -127,7 +132,7 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
     if (ret_load) {
         load = vn_load_new(t);
         if (!measure_busy(o, live, t, load, error) ||
-            !add_ledger(live, config, t, load, error))
+            !add_ledger(this_host, config, t, load, error))
             return FALSE;
         if (o->load_file && !vn_load_read_file(o->load_file, t, load, error))
             return FALSE;

@@ -44,14 +44,16 @@ GOptionGroup *vn_source_option_group(VnSourceOptions *o);
 void vn_source_options_clear(VnSourceOptions *o);
 
 /* Builds the topology, then the config, then the load:
- *  - the live host also gets its free memory from sysfs, its CPU busy
- *    measured over VN_SOURCE_LIVE_INTERVAL_MS, and the committed load of
- *    the VMs in its ledger (vn-ledger.h, in the config's state_dir);
+ *  - the live host also gets its free memory from sysfs and its CPU busy
+ *    measured over VN_SOURCE_LIVE_INTERVAL_MS;
+ *  - this host (live, or $VNUMA_TOPOLOGY standing in for it as in the
+ *    hook's tests) gets the committed load of the VMs in its ledger
+ *    (vn-ledger.h, in the config's state_dir);
  *  - with --sysroot, any topology gets free memory from that sysroot's
  *    sysfs and CPU busy from its /proc/stat counters since boot, so a
  *    captured host replays exactly;
  *  - the load file's figures are added last.
- * A topology from a file or a string is another host: no ledger, and no
+ * A topology named by an option is another host: no ledger, and no
  * measurement unless --sysroot says where to read it.
  * ret_load and ret_config may be NULL when the caller does not want them
  * (without both, the config is not read; without ret_load, CPU busy is not
