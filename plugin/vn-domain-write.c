@@ -146,11 +146,19 @@ ctx_init(VnDomainWriteCtx *c, const VnDomain *d, const VnTopology *t, const VnPl
     return TRUE;
 }
 
+/* Now, or $SOURCE_DATE_EPOCH (the reproducible-builds convention) so
+ * transcripts and demos can pin the time. */
 static gchar *
 now_utc(void)
 {
-    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+    const gchar *epoch = g_getenv("SOURCE_DATE_EPOCH");
+    guint64 secs;
+    g_autoptr(GDateTime) now = NULL;
 
+    if (epoch && g_ascii_string_to_unsigned(epoch, 10, 0, G_MAXINT32, &secs, NULL))
+        now = g_date_time_new_from_unix_utc((gint64)secs);
+    else
+        now = g_date_time_new_now_utc();
     return g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
 }
 

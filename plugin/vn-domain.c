@@ -9,6 +9,7 @@
 #include "vn-domain-private.h"
 #include "vn-xml-file.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <libxml/entities.h>
 
@@ -246,7 +247,13 @@ vn_domain_load_file(const gchar *path, GError **error)
     gsize len;
 
     g_return_val_if_fail(path != NULL, NULL);
-    if (g_stat(path, &st) == 0 && st.st_size > VN_DOMAIN_MAX_BYTES) {
+    if (g_stat(path, &st) != 0) {
+        int saved = errno;
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_IO, "%s: cannot read: %s", path,
+                    g_strerror(saved));
+        return NULL;
+    }
+    if (st.st_size > VN_DOMAIN_MAX_BYTES) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_TOO_LARGE,
                     "%s: %lld bytes, more than the %d allowed for a domain",
                     path, (long long)st.st_size, VN_DOMAIN_MAX_BYTES);

@@ -201,7 +201,8 @@ typedef struct {
     VnMemoryMode memory_mode;   /* numatune mode, restrictive by default */
     const gchar *time;          /* metadata time; NULL = keep the recorded
                                  * time when the placement is unchanged,
-                                 * else now (UTC, RFC 3339) */
+                                 * else $SOURCE_DATE_EPOCH if set, else now
+                                 * (UTC, "2026-11-29T22:00:00Z") */
 } VnDomainWriteOptions;
 
 /* Writes `p` (computed on `t`) into `d`.  On error `d` is unchanged. */

@@ -130,6 +130,47 @@ test_request(void)
     g_assert_cmpstr(dev->name, ==, "hostdev 0000:3b:00.0");
 }
 
+static void
+test_request_devices_sysfs(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(
+        "<domain><name>dev</name><memory>1048576</memory><vcpu>2</vcpu>"
+        "<iothreads>2</iothreads><iothreadids><iothread id='7'/><iothread id='9'/></iothreadids>"
+        "<devices>"
+        "<disk type='block' device='disk'><driver name='qemu' iothread='9'/>"
+        "<source dev='/dev/nvme0n1'/><target dev='vda' bus='virtio'/></disk>"
+        "<disk type='nvme' device='disk'><driver name='qemu' iothread='7'/>"
+        "<source type='pci'><address domain='0x0000' bus='0x3b' slot='0x00' function='0x0'/></source>"
+        "<target dev='vdb' bus='virtio'/></disk>"
+        "<interface type='direct'><source dev='eth1' mode='passthrough'/></interface>"
+        "<interface type='direct'><source dev='../../etc' mode='passthrough'/></interface>"
+        "</devices></domain>", &error);
+    g_autofree gchar *sysroot = data_path("sysroot");
+    g_autoptr(VnRequest) r = NULL;
+    const VnDevice *dev;
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(d->iothread_ids->len, ==, 2);
+    r = vn_domain_to_request(d, sysroot, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(r->iothreads, ==, 2);
+    g_assert_cmpuint(r->devices->len, ==, 3);
+    /* block device: sys/class/block/nvme0n1/device/device/numa_node; its
+     * IOThread id 9 is the second, ordinal 2 */
+    dev = &g_array_index(r->devices, VnDevice, 0);
+    g_assert_cmpstr(dev->name, ==, "disk /dev/nvme0n1");
+    g_assert_cmpuint(dev->node_os_id, ==, 2);
+    g_assert_cmpint(dev->iothread, ==, 2);
+    dev = &g_array_index(r->devices, VnDevice, 1);
+    g_assert_cmpstr(dev->name, ==, "disk nvme 0000:3b:00.0");
+    g_assert_cmpuint(dev->node_os_id, ==, 1);
+    g_assert_cmpint(dev->iothread, ==, 1);
+    dev = &g_array_index(r->devices, VnDevice, 2);
+    g_assert_cmpstr(dev->name, ==, "interface eth1");
+    g_assert_cmpuint(dev->node_os_id, ==, 3);
+}
+
 typedef struct {
     const gchar *memory;   /* the <memory> element */
     guint64 kib;           /* 0: must fail */
@@ -427,6 +468,26 @@ assert_contains(const gchar *hay, const gchar *needle)
 }
 
 static void
+test_write_vhost_user(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(
+        "<domain type='qemu'><name>vu</name><memory>4194304</memory><vcpu>4</vcpu><devices>"
+        "<interface type='vhostuser'><source type='unix' path='/tmp/vu.sock' mode='client'/>"
+        "<model type='virtio'/></interface></devices></domain>", &error);
+    const guint nodes[] = { 0, 1 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autofree gchar *out = NULL;
+
+    g_assert_no_error(error);
+    g_assert_true(d->shared_memory);
+    out = apply(d, t, p, &fixed_time);
+    assert_contains(out, "<cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'>");
+}
+
+static void
 test_write_one_cell(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
@@ -686,6 +747,8 @@ main(int argc, char **argv)
     g_test_add_func("/domain/hostile/too-large", test_too_large);
     g_test_add_func("/domain/request/devices", test_request);
     g_test_add_func("/domain/request/mixed-pages", test_request_mixed_pages);
+    g_test_add_func("/domain/request/devices-sysfs", test_request_devices_sysfs);
+    g_test_add_func("/domain/write/vhost-user", test_write_vhost_user);
     g_test_add_func("/domain/metadata/parse", test_metadata_parse);
     g_test_add_func("/domain/metadata/roundtrip", test_metadata_roundtrip);
     g_test_add_func("/domain/metadata/manage-only", test_metadata_manage_only);

@@ -1,0 +1,1 @@
+define --topology tests/data/hwloc/hagrid.xml
