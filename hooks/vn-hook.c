@@ -116,6 +116,7 @@ gboolean vn_hook_load_host(VnHook *h, GError **error)
     VnSourceOptions none = { 0 };
     VnTopology *t = NULL;
     VnConfig *config = NULL;
+    h->host_tried = TRUE;
     if (!vn_source_load(&none, &t, NULL, &config, error))
         return FALSE;
     h->t = t;

@@ -59,6 +59,7 @@ typedef struct {
     gint64 now;              /* unix seconds */
     VnTopology *t;           /* loaded by vn_hook_load_host() */
     VnConfig *config;
+    gboolean host_tried;     /* vn_hook_load_host() ran (maybe failed) */
     VnDomain *domain;        /* parsed by vn_hook_load_domain() */
     /* the decision, logged once by vn_hook_log_decision() */
     const gchar *decision;   /* "reserved", "planned", "refused", ... */

@@ -44,7 +44,7 @@ static int fail(VnHook *h, const GError *error)
 {
     vn_hook_decide(h, "error", h->nodes, "%s", error->message);
     vn_hook_log_decision(h);
-    if (h->phase == VN_HOOK_PHASE_PREPARE && !h->config)
+    if (h->phase == VN_HOOK_PHASE_PREPARE && !h->host_tried)
         vn_hook_load_host(h, NULL);      /* to learn whether strict is set */
     if (h->phase == VN_HOOK_PHASE_PREPARE && h->config && h->config->hook_strict) {
         fprintf(stderr, "vnuma: cannot check the placement of %s: %s (strict = true)\n",
