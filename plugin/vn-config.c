@@ -2,7 +2,9 @@
  * that validates it and names file, group and key in its error. */
 #include "vn-config.h"
 
+#include <gio/gio.h>
 #include <stdarg.h>
+#include <string.h>
 #include "vn-config-build.h"
 #include "vn-cpulist.h"
 #include "vn-size.h"
@@ -89,6 +91,9 @@ vn_config_free(VnConfig *c)
     g_free(c->path);
     vn_policy_free(c->policy);
     g_free(c->state_dir);
+    g_free(c->api_socket);
+    g_free(c->api_tcp_listen);
+    g_free(c->api_bearer_token);
     g_free(c);
 }
 
@@ -109,6 +114,9 @@ static const struct {
     { "hook", "on_conflict" },
     { "hook", "strict" },
     { "paths", "state_dir" },
+    { "api", "socket" },
+    { "api", "tcp_listen" },
+    { "api", "bearer_token" },
 };
 
 static gboolean
@@ -354,6 +362,34 @@ read_modes(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
     return TRUE;
 }
 
+/* [api] tcp_listen: a literal IP and a port, "127.0.0.1:8470" or
+ * "[::1]:8470"; a TCP listener needs a bearer token. */
+static gboolean
+read_api(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
+{
+    g_autofree gchar *tcp = NULL, *token = NULL;
+
+    if (!read_dir(kf, path, "api", "socket", &c->api_socket, error) ||
+        !get_text(kf, path, "api", "tcp_listen", &tcp, error) ||
+        !get_text(kf, path, "api", "bearer_token", &token, error))
+        return FALSE;
+    if (tcp && *tcp) {
+        g_autoptr(GSocketConnectable) addr = g_network_address_parse(tcp, 0, NULL);
+        guint16 port = addr ? g_network_address_get_port(G_NETWORK_ADDRESS(addr)) : 0;
+        const gchar *host = addr ? g_network_address_get_hostname(G_NETWORK_ADDRESS(addr)) : NULL;
+        if (!port || !host || !g_hostname_is_ip_address(host))
+            return bad_value(error, path, "api", "tcp_listen",
+                             "\"%s\" is not IP:PORT (such as 127.0.0.1:8470)", tcp);
+        if (!token || strlen(token) < 16 || strpbrk(token, " \t"))
+            return bad_value(error, path, "api", "bearer_token",
+                             "required with tcp_listen: at least 16 characters, no spaces");
+        c->api_tcp_listen = g_steal_pointer(&tcp);
+    }
+    if (token && *token)
+        c->api_bearer_token = g_steal_pointer(&token);
+    return TRUE;
+}
+
 /* Loads the key file; *ret_missing is set when an unnamed default file
  * does not exist, which is not an error. */
 static GKeyFile *
@@ -392,7 +428,8 @@ vn_config_load(const gchar *path, const VnTopology *t, GError **error)
         return missing ? g_steal_pointer(&c) : NULL;
     if (!check_known(kf, file, error) ||
         !read_host(kf, file, t, c->policy, error) ||
-        !read_modes(kf, file, c, error))
+        !read_modes(kf, file, c, error) ||
+        !read_api(kf, file, c, error))
         return NULL;
     c->path = g_strdup(file);
     apply_state_dir_env(c);

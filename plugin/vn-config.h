@@ -57,6 +57,12 @@ typedef struct {
     VnHookConflict hook_on_conflict;
     gboolean hook_strict;      /* [hook] strict: a hook error vetoes the start */
     gchar *state_dir;          /* [paths] */
+    /* [api]: vnumad's listeners.  api_socket NULL = VNUMA_DEFAULT_API_SOCKET;
+     * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
+     * (>= 16 characters, no spaces) is mandatory. */
+    gchar *api_socket;
+    gchar *api_tcp_listen;
+    gchar *api_bearer_token;
 } VnConfig;
 
 /* Defaults for topology `t` (which sizes the reserved CPU set). */

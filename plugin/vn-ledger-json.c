@@ -43,6 +43,10 @@ static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_add_int_value(b, (gint64)r->hugepage_kib);
     json_builder_set_member_name(b, "time");
     json_builder_add_int_value(b, r->time);
+    if (r->expires) {
+        json_builder_set_member_name(b, "expires");
+        json_builder_add_int_value(b, r->expires);
+    }
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
     for (guint i = 0; i < r->cells->len; i++)
@@ -197,7 +201,7 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
 {
     static const gchar *const allowed[] = {
         "uuid", "name", "state", "needs_apply", "dedicated", "priority",
-        "hugepage_kib", "time", "cells", NULL };
+        "hugepage_kib", "time", "cells", "expires", NULL };
     g_autofree gchar *where = g_strdup_printf("domains[%u]", index);
     if (!JSON_NODE_HOLDS_OBJECT(n)) {
         fail(x, where, "not an object");
@@ -221,6 +225,12 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
         return NULL;
     r->hugepage_kib = huge;
     r->time = (gint64)time;
+    if (json_object_has_member(o, "expires")) {
+        guint64 expires;
+        if (!get_uint(x, where, o, "expires", G_MAXINT64, &expires))
+            return NULL;
+        r->expires = (gint64)expires;
+    }
     for (guint i = 0; i < json_array_get_length(cells); i++) {
         g_autofree gchar *w = g_strdup_printf("%s.cells[%u]", where, i);
         if (!parse_cell(x, w, json_array_get_element(cells, i), r))

@@ -13,6 +13,9 @@ static gboolean still_running(const VnLedgerRecord *r, const gchar *run_dir,
     g_autofree gchar *path = g_build_filename(run_dir, file, NULL);
     if (g_file_test(path, G_FILE_TEST_EXISTS))
         return TRUE;
+    /* a hold with a deadline lives until it, and no longer */
+    if (r->expires)
+        return now < r->expires;
     return r->state == VN_LEDGER_STATE_RESERVED && now - r->time < (gint64)grace_s;
 }
 
@@ -24,6 +27,23 @@ guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
     for (guint i = recs->len; i-- > 0;) {
         VnLedgerRecord *r = g_ptr_array_index(recs, i);
         if (still_running(r, run_dir, now, reserved_grace_s))
+            continue;
+        g_ptr_array_add(removed, g_strdup(r->name));
+        g_ptr_array_remove_index(recs, i);
+    }
+    guint n = removed->len;
+    if (ret_removed)
+        *ret_removed = g_steal_pointer(&removed);
+    return n;
+}
+
+guint vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed)
+{
+    g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *recs = vn_ledger_records(l);
+    for (guint i = recs->len; i-- > 0;) {
+        VnLedgerRecord *r = g_ptr_array_index(recs, i);
+        if (!r->expires || now < r->expires)
             continue;
         g_ptr_array_add(removed, g_strdup(r->name));
         g_ptr_array_remove_index(recs, i);

@@ -70,6 +70,7 @@ VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r)
     c->priority = r->priority;
     c->hugepage_kib = r->hugepage_kib;
     c->time = r->time;
+    c->expires = r->expires;
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
         vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus,

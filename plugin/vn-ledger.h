@@ -19,6 +19,7 @@
  *                 "time": 1764451200,
  *                 "cells": [{"id": 0, "node": 1, "cpus": "8-15",
  *                            "vcpus": 4, "memory_kib": 4194304}]}]}
+ * A record may also carry "expires" (unix seconds, see `expires` below).
  * `node` is the kernel node number; `cpus` a cpulist of host CPUs (for a
  * dedicated domain these are the CPUs it owns 1:1).  Unknown fields are
  * errors: the file is ours, anything else in it means corruption.
@@ -65,6 +66,10 @@ typedef struct {
     VnPriority priority;
     guint64 hugepage_kib;/* 0: normal pages */
     gint64 time;         /* unix seconds of the last change */
+    /* A hold with a deadline (vnumad's reservations, keyed
+     * "reservation:<id>"): unix seconds after which the record lapses and
+     * is reclaimed; 0 = none (written to the file only when set). */
+    gint64 expires;
     GArray *cells;       /* of VnLedgerCell, owns the strings */
 } VnLedgerRecord;
 
@@ -148,6 +153,11 @@ gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
  * `ret_removed` (may be NULL). */
 guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
                         guint reserved_grace_s, GPtrArray **ret_removed);
+
+/* Removes only records whose `expires` has passed (now >= expires),
+ * whether or not a domain of that name runs.  Returns how many; their
+ * names in `ret_removed` (may be NULL). */
+guint vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedgerRecord, vn_ledger_record_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedger, vn_ledger_free)
