@@ -1,0 +1,85 @@
+/* vnd-host.c: GET /v1/host — the topology and load (`vnumactl topology
+ * --json`'s shape) plus what is left for VMs on each node and in all. */
+#include "vnd.h"
+
+#include "vn-config-build.h"
+#include "vn-topology-json.h"
+
+/* Memory a VM may still take on node i: total minus the host's reserve,
+ * the headroom and what is committed (the scheduler's own rule). */
+static guint64
+usable_free_kib(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guint i)
+{
+    guint64 total = t->nodes[i].mem_total_kib;
+    guint64 keep = p->reserved_memory_kib + total * p->headroom_percent / 100;
+    guint64 used = keep + load->nodes[i].committed_memory_kib;
+
+    return total > used ? total - used : 0;
+}
+
+/* Shared vCPUs node i still takes within the overcommit ratio. */
+static guint
+vcpus_free(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guint i)
+{
+    guint usable = 0;
+    gdouble cap;
+
+    for (guint c = 0; c < t->cpus->len; c++) {
+        const VnCpu *cpu = &g_array_index(t->cpus, VnCpu, c);
+        if (cpu->node == (gint)i && !vn_bitmap_test(p->reserved_cpus, cpu->os_id) &&
+            !vn_bitmap_test(load->dedicated_cpus, cpu->os_id))
+            usable++;
+    }
+    cap = usable * p->cpu_overcommit;
+    return cap > load->nodes[i].committed_vcpus ? (guint)cap - load->nodes[i].committed_vcpus : 0;
+}
+
+static void
+add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const VnPolicy *p)
+{
+    JsonArray *nodes = json_object_get_array_member(root, "nodes");
+    g_autoptr(JsonObject) cap = json_object_new();
+    guint64 free_total = 0, free_max = 0;
+    guint vcpus_total = 0, vcpus_max = 0;
+
+    for (guint i = 0; i < t->n_nodes; i++) {
+        JsonObject *n = json_array_get_object_element(nodes, i);
+        guint64 f = usable_free_kib(t, load, p, i);
+        guint v = vcpus_free(t, load, p, i);
+        json_object_set_int_member(n, "free_for_vms_mib", (gint64)(f / 1024));
+        json_object_set_int_member(n, "vcpus_free", v);
+        free_total += f;
+        free_max = MAX(free_max, f);
+        vcpus_total += v;
+        vcpus_max = MAX(vcpus_max, v);
+    }
+    json_object_set_int_member(cap, "node_count", t->n_nodes);
+    json_object_set_int_member(cap, "cpu_count", t->cpus->len);
+    json_object_set_int_member(cap, "free_for_vms_mib", (gint64)(free_total / 1024));
+    json_object_set_int_member(cap, "vcpus_free", vcpus_total);
+    /* the biggest VM this host takes on one node (memory and vCPUs need
+     * not be on the same node: each is a bound, not a promise) */
+    json_object_set_int_member(cap, "largest_single_node_free_mib", (gint64)(free_max / 1024));
+    json_object_set_int_member(cap, "largest_single_node_vcpus_free", vcpus_max);
+    json_object_set_object_member(root, "capacity", g_steal_pointer(&cap));
+}
+
+gboolean
+vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    const VnTopology *t = vnd_state_topology(d->state);
+    const VnConfig *c = vnd_state_config(d->state);
+    const VnLoad *load = vnd_state_load(d->state, error);
+    g_autoptr(JsonNode) node = NULL;
+    JsonObject *root;
+
+    if (!load)
+        return FALSE;
+    node = vn_topology_to_json(t, load);
+    root = json_node_get_object(node);
+    add_capacity(root, t, load, c->policy);
+    json_object_set_string_member(root, "memory_mode", vn_memory_mode_to_string(c->memory_mode));
+    json_object_set_string_member(root, "version", VNUMA_VERSION);
+    vnd_reply_json(msg, SOUP_STATUS_OK, node);
+    return TRUE;
+}

@@ -1,0 +1,130 @@
+/* vnd-http.c: JSON in and out of a SoupServerMessage. */
+#include "vnd.h"
+
+G_DEFINE_QUARK(vnd-error-quark, vnd_error)
+
+void
+vnd_reply_json(SoupServerMessage *msg, guint status, JsonNode *node)
+{
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    gsize len;
+    gchar *text;
+
+    json_generator_set_root(gen, node);
+    text = json_generator_to_data(gen, &len);
+    /* one line per answer, newline-terminated like the CLI's */
+    text = g_realloc(text, len + 2);
+    text[len++] = '\n';
+    text[len] = '\0';
+    soup_server_message_set_status(msg, status, NULL);
+    soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE, text, len);
+}
+
+void
+vnd_reply_error(SoupServerMessage *msg, const GError *error)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonNode) node = NULL;
+    guint status = error->domain == VND_ERROR ? (guint)error->code : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "error");
+    json_builder_add_string_value(b, error->message);
+    json_builder_end_object(b);
+    node = json_builder_get_root(b);
+    vnd_reply_json(msg, status, node);
+}
+
+/* Only JSON bodies: a form post or text is a client bug worth naming. */
+static gboolean
+check_content_type(SoupServerMessage *msg, GError **error)
+{
+    SoupMessageHeaders *h = soup_server_message_get_request_headers(msg);
+    const gchar *type = soup_message_headers_get_content_type(h, NULL);
+
+    if (!type || g_ascii_strcasecmp(type, "application/json") == 0)
+        return TRUE;
+    g_set_error(error, VND_ERROR, VND_ERROR_UNSUPPORTED_TYPE,
+                "Content-Type must be application/json (got %s)", type);
+    return FALSE;
+}
+
+static gboolean
+check_members(JsonObject *o, const gchar *const *allowed, GError **error)
+{
+    g_autoptr(GList) names = json_object_get_members(o);
+
+    for (GList *l = names; l; l = l->next) {
+        if (!g_strv_contains(allowed, l->data)) {
+            g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
+                        "%s: unknown member", (const gchar *)l->data);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+JsonNode *
+vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error)
+{
+    SoupMessageBody *body = soup_server_message_get_request_body(msg);
+    g_autoptr(GBytes) bytes = soup_message_body_flatten(body);
+    g_autoptr(JsonParser) parser = json_parser_new_immutable();
+    g_autoptr(GError) local = NULL;
+    gsize len;
+    const gchar *data = g_bytes_get_data(bytes, &len);
+    JsonNode *root;
+
+    /* a chunked body has no Content-Length for the early check */
+    if (len > VND_MAX_BODY) {
+        g_set_error(error, VND_ERROR, VND_ERROR_TOO_LARGE, "body over %d bytes", VND_MAX_BODY);
+        return NULL;
+    }
+    if (!check_content_type(msg, error))
+        return NULL;
+    if (len == 0 || !data) {
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: a JSON object is required");
+        return NULL;
+    }
+    if (!g_utf8_validate(data, (gssize)len, NULL) ||
+        !json_parser_load_from_data(parser, data, (gssize)len, &local)) {
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: not JSON: %s",
+                    local ? local->message : "invalid UTF-8");
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: must be a JSON object");
+        return NULL;
+    }
+    if (!check_members(json_node_get_object(root), allowed, error))
+        return NULL;
+    return json_node_ref(root);
+}
+
+gboolean
+vnd_query_bool(SoupServerMessage *msg, const gchar *name, gboolean def,
+               gboolean *ret_value, GError **error)
+{
+    GUri *uri = soup_server_message_get_uri(msg);
+    const gchar *query = g_uri_get_query(uri);
+    g_autoptr(GHashTable) params = NULL;
+    const gchar *v;
+
+    if (query && !(params = g_uri_parse_params(query, -1, "&", G_URI_PARAMS_NONE, NULL))) {
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "query: malformed");
+        return FALSE;
+    }
+    v = params ? g_hash_table_lookup(params, name) : NULL;
+    if (!v) {
+        *ret_value = def;
+        return TRUE;
+    }
+    if (!g_str_equal(v, "true") && !g_str_equal(v, "false")) {
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
+                    "%s: must be true or false (got \"%s\")", name, v);
+        return FALSE;
+    }
+    *ret_value = g_str_equal(v, "true");
+    return TRUE;
+}

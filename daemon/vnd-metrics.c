@@ -1,0 +1,229 @@
+/* vnd-metrics.c: GET /metrics, Prometheus text format 0.0.4.
+ *
+ * Counters live here (requests by route and status, reservations, the
+ * plan-latency histogram); gauges are read when scraped (committed and
+ * measured load per node from the current load, locality per VM from
+ * numa_maps), so a scrape always shows the present. */
+#include "vnd.h"
+
+#include <math.h>
+#include "vn-ledger.h"
+
+/* Plan latency buckets, seconds (the target is p99 <= 5 ms). */
+static const gdouble buckets[] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1.0,
+};
+#define N_BUCKETS G_N_ELEMENTS(buckets)
+
+struct _VndMetrics {
+    GHashTable *requests;      /* "route\tstatus" -> guint64* */
+    GHashTable *reservations;  /* event -> guint64* */
+    guint64 plan_bucket[N_BUCKETS];
+    guint64 plan_count;
+    gdouble plan_sum;
+};
+
+VndMetrics *
+vnd_metrics_new(void)
+{
+    VndMetrics *m = g_new0(VndMetrics, 1);
+
+    m->requests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    m->reservations = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    return m;
+}
+
+void
+vnd_metrics_free(VndMetrics *m)
+{
+    if (!m)
+        return;
+    g_hash_table_unref(m->requests);
+    g_hash_table_unref(m->reservations);
+    g_free(m);
+}
+
+static void
+bump(GHashTable *h, const gchar *key)
+{
+    guint64 *v = g_hash_table_lookup(h, key);
+
+    if (!v) {
+        v = g_new0(guint64, 1);
+        g_hash_table_insert(h, g_strdup(key), v);
+    }
+    (*v)++;
+}
+
+void
+vnd_metrics_count_request(VndMetrics *m, const gchar *route, guint status)
+{
+    gchar key[128];
+
+    g_snprintf(key, sizeof(key), "%s\t%u", route, status);
+    bump(m->requests, key);
+}
+
+void
+vnd_metrics_count_reservation(VndMetrics *m, const gchar *event)
+{
+    bump(m->reservations, event);
+}
+
+void
+vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds)
+{
+    for (guint i = 0; i < N_BUCKETS; i++)
+        if (seconds <= buckets[i])
+            m->plan_bucket[i]++;
+    m->plan_count++;
+    m->plan_sum += seconds;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+static void
+header(GString *out, const gchar *name, const gchar *type, const gchar *help)
+{
+    g_string_append_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Label values: backslash, quote and newline escaped. */
+static gchar *
+label(const gchar *v)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    for (const gchar *p = v; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            g_string_append_c(s, '\\');
+        if (*p == '\n')
+            g_string_append(s, "\\n");
+        else
+            g_string_append_c(s, *p);
+    }
+    return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static gint
+cmp_keys(gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+static void
+format_requests(GString *out, VndMetrics *m)
+{
+    g_autofree gpointer *keys = g_hash_table_get_keys_as_array(m->requests, NULL);
+    guint n = g_hash_table_size(m->requests);
+
+    header(out, "vnuma_api_requests_total", "counter", "API requests by route and HTTP status.");
+    qsort(keys, n, sizeof(gpointer), cmp_keys);
+    for (guint i = 0; i < n; i++) {
+        g_auto(GStrv) parts = g_strsplit(keys[i], "\t", 2);
+        guint64 *v = g_hash_table_lookup(m->requests, keys[i]);
+        g_string_append_printf(out, "vnuma_api_requests_total{endpoint=\"%s\",code=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                               parts[0], parts[1], *v);
+    }
+}
+
+static void
+format_histogram(GString *out, VndMetrics *m)
+{
+    header(out, "vnuma_plan_duration_seconds", "histogram",
+           "Time to answer a planning request (plan, fit, reservation).");
+    for (guint i = 0; i < N_BUCKETS; i++)
+        g_string_append_printf(out, "vnuma_plan_duration_seconds_bucket{le=\"%g\"} %" G_GUINT64_FORMAT "\n",
+                               buckets[i], m->plan_bucket[i]);
+    g_string_append_printf(out, "vnuma_plan_duration_seconds_bucket{le=\"+Inf\"} %" G_GUINT64_FORMAT "\n",
+                           m->plan_count);
+    g_string_append_printf(out, "vnuma_plan_duration_seconds_sum %.6f\n", m->plan_sum);
+    g_string_append_printf(out, "vnuma_plan_duration_seconds_count %" G_GUINT64_FORMAT "\n", m->plan_count);
+}
+
+static void
+format_reservations(GString *out, VndDaemon *d)
+{
+    static const gchar *const events[] = { "created", "deleted", "expired", NULL };
+    g_autoptr(VnLedger) snap = vn_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
+    gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+    guint held = 0;
+
+    for (guint i = 0; snap && i < vn_ledger_records(snap)->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(vn_ledger_records(snap), i);
+        held += g_str_has_prefix(r->uuid, VND_RESERVATION_PREFIX) && now < r->expires;
+    }
+    header(out, "vnuma_reservations", "gauge", "Reservations holding capacity now.");
+    g_string_append_printf(out, "vnuma_reservations %u\n", held);
+    header(out, "vnuma_reservation_events_total", "counter", "Reservations created, deleted, lapsed.");
+    for (guint i = 0; events[i]; i++) {
+        guint64 *v = g_hash_table_lookup(d->metrics->reservations, events[i]);
+        g_string_append_printf(out, "vnuma_reservation_events_total{event=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                               events[i], v ? *v : 0);
+    }
+}
+
+static void
+format_nodes(GString *out, VndDaemon *d, const VnLoad *load)
+{
+    const VnTopology *t = vnd_state_topology(d->state);
+
+    header(out, "vnuma_node_committed_vcpus", "gauge", "Shared vCPUs placed on the node.");
+    for (guint i = 0; i < t->n_nodes; i++)
+        g_string_append_printf(out, "vnuma_node_committed_vcpus{node=\"%u\"} %u\n",
+                               t->nodes[i].os_id, load->nodes[i].committed_vcpus);
+    header(out, "vnuma_node_committed_memory_bytes", "gauge", "Guest memory and overhead placed on the node.");
+    for (guint i = 0; i < t->n_nodes; i++)
+        g_string_append_printf(out, "vnuma_node_committed_memory_bytes{node=\"%u\"} %" G_GUINT64_FORMAT "\n",
+                               t->nodes[i].os_id, load->nodes[i].committed_memory_kib * 1024);
+    header(out, "vnuma_node_memory_bytes", "gauge", "Memory of the node.");
+    for (guint i = 0; i < t->n_nodes; i++)
+        g_string_append_printf(out, "vnuma_node_memory_bytes{node=\"%u\"} %" G_GUINT64_FORMAT "\n",
+                               t->nodes[i].os_id, t->nodes[i].mem_total_kib * 1024);
+    header(out, "vnuma_node_cpu_busy_ratio", "gauge", "Measured CPU busy of the node, 0..1 (absent: unknown).");
+    for (guint i = 0; i < t->n_nodes; i++)
+        if (load->nodes[i].cpu_busy >= 0)
+            g_string_append_printf(out, "vnuma_node_cpu_busy_ratio{node=\"%u\"} %.4f\n",
+                                   t->nodes[i].os_id, load->nodes[i].cpu_busy);
+}
+
+static void
+format_locality(GString *out, VndDaemon *d)
+{
+    g_autoptr(JsonNode) list = vnd_domains_to_json(d, NULL);
+    JsonArray *a = list ? json_node_get_array(list) : NULL;
+
+    header(out, "vnuma_domain_locality_ratio", "gauge",
+           "Share of the VM's memory on the nodes of its vCPUs, 0..1 (measured VMs only).");
+    for (guint i = 0; a && i < json_array_get_length(a); i++) {
+        JsonObject *o = json_array_get_object_element(a, i);
+        JsonNode *loc = json_object_get_member(o, "locality_percent");
+        g_autofree gchar *name = label(json_object_get_string_member(o, "name"));
+        if (loc && !json_node_is_null(loc))
+            g_string_append_printf(out, "vnuma_domain_locality_ratio{domain=\"%s\"} %.4f\n",
+                                   name, json_node_get_int(loc) / 100.0);
+    }
+}
+
+gboolean
+vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    const VnLoad *load = vnd_state_load(d->state, error);
+    g_autoptr(GString) out = g_string_new(NULL);
+    gsize len;
+
+    if (!load)
+        return FALSE;
+    format_nodes(out, d, load);
+    format_locality(out, d);
+    format_reservations(out, d);
+    header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
+    g_string_append(out, "vnuma_rebalance_moves_total 0\n");
+    format_requests(out, d->metrics);
+    format_histogram(out, d->metrics);
+    len = out->len;
+    soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
+    soup_server_message_set_response(msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_TAKE,
+                                     g_string_free(g_steal_pointer(&out), FALSE), len);
+    return TRUE;
+}

@@ -1,0 +1,224 @@
+/* vnd-plan.c: POST /v1/plan and POST /v1/fit — planning without side
+ * effects.  A VM comes as flags-like members or as a domain XML, which is
+ * then rewritten exactly as `vnumactl plan DOMAIN.xml` would. */
+#include "vnd.h"
+#include "vnd-spec.h"
+
+#include "vn-domain.h"
+#include "vn-placement-json.h"
+#include "vn-plan.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+vnd_plan_outcome_clear(VndPlanOutcome *o)
+{
+    g_clear_pointer(&o->request, vn_request_free);
+    g_clear_pointer(&o->placement, vn_placement_free);
+    g_clear_pointer(&o->reasons, g_ptr_array_unref);
+    g_clear_pointer(&o->xml, g_free);
+    g_clear_pointer(&o->domain_name, g_free);
+}
+
+gboolean
+vnd_plan_error_is_no_fit(const GError *error)
+{
+    return g_error_matches(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+}
+
+/* Library errors -> HTTP: the client's input (400) or a hand-written pin
+ * the client may override with "force" (409).  NO_FIT passes through. */
+static void
+to_http_error(GError **error)
+{
+    GError *e = *error;
+    gint code;
+
+    if (!e || e->domain == VND_ERROR || vnd_plan_error_is_no_fit(e))
+        return;
+    code = g_error_matches(e, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN) ? VND_ERROR_CONFLICT
+         : e->domain == VN_DOMAIN_ERROR || e->domain == VN_PLAN_ERROR ? VND_ERROR_BAD_REQUEST
+         : VND_ERROR_INTERNAL;
+    e->domain = VND_ERROR;
+    e->code = code;
+}
+
+static gboolean
+plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
+{
+    const VnTopology *t = vnd_state_topology(s);
+    const VnConfig *c = vnd_state_config(s);
+    VnDomainWriteOptions wo = { .force = spec->force, .memory_mode = c->memory_mode };
+    g_autoptr(VnDomain) dom = vn_domain_load_buffer(spec->domain_xml, strlen(spec->domain_xml),
+                                                    "domain_xml", error);
+
+    if (!dom)
+        return FALSE;
+    out->request = vn_domain_to_request(dom, vnd_state_sysroot(s), error);
+    if (!out->request)
+        return FALSE;
+    out->placement = vn_domain_place(dom, t, load, c->policy, out->request, vnd_state_sysroot(s),
+                                     &wo, &out->reasons, error);
+    if (!out->placement)
+        return FALSE;
+    out->xml = vn_domain_to_string(dom);
+    out->domain_name = g_strdup(dom->name);
+    return TRUE;
+}
+
+gboolean
+vnd_plan_run(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out,
+             GError **error)
+{
+    gboolean ok;
+
+    if (spec->domain_xml) {
+        ok = plan_xml(s, spec, load, out, error);
+    } else {
+        out->request = g_steal_pointer(&spec->request);
+        out->placement = vn_plan(vnd_state_topology(s), load, vnd_state_config(s)->policy,
+                                 out->request, &out->reasons, error);
+        ok = out->placement != NULL;
+    }
+    to_http_error(error);
+    return ok;
+}
+
+/* Body -> spec -> outcome, shared by plan and fit. */
+static gboolean
+plan_body(VndDaemon *d, SoupServerMessage *msg, VndSpecKind kind, VndSpec **ret_spec,
+          VndPlanOutcome *out, GError **error)
+{
+    g_autoptr(JsonNode) body = vnd_body_object(msg, vnd_spec_members(kind), error);
+    g_autoptr(VndSpec) spec = NULL;
+    const VnLoad *load;
+
+    if (!body || !(spec = vnd_spec_parse(json_node_get_object(body), kind, error)))
+        return FALSE;
+    if (!(load = vnd_state_load(d->state, error)))
+        return FALSE;
+    if (!vnd_plan_run(d->state, spec, load, out, error))
+        return FALSE;
+    *ret_spec = g_steal_pointer(&spec);
+    return TRUE;
+}
+
+static void
+reply_no_fit(SoupServerMessage *msg, const GError *error, GPtrArray *reasons)
+{
+    g_autoptr(JsonNode) node = vn_plan_error_to_json(error, reasons);
+
+    vnd_reply_json(msg, SOUP_STATUS_CONFLICT, node);
+}
+
+gboolean
+vnd_handle_plan(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    g_auto(VndPlanOutcome) out = { 0 };
+    g_autoptr(VndSpec) spec = NULL;
+    g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) node = NULL;
+
+    if (!plan_body(d, msg, VND_SPEC_PLAN, &spec, &out, &local)) {
+        if (!vnd_plan_error_is_no_fit(local)) {
+            g_propagate_error(error, g_steal_pointer(&local));
+            return FALSE;
+        }
+        reply_no_fit(msg, local, out.reasons);
+        return TRUE;
+    }
+    node = vn_placement_to_json(vnd_state_topology(d->state), out.placement, spec->explain);
+    if (out.xml)
+        json_object_set_string_member(json_node_get_object(node), "xml", out.xml);
+    vnd_reply_json(msg, SOUP_STATUS_OK, node);
+    return TRUE;
+}
+
+/* ---- fit ---------------------------------------------------------------- */
+
+static const VnCandidate *
+chosen_candidate(const VnPlacement *p)
+{
+    for (guint i = 0; p->candidates && i < p->candidates->len; i++) {
+        const VnCandidate *c = g_ptr_array_index(p->candidates, i);
+        if (c->chosen)
+            return c;
+    }
+    return NULL;
+}
+
+/* The host's score for this VM, an integer 0..100, higher = better
+ * (doc/openapi.yaml):
+ *   round(100 x (1 - u) x 10 / dbar)
+ * u: the highest utilisation (0..1) of the placement's nodes after placing
+ * it; dbar: the mean SLIT distance between its cells' nodes (10 for one
+ * node).  An empty host taking the VM on one node scores near 100; a full
+ * host or a VM spread over distant nodes scores low; no fit scores 0. */
+static gint
+fit_score(const VnPlacement *p)
+{
+    const VnCandidate *c = chosen_candidate(p);
+    guint k = p->cells->len;
+    gdouble u = c ? CLAMP(c->load_after, 0.0, 1.0) : 1.0;
+    gdouble pairs = k * (k - 1) / 2.0;
+    gdouble dbar = k > 1 && c ? (gdouble)c->internal_distance / pairs : 10.0;
+
+    if (dbar < 10.0)
+        dbar = 10.0;
+    return (gint)round(100.0 * (1.0 - u) * 10.0 / dbar);
+}
+
+static JsonNode *
+fit_json(gboolean fits, guint cells, gint score, GPtrArray *reasons, const VnPlacement *p)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "fits");
+    json_builder_add_boolean_value(b, fits);
+    json_builder_set_member_name(b, "single_node");
+    json_builder_add_boolean_value(b, fits && cells == 1);
+    json_builder_set_member_name(b, "cells");
+    json_builder_add_int_value(b, cells);
+    json_builder_set_member_name(b, "score");
+    json_builder_add_int_value(b, score);
+    json_builder_set_member_name(b, "nodes");
+    json_builder_begin_array(b);
+    for (guint i = 0; p && i < p->cells->len; i++)
+        json_builder_add_int_value(b, g_array_index(p->cells, VnCell, i).node_os_id);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "reasons");
+    json_builder_begin_array(b);
+    for (guint i = 0; reasons && i < reasons->len; i++)
+        json_builder_add_string_value(b, g_ptr_array_index(reasons, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+gboolean
+vnd_handle_fit(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    g_auto(VndPlanOutcome) out = { 0 };
+    g_autoptr(VndSpec) spec = NULL;
+    g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) node = NULL;
+
+    if (plan_body(d, msg, VND_SPEC_FIT, &spec, &out, &local)) {
+        node = fit_json(TRUE, out.placement->cells->len, fit_score(out.placement),
+                        out.placement->reasons, out.placement);
+    } else if (vnd_plan_error_is_no_fit(local)) {
+        g_autoptr(GPtrArray) reasons = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(reasons, g_strdup(local->message));
+        for (guint i = 0; out.reasons && i < out.reasons->len; i++)
+            if (!g_str_equal(g_ptr_array_index(out.reasons, i), local->message))
+                g_ptr_array_add(reasons, g_strdup(g_ptr_array_index(out.reasons, i)));
+        node = fit_json(FALSE, 0, 0, reasons, NULL);
+    } else {
+        g_propagate_error(error, g_steal_pointer(&local));
+        return FALSE;
+    }
+    vnd_reply_json(msg, SOUP_STATUS_OK, node);
+    return TRUE;
+}

@@ -1,0 +1,234 @@
+/* vnd-reservations.c: /v1/reservations — capacity held between a
+ * controller's decision and the VM's start.
+ *
+ * A reservation is an ordinary ledger record, so the hook and every plan
+ * count it at once: uuid "reservation:<id>", state reserved, `expires` set
+ * (unix seconds).  Its name is the VM's when the client gave one ("name",
+ * or the domain XML's <name>) so the hook can find and consume it when
+ * that VM starts; else "reservation-<id>".  Planning, admission and the
+ * write happen under the ledger's lock, so two controllers (or a
+ * controller and a starting VM) never take the same capacity. */
+#include "vnd.h"
+#include "vnd-spec.h"
+
+#include "vn-ledger-domain.h"
+#include "vn-placement-json.h"
+
+#include <string.h>
+
+static gint64
+now_s(void)
+{
+    return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+static gboolean
+is_reservation(const VnLedgerRecord *r)
+{
+    return g_str_has_prefix(r->uuid, VND_RESERVATION_PREFIX);
+}
+
+static VnLedger *
+open_ledger(VndDaemon *d, GError **error)
+{
+    VnLedger *l = vn_ledger_open(vnd_state_config(d->state)->state_dir, error);
+
+    if (!l) {
+        g_prefix_error(error, "ledger: ");
+        (*error)->code = VND_ERROR_UNAVAILABLE;
+        (*error)->domain = VND_ERROR;
+    }
+    return l;
+}
+
+static gboolean
+commit(VndDaemon *d, VnLedger *l, GError **error)
+{
+    vnd_state_invalidate(d->state);
+    if (vn_ledger_commit(l, error))
+        return TRUE;
+    g_prefix_error(error, "ledger: ");
+    (*error)->code = VND_ERROR_INTERNAL;
+    (*error)->domain = VND_ERROR;
+    return FALSE;
+}
+
+void
+vnd_reservations_reclaim(VndDaemon *d)
+{
+    const gchar *dir = vnd_state_config(d->state)->state_dir;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
+    g_autoptr(VnLedger) l = NULL;
+    g_autoptr(GPtrArray) removed = NULL;
+    gint64 now = now_s();
+    gboolean lapsed = FALSE;
+
+    for (guint i = 0; snap && i < vn_ledger_records(snap)->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(vn_ledger_records(snap), i);
+        lapsed |= r->expires && now >= r->expires;
+    }
+    if (!lapsed)
+        return;
+    if (!(l = open_ledger(d, &error)))
+        return (void)g_warning("reservations not reclaimed: %s", error->message);
+    if (vn_ledger_reclaim_expired(l, now, &removed) == 0)
+        return;
+    if (!commit(d, l, &error))
+        return (void)g_warning("reservations not reclaimed: %s", error->message);
+    for (guint i = 0; i < removed->len; i++) {
+        g_info("reservation lapsed: %s", (const gchar *)g_ptr_array_index(removed, i));
+        vnd_metrics_count_reservation(d->metrics, "expired");
+    }
+}
+
+static JsonNode *
+created_json(VndDaemon *d, const gchar *id, const VnLedgerRecord *r, const VndPlanOutcome *out)
+{
+    g_autoptr(JsonNode) node = vn_placement_to_json(vnd_state_topology(d->state), out->placement, FALSE);
+    JsonObject *o = json_node_get_object(node);
+    g_autoptr(GDateTime) exp = g_date_time_new_from_unix_utc(r->expires);
+    g_autofree gchar *exp_text = g_date_time_format_iso8601(exp);
+
+    json_object_set_string_member(o, "id", id);
+    json_object_set_string_member(o, "name", r->name);
+    json_object_set_int_member(o, "expires", r->expires);
+    json_object_set_string_member(o, "expires_at", exp_text);
+    if (out->xml)
+        json_object_set_string_member(o, "xml", out->xml);
+    return g_steal_pointer(&node);
+}
+
+/* The locked part: plan against everyone in the ledger, then hold. */
+static VnLedgerRecord *
+reserve(VndDaemon *d, VnLedger *l, VndSpec *spec, const gchar *id, VndPlanOutcome *out,
+        GError **error)
+{
+    g_autoptr(VnLoad) load = NULL;
+    g_autofree gchar *uuid = g_strconcat(VND_RESERVATION_PREFIX, id, NULL);
+    g_autofree gchar *fallback = g_strconcat("reservation-", id, NULL);
+    const gchar *name;
+    gint64 now = now_s();
+    guint lapsed = vn_ledger_reclaim_expired(l, now, NULL);
+    VnLedgerRecord *r;
+
+    for (guint i = 0; i < lapsed; i++)
+        vnd_metrics_count_reservation(d->metrics, "expired");
+    load = vnd_state_load_with_ledger(d->state, l);
+    if (!vnd_plan_run(d->state, spec, load, out, error))
+        return NULL;
+    name = spec->name ? spec->name : out->domain_name ? out->domain_name : fallback;
+    if (vn_ledger_lookup_name(l, name)) {
+        g_set_error(error, VND_ERROR, VND_ERROR_CONFLICT,
+                    "name: \"%s\" already holds capacity in the ledger", name);
+        return NULL;
+    }
+    r = vn_ledger_record_from_placement(uuid, name, out->placement, out->request);
+    r->state = VN_LEDGER_STATE_RESERVED;
+    r->time = now;
+    r->expires = now + spec->ttl_s;
+    vn_ledger_put(l, r);
+    return r;
+}
+
+gboolean
+vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    g_autoptr(JsonNode) body = vnd_body_object(msg, vnd_spec_members(VND_SPEC_RESERVE), error);
+    g_autoptr(VndSpec) spec = NULL;
+    g_autoptr(VnLedger) l = NULL;
+    g_autoptr(GError) local = NULL;
+    g_auto(VndPlanOutcome) out = { 0 };
+    g_autofree gchar *id = g_uuid_string_random();
+    g_autoptr(JsonNode) node = NULL;
+    VnLedgerRecord *r;
+
+    if (!body || !(spec = vnd_spec_parse(json_node_get_object(body), VND_SPEC_RESERVE, error)) ||
+        !(l = open_ledger(d, error)))
+        return FALSE;
+    if (!(r = reserve(d, l, spec, id, &out, &local))) {
+        if (!vnd_plan_error_is_no_fit(local))
+            return g_propagate_error(error, g_steal_pointer(&local)), FALSE;
+        node = vn_plan_error_to_json(local, out.reasons);
+        vnd_reply_json(msg, SOUP_STATUS_CONFLICT, node);
+        return TRUE;
+    }
+    node = created_json(d, id, r, &out);
+    if (!commit(d, l, error))
+        return FALSE;
+    vnd_metrics_count_reservation(d->metrics, "created");
+    g_info("reservation %s for %s until %" G_GINT64_FORMAT, id, r->name, r->expires);
+    vnd_reply_json(msg, SOUP_STATUS_CREATED, node);
+    return TRUE;
+}
+
+gboolean
+vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    g_autofree gchar *uuid = g_strconcat(VND_RESERVATION_PREFIX, arg, NULL);
+    g_autoptr(VnLedger) l = NULL;
+
+    if (!g_uuid_string_is_valid(arg)) {
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: \"%s\" is not a reservation id", arg);
+        return FALSE;
+    }
+    if (!(l = open_ledger(d, error)))
+        return FALSE;
+    if (!vn_ledger_remove(l, uuid)) {
+        g_set_error(error, VND_ERROR, VND_ERROR_NOT_FOUND,
+                    "reservation %s: none (released, consumed by its VM, or lapsed)", arg);
+        return FALSE;
+    }
+    if (!commit(d, l, error))
+        return FALSE;
+    vnd_metrics_count_reservation(d->metrics, "deleted");
+    g_info("reservation %s released", arg);
+    soup_server_message_set_status(msg, SOUP_STATUS_NO_CONTENT, NULL);
+    return TRUE;
+}
+
+static void
+add_reservation(JsonBuilder *b, const VnLedgerRecord *r)
+{
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "id");
+    json_builder_add_string_value(b, r->uuid + strlen(VND_RESERVATION_PREFIX));
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, r->name);
+    json_builder_set_member_name(b, "expires");
+    json_builder_add_int_value(b, r->expires);
+    json_builder_set_member_name(b, "nodes");
+    json_builder_add_string_value(b, nodes);
+    json_builder_set_member_name(b, "vcpus");
+    json_builder_add_int_value(b, vn_ledger_record_vcpus(r));
+    json_builder_set_member_name(b, "memory_mib");
+    json_builder_add_int_value(b, (gint64)(vn_ledger_record_memory_kib(r) / 1024));
+    json_builder_end_object(b);
+}
+
+gboolean
+vnd_handle_reservations_list(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+{
+    g_autoptr(VnLedger) snap = vn_ledger_snapshot(vnd_state_config(d->state)->state_dir, error);
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonNode) node = NULL;
+    gint64 now = now_s();
+
+    if (!snap)
+        return FALSE;
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "reservations");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < vn_ledger_records(snap)->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(vn_ledger_records(snap), i);
+        if (is_reservation(r) && (!r->expires || now < r->expires))
+            add_reservation(b, r);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    node = json_builder_get_root(b);
+    vnd_reply_json(msg, SOUP_STATUS_OK, node);
+    return TRUE;
+}

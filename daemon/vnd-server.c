@@ -1,0 +1,228 @@
+/* vnd-server.c: the listeners and the one request handler.
+ *
+ * The unix socket is the API's home: mode 0660 and group libvirt (when
+ * that group exists), so whoever may drive libvirt may ask vnumad.  TCP
+ * listens only when vnuma.conf [api] tcp_listen says so, and every TCP
+ * request must then carry the configured bearer token.
+ *
+ * Oversized bodies are refused from the headers (early handler), so a
+ * client cannot make the daemon buffer more than VND_MAX_BODY. */
+#include "vnd.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <gio/gunixsocketaddress.h>
+#include "vn-config-build.h"
+
+#define SOCKET_MODE 0660
+#define SOCKET_GROUP "libvirt"
+
+/* An existing path: a stale socket is removed, a live one (another daemon
+ * answers) or any other file is left alone and refused. */
+static gboolean
+clear_stale(const gchar *path, GError **error)
+{
+    g_autoptr(GSocket) probe = NULL;
+    g_autoptr(GSocketAddress) addr = NULL;
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return TRUE;
+    if (!S_ISSOCK(st.st_mode)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s: exists and is not a socket", path);
+        return FALSE;
+    }
+    probe = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
+    addr = g_unix_socket_address_new(path);
+    if (probe && g_socket_connect(probe, addr, NULL, NULL)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE,
+                    "%s: another daemon is listening there", path);
+        return FALSE;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Group libvirt when it exists; a non-root daemon (tests) keeps its own. */
+static void
+set_group(const gchar *path)
+{
+    struct group *g = getgrnam(SOCKET_GROUP);
+
+    if (g && chown(path, (uid_t)-1, g->gr_gid) != 0)
+        g_debug("%s: group %s not set: %s", path, SOCKET_GROUP, g_strerror(errno));
+}
+
+static GSocket *
+bind_unix(const gchar *path, GError **error)
+{
+    g_autofree gchar *dir = g_path_get_dirname(path);
+    g_autoptr(GSocket) sock = NULL;
+    g_autoptr(GSocketAddress) addr = NULL;
+    gboolean bound;
+    mode_t old;
+
+    if (strlen(path) >= 108) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: socket path too long", path);
+        return NULL;
+    }
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", dir, g_strerror(errno));
+        return NULL;
+    }
+    if (!clear_stale(path, error))
+        return NULL;
+    sock = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+    if (!sock)
+        return NULL;
+    addr = g_unix_socket_address_new(path);
+    /* GSocket's default backlog (10) refuses a burst of clients */
+    g_socket_set_listen_backlog(sock, SOMAXCONN);
+    /* created with its final mode: no window where others may connect */
+    old = umask(0777 & ~SOCKET_MODE);
+    bound = g_socket_bind(sock, addr, FALSE, error);
+    umask(old);
+    if (!bound || !g_socket_listen(sock, error)) {
+        g_prefix_error(error, "%s: ", path);
+        return NULL;
+    }
+    set_group(path);
+    return g_steal_pointer(&sock);
+}
+
+static gboolean
+listen_tcp(VndDaemon *d, const gchar *spec, GError **error)
+{
+    g_autoptr(GSocketConnectable) na = g_network_address_parse(spec, 0, error);
+    g_autoptr(GInetAddress) ip = NULL;
+    g_autoptr(GSocketAddress) addr = NULL;
+
+    if (!na)
+        return FALSE;
+    ip = g_inet_address_new_from_string(g_network_address_get_hostname(G_NETWORK_ADDRESS(na)));
+    if (!ip) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: not IP:PORT", spec);
+        return FALSE;
+    }
+    addr = g_inet_socket_address_new(ip, g_network_address_get_port(G_NETWORK_ADDRESS(na)));
+    if (!soup_server_listen(d->server, addr, 0, error)) {
+        g_prefix_error(error, "tcp %s: ", spec);
+        return FALSE;
+    }
+    g_message("listening on tcp %s (bearer token required)", spec);
+    return TRUE;
+}
+
+/* Constant-time: the comparison must not tell how much of a guess was right. */
+static gboolean
+token_equal(const gchar *a, const gchar *b)
+{
+    gsize la = strlen(a), lb = strlen(b);
+    guint diff = la != lb;
+
+    for (gsize i = 0; i < la; i++)
+        diff |= (guint)(a[i] ^ b[i % (lb ? lb : 1)]);
+    return diff == 0;
+}
+
+/* Unix-socket clients are trusted by the socket's mode; TCP ones by token. */
+static gboolean
+authorized(VndDaemon *d, SoupServerMessage *msg, GError **error)
+{
+    GSocketAddress *local = soup_server_message_get_local_address(msg);
+    const gchar *token = vnd_state_config(d->state)->api_bearer_token;
+    const gchar *auth;
+
+    if (!local || !G_IS_INET_SOCKET_ADDRESS(local))
+        return TRUE;
+    auth = soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Authorization");
+    if (token && auth && g_str_has_prefix(auth, "Bearer ") && token_equal(auth + 7, token))
+        return TRUE;
+    soup_message_headers_replace(soup_server_message_get_response_headers(msg),
+                                 "WWW-Authenticate", "Bearer realm=\"vnumad\"");
+    g_set_error_literal(error, VND_ERROR, VND_ERROR_UNAUTHORIZED,
+                        "Authorization: a valid bearer token is required on TCP");
+    return FALSE;
+}
+
+static void
+on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
+           GHashTable *query, gpointer user_data)
+{
+    VndDaemon *d = user_data;
+    const gchar *method = soup_server_message_get_method(msg);
+    const gchar *name, *arg;
+    g_autofree gchar *allow = NULL;
+    g_autoptr(GError) error = NULL;
+    gboolean timed;
+    VndHandler handler;
+
+    if (soup_server_message_get_status(msg) == SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE)
+        return;   /* answered by the early handler */
+    handler = vnd_route_find(method, path, &name, &arg, &timed, &allow, &error);
+    if (handler && authorized(d, msg, &error)) {
+        gint64 t0 = g_get_monotonic_time();
+        handler(d, msg, arg, &error);
+        if (timed)
+            vnd_metrics_observe_plan(d->metrics, (g_get_monotonic_time() - t0) / 1e6);
+    }
+    if (error)
+        vnd_reply_error(msg, error);
+    if (allow)
+        soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow", allow);
+    vnd_metrics_count_request(d->metrics, name, soup_server_message_get_status(msg));
+    g_debug("%s %s -> %u", method, path, soup_server_message_get_status(msg));
+}
+
+/* After the headers, before the body: a declared body over the limit is
+ * answered at once and never read. */
+static void
+on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
+           GHashTable *query, gpointer user_data)
+{
+    VndDaemon *d = user_data;
+    SoupMessageHeaders *h = soup_server_message_get_request_headers(msg);
+    g_autoptr(GError) error = NULL;
+
+    if (soup_message_headers_get_encoding(h) != SOUP_ENCODING_CONTENT_LENGTH ||
+        soup_message_headers_get_content_length(h) <= VND_MAX_BODY)
+        return;
+    g_set_error(&error, VND_ERROR, VND_ERROR_TOO_LARGE, "body: over %d bytes", VND_MAX_BODY);
+    vnd_reply_error(msg, error);
+    /* the rest of the body is never read: the connection cannot be reused */
+    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close");
+    vnd_metrics_count_request(d->metrics, "other", VND_ERROR_TOO_LARGE);
+}
+
+gboolean
+vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error)
+{
+    const VnConfig *c = vnd_state_config(d->state);
+    g_autoptr(GSocket) sock = NULL;
+
+    d->server = soup_server_new("server-header", "vnumad/" VNUMA_VERSION, NULL);
+    soup_server_add_early_handler(d->server, NULL, on_headers, d, NULL);
+    soup_server_add_handler(d->server, NULL, on_request, d, NULL);
+    if (!(sock = bind_unix(socket_path, error)) ||
+        !soup_server_listen_socket(d->server, sock, 0, error))
+        return FALSE;
+    g_message("listening on %s", socket_path);
+    return !c->api_tcp_listen || listen_tcp(d, c->api_tcp_listen, error);
+}
+
+void
+vnd_server_stop(VndDaemon *d, const gchar *socket_path)
+{
+    if (d->server)
+        soup_server_disconnect(d->server);
+    g_clear_object(&d->server);
+    if (socket_path)
+        unlink(socket_path);
+}

@@ -1,0 +1,287 @@
+/* vnd-spec.c: request bodies -> VnRequest, strictly typed.
+ *
+ * json-glib gives integers as G_TYPE_INT64 and anything with a fraction or
+ * an exponent as G_TYPE_DOUBLE; only the former is an integer here, so 4.0
+ * vCPUs is refused rather than guessed. */
+#include "vnd.h"
+#include "vnd-spec.h"
+#include "vn-domain.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define MAX_MEMORY_MIB (G_GINT64_CONSTANT(1) << 30)   /* 1 PiB */
+#define MAX_SMALL 256
+#define MAX_NODE 4095
+#define MAX_DEVICES 256
+#define MAX_NAME 256
+
+static const gchar *const plan_members[] = {
+    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
+    "priority", "cells", "devices", "domain_xml", "force", "explain", NULL };
+static const gchar *const fit_members[] = {
+    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
+    "priority", "cells", "devices", "domain_xml", "force", NULL };
+static const gchar *const reserve_members[] = {
+    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
+    "priority", "cells", "devices", "domain_xml", "force", "ttl_s", "name", NULL };
+static const gchar *const vm_members[] = {
+    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
+    "priority", "cells", "devices", NULL };
+
+const gchar *const *
+vnd_spec_members(VndSpecKind kind)
+{
+    switch (kind) {
+    case VND_SPEC_FIT:
+        return fit_members;
+    case VND_SPEC_RESERVE:
+        return reserve_members;
+    default:
+        return plan_members;
+    }
+}
+
+void
+vnd_spec_free(VndSpec *s)
+{
+    if (!s)
+        return;
+    vn_request_free(s->request);
+    g_free(s->domain_xml);
+    g_free(s->name);
+    g_free(s);
+}
+
+static gboolean G_GNUC_PRINTF(3, 4)
+bad(GError **error, const gchar *member, const gchar *fmt, ...)
+{
+    g_autofree gchar *what = NULL;
+    va_list args;
+
+    va_start(args, fmt);
+    what = g_strdup_vprintf(fmt, args);
+    va_end(args);
+    g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "%s: %s", member, what);
+    return FALSE;
+}
+
+static gboolean
+holds(JsonNode *n, GType type)
+{
+    return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == type;
+}
+
+/* An integer member within [min, max]; absent leaves *ret alone. */
+static gboolean
+get_int(JsonObject *o, const gchar *name, gint64 min, gint64 max, gint64 *ret, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, name);
+
+    if (!n)
+        return TRUE;
+    if (!holds(n, G_TYPE_INT64) || json_node_get_int(n) < min || json_node_get_int(n) > max)
+        return bad(error, name, "must be an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
+                   min, max);
+    *ret = json_node_get_int(n);
+    return TRUE;
+}
+
+static gboolean
+get_bool(JsonObject *o, const gchar *name, gboolean *ret, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, name);
+
+    if (!n)
+        return TRUE;
+    if (!holds(n, G_TYPE_BOOLEAN))
+        return bad(error, name, "must be true or false");
+    *ret = json_node_get_boolean(n);
+    return TRUE;
+}
+
+/* A string member, borrowed; absent = NULL. */
+static gboolean
+get_string(JsonObject *o, const gchar *name, const gchar **ret, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, name);
+
+    *ret = NULL;
+    if (!n)
+        return TRUE;
+    if (!holds(n, G_TYPE_STRING))
+        return bad(error, name, "must be a string");
+    *ret = json_node_get_string(n);
+    return TRUE;
+}
+
+static gboolean
+require(JsonObject *o, const gchar *name, GError **error)
+{
+    return json_object_has_member(o, name) || bad(error, name, "required");
+}
+
+/* "2M", "1G" or the page size in KiB. */
+static gboolean
+get_hugepages(JsonObject *o, guint64 *ret_kib, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, "hugepages");
+    gint64 kib = 0;
+
+    if (!n)
+        return TRUE;
+    if (holds(n, G_TYPE_STRING)) {
+        const gchar *s = json_node_get_string(n);
+        kib = g_str_equal(s, "2M") ? 2048 : g_str_equal(s, "1G") ? 1024 * 1024 : 0;
+    } else if (holds(n, G_TYPE_INT64)) {
+        kib = json_node_get_int(n);
+    }
+    if (kib != 2048 && kib != 1024 * 1024)
+        return bad(error, "hugepages", "must be \"2M\", \"1G\", 2048 or 1048576 (KiB)");
+    *ret_kib = (guint64)kib;
+    return TRUE;
+}
+
+static gboolean
+get_enums(JsonObject *o, VnRequest *r, GError **error)
+{
+    const gchar *smt, *priority;
+
+    if (!get_string(o, "smt", &smt, error) || !get_string(o, "priority", &priority, error))
+        return FALSE;
+    if (smt && !vn_smt_policy_from_string(smt, &r->smt))
+        return bad(error, "smt", "\"%s\" is not one of prefer, isolate, require", smt);
+    if (smt && !r->dedicated)
+        return bad(error, "smt", "only meaningful with \"dedicated\": true");
+    if (priority && !vn_priority_from_string(priority, &r->priority))
+        return bad(error, "priority", "\"%s\" is not one of low, normal, high", priority);
+    return TRUE;
+}
+
+static gboolean
+get_device(JsonNode *n, guint i, VnRequest *r, GError **error)
+{
+    static const gchar *const allowed[] = { "node", "iothread", "name", NULL };
+    g_autofree gchar *where = g_strdup_printf("devices[%u]", i);
+    gint64 node = -1, iothread = 0;
+    const gchar *name = NULL;
+    JsonObject *o;
+
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return bad(error, where, "must be an object {\"node\", \"iothread\", \"name\"}");
+    o = json_node_get_object(n);
+    g_autoptr(GList) members = json_object_get_members(o);
+    for (GList *l = members; l; l = l->next)
+        if (!g_strv_contains(allowed, l->data))
+            return bad(error, where, "unknown member \"%s\"", (const gchar *)l->data);
+    if (!get_int(o, "node", 0, MAX_NODE, &node, error) ||
+        !get_int(o, "iothread", 0, MAX_SMALL, &iothread, error) ||
+        !get_string(o, "name", &name, error)) {
+        g_prefix_error(error, "%s.", where);
+        return FALSE;
+    }
+    if (node < 0)
+        return bad(error, where, "\"node\" is required");
+    {
+        g_autofree gchar *fallback = g_strdup_printf("device %u", i + 1);
+        vn_request_add_device(r, (guint)node, (gint)iothread, name ? name : fallback);
+    }
+    return TRUE;
+}
+
+static gboolean
+get_devices(JsonObject *o, VnRequest *r, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, "devices");
+    JsonArray *a;
+
+    if (!n)
+        return TRUE;
+    if (!JSON_NODE_HOLDS_ARRAY(n))
+        return bad(error, "devices", "must be an array");
+    a = json_node_get_array(n);
+    if (json_array_get_length(a) > MAX_DEVICES)
+        return bad(error, "devices", "at most %d", MAX_DEVICES);
+    for (guint i = 0; i < json_array_get_length(a); i++)
+        if (!get_device(json_array_get_element(a, i), i, r, error))
+            return FALSE;
+    return TRUE;
+}
+
+static VnRequest *
+request_from_body(JsonObject *o, GError **error)
+{
+    g_autoptr(VnRequest) r = vn_request_new();
+    gint64 vcpus = 0, mib = 0, iothreads = 0, cells = 0;
+
+    if (!require(o, "vcpus", error) || !require(o, "memory_mib", error) ||
+        !get_int(o, "vcpus", 1, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
+        !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error) ||
+        !get_bool(o, "dedicated", &r->dedicated, error) ||
+        !get_hugepages(o, &r->hugepage_kib, error) ||
+        !get_int(o, "iothreads", 0, MAX_SMALL, &iothreads, error) ||
+        !get_int(o, "cells", 0, MAX_SMALL, &cells, error) ||
+        !get_enums(o, r, error) || !get_devices(o, r, error))
+        return NULL;
+    r->vcpus = (guint)vcpus;
+    r->memory_kib = (guint64)mib * 1024;
+    r->iothreads = (guint)iothreads;
+    r->cells = (guint)cells;
+    if (r->cells > r->vcpus)
+        return bad(error, "cells", "more cells (%u) than vCPUs (%u)", r->cells, r->vcpus), NULL;
+    return g_steal_pointer(&r);
+}
+
+/* domain_xml excludes the VM members: the domain says all of it. */
+static gboolean
+get_domain_xml(JsonObject *o, VndSpec *s, GError **error)
+{
+    const gchar *xml;
+
+    if (!get_string(o, "domain_xml", &xml, error))
+        return FALSE;
+    if (!xml)
+        return TRUE;
+    for (guint i = 0; vm_members[i]; i++)
+        if (json_object_has_member(o, vm_members[i]))
+            return bad(error, vm_members[i], "not allowed with \"domain_xml\" (the domain says it)");
+    if (!*xml)
+        return bad(error, "domain_xml", "empty");
+    s->domain_xml = g_strdup(xml);
+    return TRUE;
+}
+
+static gboolean
+get_reservation(JsonObject *o, VndSpec *s, GError **error)
+{
+    gint64 ttl = VND_RESERVATION_TTL_DEFAULT;
+    const gchar *name;
+
+    if (!get_int(o, "ttl_s", 1, VND_RESERVATION_TTL_MAX, &ttl, error) ||
+        !get_string(o, "name", &name, error))
+        return FALSE;
+    if (name && (!*name || strlen(name) > MAX_NAME || strchr(name, '/') ||
+                 !g_utf8_validate(name, -1, NULL)))
+        return bad(error, "name", "must be 1 to %d characters without '/'", MAX_NAME);
+    s->ttl_s = (guint)ttl;
+    s->name = g_strdup(name);
+    return TRUE;
+}
+
+VndSpec *
+vnd_spec_parse(JsonObject *body, VndSpecKind kind, GError **error)
+{
+    g_autoptr(VndSpec) s = g_new0(VndSpec, 1);
+
+    if (!get_domain_xml(body, s, error) ||
+        !get_bool(body, "force", &s->force, error) ||
+        !get_bool(body, "explain", &s->explain, error))
+        return NULL;
+    if (s->force && !s->domain_xml)
+        return bad(error, "force", "only meaningful with \"domain_xml\""), NULL;
+    if (kind == VND_SPEC_RESERVE && !get_reservation(body, s, error))
+        return NULL;
+    if (!s->domain_xml && !(s->request = request_from_body(body, error)))
+        return NULL;
+    return g_steal_pointer(&s);
+}

@@ -1,0 +1,185 @@
+/* vnd-state.c: the host the daemon plans for, and its current load.
+ *
+ * The topology and config are read once at start (restart the daemon after
+ * changing vnuma.conf).  The load is rebuilt only when something it depends
+ * on changed: ledger.json (the hook and the daemon replace it atomically,
+ * so a new inode/mtime/size means new content), or a new measurement.
+ * That keeps a plan request at one stat() plus the plan itself.
+ *
+ * Unlike `vnumactl plan --topology`, the daemon always counts the ledger of
+ * its state directory, whatever the topology source: the daemon serves
+ * one host, and a fixture topology stands in for it in tests. */
+#include "vnd.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include "vn-host-load.h"
+#include "vn-load-file.h"
+#include "vn-topology-source.h"
+
+struct _VndState {
+    VnTopology *topology;
+    VnConfig *config;
+    gchar *sysroot;          /* NULL = "/" */
+    gchar *load_file;
+    gboolean live;           /* the real host: measure it */
+    VnCpuSnapshot *last;     /* previous /proc/stat reading (live) */
+    gdouble *busy;           /* measured CPU busy per node index, < 0 unknown */
+    VnLoad *load;            /* cached; NULL = rebuild */
+    struct stat ledger_st;   /* ledger.json when `load` was built */
+    gboolean ledger_seen;
+};
+
+const VnTopology *vnd_state_topology(const VndState *s) { return s->topology; }
+const VnConfig *vnd_state_config(const VndState *s) { return s->config; }
+const gchar *vnd_state_sysroot(const VndState *s) { return s->sysroot; }
+
+void
+vnd_state_free(VndState *s)
+{
+    if (!s)
+        return;
+    vn_topology_free(s->topology);
+    vn_config_free(s->config);
+    g_free(s->sysroot);
+    g_free(s->load_file);
+    vn_cpu_snapshot_free(s->last);
+    g_free(s->busy);
+    vn_load_free(s->load);
+    g_free(s);
+}
+
+static gboolean
+is_live(const VnSourceOptions *o)
+{
+    const gchar *env = g_getenv("VNUMA_TOPOLOGY");
+
+    return !o->topology_file && !o->synthetic && !o->capabilities && !(env && *env);
+}
+
+/* CPU busy into s->busy: since the last reading, or since boot. */
+static void
+measure_busy(VndState *s)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnCpuSnapshot) now = vn_cpu_snapshot_read(s->sysroot, &error);
+    g_autoptr(VnLoad) tmp = NULL;
+
+    if (!now) {
+        g_warning("CPU busy not measured: %s", error->message);
+        return;
+    }
+    tmp = vn_load_new(s->topology);
+    vn_host_cpu_busy_compute(s->topology, s->live ? s->last : NULL, now, tmp);
+    for (guint i = 0; i < s->topology->n_nodes; i++)
+        s->busy[i] = tmp->nodes[i].cpu_busy;
+    if (s->live) {
+        vn_cpu_snapshot_free(s->last);
+        s->last = g_steal_pointer(&now);
+    }
+}
+
+VndState *
+vnd_state_new(const VnSourceOptions *o, GError **error)
+{
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    VndState *s;
+
+    if (!vn_source_load(o, &t, NULL, &config, error))
+        return NULL;
+    s = g_new0(VndState, 1);
+    s->topology = g_steal_pointer(&t);
+    s->config = g_steal_pointer(&config);
+    s->sysroot = g_strdup(o->sysroot);
+    s->load_file = g_strdup(o->load_file);
+    s->live = is_live(o);
+    s->busy = g_new(gdouble, s->topology->n_nodes);
+    for (guint i = 0; i < s->topology->n_nodes; i++)
+        s->busy[i] = -1.0;
+    if (s->live || s->sysroot)
+        measure_busy(s);
+    return s;
+}
+
+void
+vnd_state_sample(VndState *s)
+{
+    g_autoptr(GError) error = NULL;
+
+    if (!s->live)
+        return;
+    measure_busy(s);
+    if (!vn_topology_read_sysfs_memory(s->topology, s->sysroot, &error))
+        g_warning("free memory not measured: %s", error->message);
+    vnd_state_invalidate(s);
+}
+
+void
+vnd_state_invalidate(VndState *s)
+{
+    g_clear_pointer(&s->load, vn_load_free);
+}
+
+/* Everything but the ledger: measured busy and the --load file. */
+static VnLoad *
+base_load(VndState *s, GError **error)
+{
+    g_autoptr(VnLoad) load = vn_load_new(s->topology);
+
+    for (guint i = 0; i < s->topology->n_nodes; i++)
+        load->nodes[i].cpu_busy = s->busy[i];
+    if (s->load_file && !vn_load_read_file(s->load_file, s->topology, load, error))
+        return NULL;
+    return g_steal_pointer(&load);
+}
+
+VnLoad *
+vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger)
+{
+    g_autoptr(GError) error = NULL;
+    VnLoad *load = base_load(s, &error);
+
+    if (!load) {
+        /* the file was readable at start; keep planning without it */
+        g_warning("%s", error->message);
+        load = vn_load_new(s->topology);
+    }
+    vn_ledger_to_load(ledger, s->topology, s->config->policy, NULL, load);
+    return load;
+}
+
+static gboolean
+ledger_changed(VndState *s, struct stat *ret_st)
+{
+    g_autofree gchar *path = g_build_filename(s->config->state_dir, "ledger.json", NULL);
+    gboolean seen = stat(path, ret_st) == 0;
+
+    if (!seen)
+        memset(ret_st, 0, sizeof(*ret_st));
+    if (seen != s->ledger_seen)
+        return TRUE;
+    return ret_st->st_ino != s->ledger_st.st_ino || ret_st->st_size != s->ledger_st.st_size ||
+           ret_st->st_mtim.tv_sec != s->ledger_st.st_mtim.tv_sec ||
+           ret_st->st_mtim.tv_nsec != s->ledger_st.st_mtim.tv_nsec ||
+           ret_st->st_ctim.tv_nsec != s->ledger_st.st_ctim.tv_nsec;
+}
+
+const VnLoad *
+vnd_state_load(VndState *s, GError **error)
+{
+    struct stat st;
+    g_autoptr(VnLedger) ledger = NULL;
+
+    if (ledger_changed(s, &st))
+        vnd_state_invalidate(s);
+    if (s->load)
+        return s->load;
+    ledger = vn_ledger_snapshot(s->config->state_dir, error);
+    if (!ledger)
+        return NULL;
+    s->load = vnd_state_load_with_ledger(s, ledger);
+    s->ledger_st = st;
+    s->ledger_seen = st.st_ino != 0;
+    return s->load;
+}

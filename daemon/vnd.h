@@ -1,0 +1,141 @@
+/* vnd.h: vnumad, the planning API daemon — what its files share.
+ *
+ * One GLib main loop, one SoupServer, single-threaded: a handler runs to
+ * completion before the next request is read, so the daemon's own state
+ * needs no locks.  The ledger is shared with the qemu hook (other
+ * processes) through its flock (vn-ledger.h).
+ *
+ * Handlers have one shape: they either answer the message themselves and
+ * return TRUE, or return FALSE with a VND_ERROR whose code is the HTTP
+ * status; the router then answers {"error": message} with that status.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+#include "vn-config.h"
+#include "vn-ledger.h"
+#include "vn-load.h"
+#include "vn-source.h"
+#include "vn-topology.h"
+
+#define G_LOG_DOMAIN_VNUMAD "vnumad"
+
+/* Bodies larger than this are refused with 413 before being read. */
+#define VND_MAX_BODY (1024 * 1024)
+/* How often the live host is measured and lapsed reservations reclaimed. */
+#define VND_SAMPLE_INTERVAL_S 10
+/* Reservation TTL: default and ceiling, seconds. */
+#define VND_RESERVATION_TTL_DEFAULT 300
+#define VND_RESERVATION_TTL_MAX 86400
+/* Reservations are ledger records keyed VND_RESERVATION_PREFIX + id. */
+#define VND_RESERVATION_PREFIX "reservation:"
+
+/* Errors carry their HTTP status as the code. */
+#define VND_ERROR (vnd_error_quark())
+GQuark vnd_error_quark(void);
+typedef enum {
+    VND_ERROR_BAD_REQUEST = 400,
+    VND_ERROR_UNAUTHORIZED = 401,
+    VND_ERROR_NOT_FOUND = 404,
+    VND_ERROR_METHOD = 405,
+    VND_ERROR_CONFLICT = 409,
+    VND_ERROR_TOO_LARGE = 413,
+    VND_ERROR_UNSUPPORTED_TYPE = 415,
+    VND_ERROR_INTERNAL = 500,
+    VND_ERROR_NOT_IMPLEMENTED = 501,
+    VND_ERROR_UNAVAILABLE = 503,
+} VndError;
+
+/* ---- host state (vnd-state.c) ----------------------------------------- */
+typedef struct _VndState VndState;
+
+/* Loads topology and config from the source options (as vnumactl does) and
+ * takes the first measurement of a live or replayed (--sysroot) host. */
+VndState *vnd_state_new(const VnSourceOptions *o, GError **error);
+void vnd_state_free(VndState *s);
+const VnTopology *vnd_state_topology(const VndState *s);
+const VnConfig *vnd_state_config(const VndState *s);
+const gchar *vnd_state_sysroot(const VndState *s);
+/* The load to plan against now: the ledger's commitments (re-read only
+ * when ledger.json changed), measured CPU busy, the --load file.  Borrowed,
+ * valid until the next call. */
+const VnLoad *vnd_state_load(VndState *s, GError **error);
+/* A fresh load from `records` of a locked ledger (for reservations). */
+VnLoad *vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger);
+/* Drops the cached load (after the daemon wrote the ledger). */
+void vnd_state_invalidate(VndState *s);
+/* Measures the live host again (CPU busy since the last sample, free
+ * memory); nothing for a fixture without --sysroot. */
+void vnd_state_sample(VndState *s);
+
+/* ---- metrics (vnd-metrics.c) ------------------------------------------ */
+typedef struct _VndMetrics VndMetrics;
+VndMetrics *vnd_metrics_new(void);
+void vnd_metrics_free(VndMetrics *m);
+void vnd_metrics_count_request(VndMetrics *m, const gchar *route, guint status);
+void vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds);
+void vnd_metrics_count_reservation(VndMetrics *m, const gchar *event);
+
+/* ---- the daemon ------------------------------------------------------- */
+typedef struct {
+    VndState *state;
+    VndMetrics *metrics;
+    SoupServer *server;
+    GMainLoop *loop;
+} VndDaemon;
+
+typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,
+                               const gchar *arg, GError **error);
+
+/* ---- HTTP helpers (vnd-http.c) ---------------------------------------- */
+/* Answers `status` with `node` as the JSON body (node borrowed). */
+void vnd_reply_json(SoupServerMessage *msg, guint status, JsonNode *node);
+/* Answers {"error": message} with the error's status (500 for foreign
+ * error domains). */
+void vnd_reply_error(SoupServerMessage *msg, const GError *error);
+/* The request body as a JSON object whose members are all in `allowed`
+ * (NULL-terminated).  400 naming the problem: not JSON, not an object,
+ * unknown member; 415 when the Content-Type is not JSON. */
+JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed,
+                          GError **error);
+/* A query parameter boolean "true"/"false"; `def` when absent. */
+gboolean vnd_query_bool(SoupServerMessage *msg, const gchar *name,
+                        gboolean def, gboolean *ret_value, GError **error);
+
+/* ---- routes (vnd-routes.c) -------------------------------------------- */
+/* Finds the route of `method` `path`: returns its handler and a stable
+ * route name for metrics ("/v1/reservations/{id}"), *ret_arg the {id}
+ * part (borrowed from path) or NULL, *ret_timed whether the handler plans.
+ * NULL handler with 404 or 405 (and the allowed methods) in error. */
+VndHandler vnd_route_find(const gchar *method, const gchar *path,
+                          const gchar **ret_name, const gchar **ret_arg,
+                          gboolean *ret_timed, gchar **ret_allow,
+                          GError **error);
+
+/* ---- handlers, one file per resource group ---------------------------- */
+gboolean vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_plan(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_fit(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_reservations_list(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_domains(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+
+/* ---- shared by handlers ----------------------------------------------- */
+/* Reclaims lapsed reservations from the ledger (taking its lock only when
+ * a snapshot shows one); logs, never fails the caller. */
+void vnd_reservations_reclaim(VndDaemon *d);
+/* The running domains' view (vnd-domains.c), also used by /metrics:
+ * a JSON array of domain objects. */
+JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
+
+/* ---- the server (vnd-server.c) ---------------------------------------- */
+/* Binds the unix socket at `socket_path` (mode 0660, group libvirt when it
+ * exists; a stale socket is replaced, a live one is an error) and, when the
+ * config says so, TCP; installs the request handler. */
+gboolean vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error);
+void vnd_server_stop(VndDaemon *d, const gchar *socket_path);

@@ -1,0 +1,302 @@
+#!/bin/bash
+# api-test.sh VNUMAD -- the planning API's contract, against a real vnumad
+# on a real unix socket (and loopback TCP), driven by curl.
+#
+# Every endpoint with good and bad requests, socket permissions, a 2 MiB
+# body (413, declared and chunked), 404/405, reservations with a TTL and
+# under 100 concurrent clients, /v1/domains from a replayed sysroot with a
+# QEMU's numa_maps, /metrics, bearer tokens on TCP, a second daemon on a
+# live socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
+# missing.  VNUMAD_WRAPPER (e.g. "valgrind -q --error-exitcode=9") runs
+# the daemons under a wrapper.
+set -u
+command -v curl >/dev/null && command -v jq >/dev/null || { echo "1..0 # SKIP needs curl and jq"; exit 77; }
+
+vnumad=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=${VN_SOURCE_ROOT:?run through meson test}
+data=${VN_TEST_DATA:-$src/tests/data}
+tmp=$(mktemp -d) || exit 99
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+unset VNUMA_TOPOLOGY VNUMA_LIBVIRT_RUN_DIR
+export VNUMA_CONFIG=$data/config/empty.conf
+
+n=0 failed=0
+ok()   { n=$((n + 1)); echo "ok $n - $1"; }
+nok()  { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what" "command: $*"; fi; }
+
+# start NAME SOCKET ARGS... : vnumad in the foreground, ready when the socket answers
+start() {
+    local name=$1 sock=$2; shift 2
+    ${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$sock" "$@" 2>"$tmp/$name.log" &
+    pids+=($!)
+    eval "pid_$name=$!"
+    for _ in $(seq 1 100); do
+        curl -s --unix-socket "$sock" -o /dev/null http://vnumad/v1/host && return 0
+        sleep 0.1
+    done
+    echo "# $name did not start:"; sed 's/^/#   /' "$tmp/$name.log"
+    return 1
+}
+
+S=$tmp/api.sock
+# req METHOD PATH [BODY] -> $code and $tmp/body
+req() {
+    local method=$1 path=$2 body=${3-}
+    if [ $# -ge 3 ]; then
+        code=$(curl -s --unix-socket "$S" -X "$method" -H 'Content-Type: application/json' \
+               --data-binary "$body" -o "$tmp/body" -w '%{http_code}' "http://vnumad$path")
+    else
+        code=$(curl -s --unix-socket "$S" -X "$method" -o "$tmp/body" -w '%{http_code}' "http://vnumad$path")
+    fi
+}
+# expect METHOD PATH BODY CODE [ERROR-SUBSTRING]
+expect() {
+    local what="$1 $2 ${3:0:60} -> $4${5:+ ($5)}"
+    req "$1" "$2" "$3"
+    if [ "$code" != "$4" ]; then nok "$what" "got $code: $(head -c 300 "$tmp/body")"; return; fi
+    if [ -n "${5-}" ] && ! jq -e --arg s "$5" '.error | contains($s)' "$tmp/body" >/dev/null; then
+        nok "$what" "error does not name '$5': $(head -c 300 "$tmp/body")"; return
+    fi
+    ok "$what"
+}
+jqb() { jq -e "$@" "$tmp/body" >/dev/null; }
+
+export VNUMA_STATE_DIR=$tmp/state
+start main "$S" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" || { echo "1..0 # could not start"; exit 1; }
+
+# --- the socket -----------------------------------------------------------
+check "socket is a socket" test -S "$S"
+check "socket mode 0660" test "$(stat -c %a "$S")" = 660
+if getent group libvirt >/dev/null && [ "$(id -u)" = 0 ]; then
+    check "socket group libvirt" test "$(stat -c %G "$S")" = libvirt
+fi
+
+# --- GET /v1/host ----------------------------------------------------------
+req GET /v1/host
+check "host: 200" test "$code" = 200
+check "host: 8 nodes with capacity" jqb '(.nodes | length == 8) and (.nodes[0].free_for_vms_mib > 0) and .capacity.node_count == 8'
+
+# --- POST /v1/plan -----------------------------------------------------------
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 4096}'
+check "plan: 200" test "$code" = 200
+check "plan: one cell with 4 vCPUs" jqb '(.placement.cells | length == 1) and .placement.cells[0].vcpus == "0-3" and (.reasons | length > 0)'
+req POST /v1/plan '{"vcpus": 8, "memory_mib": 8192, "dedicated": true, "smt": "prefer", "iothreads": 2, "priority": "high", "cells": 2, "hugepages": 2048, "devices": [{"node": 1, "iothread": 1, "name": "nic"}], "explain": true}'
+check "plan: every member accepted (409 no hugepages here)" test "$code" = 409
+req POST /v1/plan '{"vcpus": 8, "memory_mib": 8192, "dedicated": true, "smt": "isolate", "iothreads": 2, "priority": "high", "cells": 2, "devices": [{"node": 1, "iothread": 1}], "explain": true}'
+check "plan: dedicated 2-cell plan with candidates" jqb '(.placement.cells | length == 2) and .placement.dedicated and (.candidates | length > 0) and (.placement.iothreads | length == 2)'
+xml=$(jq -Rs . "$src/xml-templates/web-2vcpu.xml")
+req POST /v1/plan "{\"domain_xml\": $xml}"
+check "plan: domain_xml -> 200" test "$code" = 200
+check "plan: rewritten XML with cputune and vnuma metadata" jqb '(.xml | contains("<cputune>")) and (.xml | contains("vnuma:placement")) and (.placement.cells | length >= 1)'
+expect POST /v1/plan '{"vcpus": 400, "memory_mib": 409600}' 409 "no placement"
+check "plan: 409 has reasons" jqb '.reasons | length > 1'
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096' 400 "not JSON"
+expect POST /v1/plan '[1, 2]' 400 "JSON object"
+expect POST /v1/plan '' 400 "body"
+expect POST /v1/plan '{"memory_mib": 4096}' 400 "vcpus"
+expect POST /v1/plan '{"vcpus": 4}' 400 "memory_mib"
+expect POST /v1/plan '{"vcpus": "4", "memory_mib": 4096}' 400 "vcpus"
+expect POST /v1/plan '{"vcpus": 4.5, "memory_mib": 4096}' 400 "vcpus"
+expect POST /v1/plan '{"vcpus": -1, "memory_mib": 4096}' 400 "vcpus"
+expect POST /v1/plan '{"vcpus": 100000, "memory_mib": 4096}' 400 "vcpus"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": -5}' 400 "memory_mib"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 99999999999999}' 400 "memory_mib"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "dedicated": "yes"}' 400 "dedicated"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "smt": "isolate"}' 400 "smt"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "dedicated": true, "smt": "often"}' 400 "smt"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "hugepages": "4M"}' 400 "hugepages"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "iothreads": 1000}' 400 "iothreads"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "priority": "urgent"}' 400 "priority"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "cells": 8}' 400 "cells"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": {"node": 1}}' 400 "devices"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"iothread": 1}]}' 400 "devices[0]"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 1, "bus": 3}]}' 400 "devices[0]"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 99}]}' 400 "node 99"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "colour": "blue"}' 400 "colour"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "ttl_s": 5}' 400 "ttl_s"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "force": true}' 400 "force"
+expect POST /v1/plan "{\"domain_xml\": $xml, \"vcpus\": 2}" 400 "vcpus"
+expect POST /v1/plan '{"domain_xml": "<domain>"}' 400 "domain_xml"
+expect POST /v1/plan '{"domain_xml": 42}' 400 "domain_xml"
+expect POST /v1/plan '{"domain_xml": "<!DOCTYPE d [<!ENTITY a \"aaaa\"><!ENTITY b \"&a;&a;\">]><domain>&b;</domain>"}' 400 ""
+code=$(curl -s --unix-socket "$S" -H 'Content-Type: text/plain' -d '{"vcpus":1,"memory_mib":1}' -o "$tmp/body" -w '%{http_code}' http://vnumad/v1/plan)
+check "plan: text/plain body -> 415" test "$code" = 415
+
+# --- POST /v1/fit ------------------------------------------------------------
+req POST /v1/fit '{"vcpus": 4, "memory_mib": 4096}'
+check "fit: single node with a score" jqb '.fits and .single_node and .cells == 1 and .score > 0 and .score <= 100'
+score1=$(jq .score "$tmp/body")
+req POST /v1/fit '{"vcpus": 40, "memory_mib": 40960}'
+check "fit: 3 cells, scores lower than a single node" jqb ".fits and (.single_node | not) and .cells > 1 and .score < $score1"
+req POST /v1/fit '{"vcpus": 400, "memory_mib": 409600}'
+check "fit: no fit is 200 with fits false and reasons" jqb '(.fits | not) and .score == 0 and (.reasons | length > 1)'
+expect POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "explain": true}' 400 "explain"
+
+# --- reservations ------------------------------------------------------------
+req POST /v1/reservations '{"vcpus": 8, "memory_mib": 12288, "name": "vm-a", "ttl_s": 600}'
+check "reserve: 201" test "$code" = 201
+id_a=$(jq -r .id "$tmp/body")
+node_a=$(jq -r '.placement.cells[0].node' "$tmp/body")
+check "reserve: id, expiry, placement" jqb '(.id | test("^[0-9a-f-]{36}$")) and .expires > now and .name == "vm-a" and (.placement.cells | length == 1)'
+check "reserve: in the ledger as reserved with expires" \
+    jq -e --arg u "reservation:$id_a" '.domains[] | select(.uuid == $u) | .state == "reserved" and .expires > 0' "$tmp/state/ledger.json"
+req GET /v1/host
+check "reserve: the host counts it" jqb ".nodes[] | select(.id == $node_a) | .load.committed_memory_mib >= 12288"
+req POST /v1/plan '{"vcpus": 8, "memory_mib": 12288}'
+check "reserve: the next plan avoids its node" jqb ".placement.cells[0].node != $node_a"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "vm-a"}' 409 "vm-a"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "ttl_s": 0}' 400 "ttl_s"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "ttl_s": 1000000}' 400 "ttl_s"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "a/b"}' 400 "name"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": 7}' 400 "name"
+expect POST /v1/reservations '{"vcpus": 400, "memory_mib": 409600}' 409 "no placement"
+req GET /v1/reservations
+check "reservations: listed" jqb --arg i "$id_a" '.reservations | map(.id) | index($i) != null'
+expect DELETE /v1/reservations/not-an-id "" 400 "id"
+expect DELETE "/v1/reservations/$id_a" "" 204
+expect DELETE "/v1/reservations/$id_a" "" 404 "$id_a"
+check "reserve: gone from the ledger" jq -e --arg u "reservation:$id_a" '[.domains[] | select(.uuid == $u)] | length == 0' "$tmp/state/ledger.json"
+req POST /v1/reservations '{"vcpus": 2, "memory_mib": 1024, "ttl_s": 1}'
+id_b=$(jq -r .id "$tmp/body")
+check "reserve: TTL 1 s -> 201" test "$code" = 201
+sleep 2.1
+req GET /v1/reservations
+check "reserve: lapsed one not listed" jqb --arg i "$id_b" '.reservations | map(.id) | index($i) == null'
+req POST /v1/reservations "{\"domain_xml\": $xml, \"ttl_s\": 60}"
+check "reserve: from domain_xml, named after the domain, with xml" jqb '.name == "vnt-web" and (.xml | contains("vnuma:placement"))'
+id_c=$(jq -r .id "$tmp/body")
+check "reserve: the lapsed one was reclaimed from the ledger" \
+    jq -e --arg u "reservation:$id_b" '[.domains[] | select(.uuid == $u)] | length == 0' "$tmp/state/ledger.json"
+expect DELETE "/v1/reservations/$id_c" "" 204
+
+# 100 concurrent clients: plans all answer, reservations never overcommit
+for i in $(seq 1 100); do
+    curl -s --unix-socket "$S" -H 'Content-Type: application/json' -d '{"vcpus": 2, "memory_mib": 2048}' \
+         -o /dev/null -w '%{http_code}\n' http://vnumad/v1/plan >"$tmp/c$i" &
+done
+wait_clients() { for j in $(jobs -p); do case " ${pids[*]} " in *" $j "*) ;; *) wait "$j";; esac; done; }
+wait_clients
+check "100 concurrent plans: all 200" test "$(cat "$tmp"/c* | sort | uniq -c | tr -s ' ')" = " 100 200"
+rm -f "$tmp"/c*
+for i in $(seq 1 100); do
+    curl -s --unix-socket "$S" -H 'Content-Type: application/json' -d '{"vcpus": 4, "memory_mib": 6144, "ttl_s": 600}' \
+         -o /dev/null -w '%{http_code}\n' http://vnumad/v1/reservations >"$tmp/c$i" &
+done
+wait_clients
+created=$(grep -c 201 "$tmp"/c* | awk -F: '{ s += $2 } END { print s }')
+refused=$(grep -c 409 "$tmp"/c* | awk -F: '{ s += $2 } END { print s }')
+check "100 concurrent reservations: each 201 or 409 ($created + $refused)" test $((created + refused)) = 100
+check "100 concurrent reservations: ledger holds exactly the $created created" \
+    test "$(jq '[.domains[] | select(.uuid | startswith("reservation:"))] | length' "$tmp/state/ledger.json")" = "$created"
+req GET /v1/host
+check "100 concurrent reservations: no node over 95 % committed (headroom)" \
+    jqb 'all(.nodes[]; .load.committed_memory_mib <= .memory_total_mib * 0.95 + 1)'
+
+# --- limits, unknown paths, methods --------------------------------------------
+head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/big"
+code=$(curl -s --unix-socket "$S" -H 'Content-Type: application/json' --data-binary @"$tmp/big" -o "$tmp/body" -w '%{http_code}' http://vnumad/v1/plan)
+check "2 MiB body -> 413" test "$code" = 413
+code=$(curl -s --unix-socket "$S" -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big" -o "$tmp/body" -w '%{http_code}' http://vnumad/v1/plan)
+check "2 MiB chunked body -> 413" test "$code" = 413
+expect GET /v1/nothing "" 404 "/v1/nothing"
+expect GET /v2/plan "" 404 ""
+expect GET /v1/plan "" 405 "POST"
+expect DELETE /v1/host "" 405 "GET"
+expect PUT /v1/reservations/x "" 405 "DELETE"
+allow=$(curl -s --unix-socket "$S" -X GET -D - -o /dev/null http://vnumad/v1/fit | tr -d '\r' | sed -n 's/^Allow: //Ip')
+check "405 carries Allow: POST" test "$allow" = POST
+
+# --- rebalance ----------------------------------------------------------------
+expect POST '/v1/rebalance?dry_run=perhaps' "" 400 "dry_run"
+expect POST '/v1/rebalance?dry_run=true' "" 501 "not implemented"
+
+# --- GET /v1/domains and /metrics on a replayed host with a running QEMU ----------
+root=$tmp/sysroot
+cp -r "$data/sysroot/two-node-busy" "$root"
+mkdir -p "$root/run/libvirt/qemu" "$root/proc/4242"
+echo 4242 >"$root/run/libvirt/qemu/vm1.pid"
+cat >"$root/proc/4242/numa_maps" <<'EOF'
+55d0c0a00000 default file=/usr/bin/qemu-system-x86_64 mapped=900 N0=900 kernelpagesize_kB=4
+7f0000000000 default anon=786432 dirty=786432 N0=655360 N1=131072 kernelpagesize_kB=4
+7f1000000000 default anon=1024 dirty=1024 active=0 N1=1024 kernelpagesize_kB=4
+EOF
+mkdir -p "$tmp/state2"
+cat >"$tmp/state2/ledger.json" <<'EOF'
+{"version": 1, "generation": 1, "domains": [
+ {"uuid": "11111111-2222-3333-4444-555555555555", "name": "vm1", "state": "running",
+  "needs_apply": false, "dedicated": false, "priority": "normal", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 2, "memory_kib": 3145728}]},
+ {"uuid": "66666666-2222-3333-4444-555555555555", "name": "vm2", "state": "reserved",
+  "needs_apply": false, "dedicated": false, "priority": "high", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 1, "cpus": "4-7", "vcpus": 2, "memory_kib": 1048576}]}]}
+EOF
+S2=$tmp/replay.sock
+VNUMA_STATE_DIR=$tmp/state2 start replay "$S2" --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" ||
+    nok "replayed daemon starts"
+S_main=$S; S=$S2
+req GET /v1/domains
+check "domains: 200 with two records" jqb '.domains | length == 2'
+check "domains: vm1 measured from numa_maps" \
+    jqb '.domains[] | select(.name == "vm1") | .pid == 4242 and .memory_mib_by_node["0"] == 2564 and .memory_mib_by_node["1"] == 516 and .locality_percent == 83'
+check "domains: vm2 without a pid file is unmeasured, saying why" \
+    jqb '.domains[] | select(.name == "vm2") | .pid == null and .locality_percent == null and (.measure_error | contains("vm2.pid"))'
+req GET /metrics
+check "metrics: 200 text" test "$code" = 200
+check "metrics: locality of vm1" grep -q '^vnuma_domain_locality_ratio{domain="vm1"} 0.83' "$tmp/body"
+check "metrics: measured CPU busy per node" grep -q '^vnuma_node_cpu_busy_ratio{node="0"} 0\.' "$tmp/body"
+check "metrics: committed memory per node" grep -q '^vnuma_node_committed_memory_bytes{node="1"} [1-9]' "$tmp/body"
+check "metrics: request counter" grep -q '^vnuma_api_requests_total{endpoint="/v1/domains",code="200"} 1$' "$tmp/body"
+S=$S_main
+req GET /metrics
+check "metrics: plan histogram counts the plans" grep -q '^vnuma_plan_duration_seconds_count [1-9][0-9][0-9]' "$tmp/body"
+check "metrics: 413 and 404 counted" grep -q 'endpoint="other",code="413"' "$tmp/body"
+check "metrics: reservation events" grep -q '^vnuma_reservation_events_total{event="expired"} 1$' "$tmp/body"
+check "metrics: no metric without the vnuma_ prefix" \
+    test -z "$(grep -v '^#' "$tmp/body" | grep -v '^vnuma_')"
+
+# --- TCP with a bearer token -----------------------------------------------------
+token=0123456789abcdef-test-token
+for attempt in 1 2 3; do
+    port=$(shuf -i 20000-60000 -n 1)
+    printf '[api]\ntcp_listen = 127.0.0.1:%s\nbearer_token = %s\n' "$port" "$token" >"$tmp/tcp.conf"
+    VNUMA_STATE_DIR=$tmp/state3 start tcp$attempt "$tmp/tcp.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" \
+        --config "$tmp/tcp.conf" && break
+done
+tcp() { curl -s -o /dev/null -w '%{http_code}' "$@" "http://127.0.0.1:$port/v1/host"; }
+check "tcp: no token -> 401" test "$(tcp)" = 401
+check "tcp: wrong token -> 401" test "$(tcp -H 'Authorization: Bearer 0123456789abcdef-test-tokex')" = 401
+check "tcp: token -> 200" test "$(tcp -H "Authorization: Bearer $token")" = 200
+check "tcp: the unix socket needs no token" \
+    test "$(curl -s --unix-socket "$tmp/tcp.sock" -o /dev/null -w '%{http_code}' http://vnumad/v1/host)" = 200
+printf '[api]\ntcp_listen = 127.0.0.1:%s\n' "$port" >"$tmp/notoken.conf"
+"$vnumad" --foreground --socket "$tmp/x.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" \
+    --config "$tmp/notoken.conf" 2>"$tmp/err"
+check "tcp without a token: refused at start, naming the key" grep -q 'bearer_token' "$tmp/err"
+
+# --- start-up errors --------------------------------------------------------------
+"$vnumad" --foreground --socket "$S" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/err"
+check "second daemon on a live socket: exit 1" test $? = 1
+check "second daemon: says another daemon listens" grep -q 'another daemon' "$tmp/err"
+touch "$tmp/plainfile"
+"$vnumad" --foreground --socket "$tmp/plainfile" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/err"
+check "socket path on a regular file: refused, file kept" test $? = 1 -a -f "$tmp/plainfile"
+"$vnumad" --socket "$tmp/y.sock" --topology "$tmp/no-such.xml" 2>"$tmp/err"
+check "detached start with a bad topology: exit 1 with one line" test $? = 1 -a "$(wc -l <"$tmp/err")" = 1
+"$vnumad" --bogus 2>"$tmp/err"
+check "unknown option: exit 1" test $? = 1
+
+# --- SIGTERM ------------------------------------------------------------------------
+kill -TERM "$pid_main"
+wait "$pid_main"
+check "SIGTERM: exit 0" test $? = 0
+check "SIGTERM: socket removed" test ! -e "$S"
+
+echo "1..$n"
+[ "$failed" = 0 ]
