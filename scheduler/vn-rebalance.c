@@ -279,12 +279,12 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         const VnResidentCell *c;
 
         if (before <= lim->threshold) {
-            g_ptr_array_add(notes, g_strdup_printf("balanced: hottest node %u is %.0f%% above the mean (threshold %.0f%%)",
+            g_ptr_array_add(notes, g_strdup_printf("balanced: the hottest node, %u, is %.0f points of utilisation above the mean, within the threshold of %.0f",
                                                    t->nodes[hot].os_id, before * 100, lim->threshold * 100));
             break;
         }
         if (!best_move(&s, residents, hot, before, lim, budget, moved, &best)) {
-            g_ptr_array_add(notes, g_strdup_printf("node %u is %.0f%% above the mean, but no movable cell on it "
+            g_ptr_array_add(notes, g_strdup_printf("node %u is %.0f points of utilisation above the mean, but no movable cell on it "
                                                    "fits elsewhere and helps (dedicated, cooling down, or too large)",
                                                    t->nodes[hot].os_id, before * 100));
             break;
@@ -299,7 +299,7 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         m->memory_kib = c->memory_kib;
         m->imbalance_before = before;
         m->imbalance_after = best.after;
-        m->reason = g_strdup_printf("%s cell %u: node %u -> %u (%u vCPUs, %.1f GiB): imbalance %.0f%% -> %.0f%%%s",
+        m->reason = g_strdup_printf("%s cell %u: node %u -> %u (%u vCPUs, %.1f GiB): hottest node above the mean by %.0f -> %.0f points%s",
                                     best.vm->name, c->id, t->nodes[hot].os_id, t->nodes[best.to].os_id,
                                     c->vcpus, c->memory_kib / GIB_KIB, before * 100, best.after * 100,
                                     best.dist_added ? ", the VM's cells end farther apart" : "");

@@ -20,6 +20,8 @@ static const VnCommand commands[] = {
       "Plan a VM's placement (from flags or DOMAIN.xml); no side effect" },
     { "explain", vn_cmd_explain,
       "Plan a VM and show every candidate node set with its score" },
+    { "rebalance", vn_cmd_rebalance,
+      "Move whole guest cells off a hot node (--dry-run: only show the moves)" },
     /* define, place: domain XML (issue 4) -- XML helper */
     { "define", vn_cmd_define,
       "Place DOMAIN.xml on this host and define it in libvirt" },

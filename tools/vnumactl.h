@@ -30,6 +30,7 @@ int vn_cmd_topology(int argc, char **argv);
 /* plan, explain: the placement core (issue 3) */
 int vn_cmd_plan(int argc, char **argv);
 int vn_cmd_explain(int argc, char **argv);
+int vn_cmd_rebalance(int argc, char **argv);
 /* define, place: domain XML (issue 4) */
 int vn_cmd_define(int argc, char **argv);
 int vn_cmd_place(int argc, char **argv);

@@ -1,0 +1,255 @@
+/* vnumactl rebalance: one round of the rebalancer on this host.
+ *
+ * The VMs come from the ledger; the host's load from the usual sources
+ * (this host's ledger included).  --dry-run prints the moves and stops.
+ * Otherwise each move is applied live through libvirt — the cell's vCPUs
+ * pinned to the target node's CPUs and the memory nodeset moved (restrictive
+ * mode; the kernel migrates the pages) — and then recorded in the ledger;
+ * a move libvirt refuses is reported and leaves the ledger as it was.
+ */
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include "vnumactl.h"
+#include "vn-cpulist.h"
+#include "vn-ledger.h"
+#include "vn-live-apply.h"
+#include "vn-rebalance.h"
+#include "vn-size.h"
+
+#include <stdio.h>
+
+typedef struct {
+    gboolean dry_run;
+    gboolean json;
+    gdouble threshold;
+    gint max_moves;
+    gchar *max_memory;
+    gint cooldown;
+    gchar *uri;
+    VnSourceOptions source;
+} RebalanceOptions;
+
+static void
+options_clear(RebalanceOptions *o)
+{
+    g_free(o->max_memory);
+    g_free(o->uri);
+    vn_source_options_clear(&o->source);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
+
+/* Running domains of the ledger as the rebalancer sees them. */
+static GPtrArray *
+residents_from_ledger(const VnLedger *l, const VnTopology *t)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
+    GPtrArray *records = vn_ledger_records(l);
+
+    for (guint i = 0; i < records->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(records, i);
+        VnResident *vm;
+        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires)
+            continue;
+        vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
+        for (guint c = 0; c < r->cells->len; c++) {
+            const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
+            gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
+            if (node >= 0)
+                vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
+        }
+        g_ptr_array_add(out, vm);
+    }
+    return out;
+}
+
+/* The CPUs a shared cell moved to `node` may run on. */
+static gchar *
+target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, guint node)
+{
+    g_autoptr(VnBitmap) cpus = vn_bitmap_copy(t->nodes[node].cpus);
+
+    vn_bitmap_and_not(cpus, policy->reserved_cpus);
+    vn_bitmap_and_not(cpus, load->dedicated_cpus);
+    return vn_cpulist_format(cpus);
+}
+
+/* Live first, ledger second: a move libvirt refuses changes nothing. */
+static gboolean
+apply_move(virConnectPtr conn, const gchar *state_dir, const VnTopology *t, const VnLoad *load,
+           const VnPolicy *policy, const VnMove *m, GError **error)
+{
+    g_autoptr(VnLedger) l = vn_ledger_open(state_dir, error);
+    g_autoptr(VnLedgerRecord) moved = NULL;
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    VnLedgerRecord *r;
+    virDomainPtr dom;
+    gboolean ok;
+
+    if (!l)
+        return FALSE;
+    if (!(r = vn_ledger_lookup_name(l, m->vm))) {
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s left the ledger meanwhile", m->vm);
+        return FALSE;
+    }
+    moved = vn_ledger_record_copy(r);
+    for (guint c = 0; c < moved->cells->len; c++) {
+        VnLedgerCell *cell = &g_array_index(moved->cells, VnLedgerCell, c);
+        if (cell->id != m->cell)
+            continue;
+        cell->node_os_id = t->nodes[m->to_node].os_id;
+        g_free(cell->cpus);
+        cell->cpus = target_cpus(t, load, policy, m->to_node);
+    }
+    if (!(dom = virDomainLookupByName(conn, m->vm))) {
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",
+                    m->vm, virGetLastErrorMessage());
+        return FALSE;
+    }
+    ok = vn_live_apply(dom, moved, 30, log, error);
+    virDomainFree(dom);
+    if (!ok)
+        return FALSE;
+    moved->time = g_get_real_time() / G_USEC_PER_SEC;
+    vn_ledger_put(l, g_steal_pointer(&moved));
+    return vn_ledger_commit(l, error);
+}
+
+static void
+quiet_libvirt(void *data, virErrorPtr e)
+{
+    /* reported once, through GError */
+}
+
+static JsonNode *
+moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gboolean *applied)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "moves");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < moves->len; i++) {
+        const VnMove *m = g_ptr_array_index(moves, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "vm");
+        json_builder_add_string_value(b, m->vm);
+        json_builder_set_member_name(b, "cell");
+        json_builder_add_int_value(b, m->cell);
+        json_builder_set_member_name(b, "from");
+        json_builder_add_int_value(b, t->nodes[m->from_node].os_id);
+        json_builder_set_member_name(b, "to");
+        json_builder_add_int_value(b, t->nodes[m->to_node].os_id);
+        json_builder_set_member_name(b, "vcpus");
+        json_builder_add_int_value(b, m->vcpus);
+        json_builder_set_member_name(b, "memory_mib");
+        json_builder_add_int_value(b, (gint64)(m->memory_kib / 1024));
+        json_builder_set_member_name(b, "reason");
+        json_builder_add_string_value(b, m->reason);
+        json_builder_set_member_name(b, "applied");
+        json_builder_add_boolean_value(b, applied && applied[i]);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "notes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < notes->len; i++)
+        json_builder_add_string_value(b, g_ptr_array_index(notes, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+static gboolean
+limits_from_options(const RebalanceOptions *o, VnRebalanceLimits *lim, GError **error)
+{
+    vn_rebalance_limits_init(lim, g_get_real_time() / G_USEC_PER_SEC);
+    if (o->threshold < 0 || o->threshold > 10) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--threshold: %g is not within 0..10 (a share of utilisation)", o->threshold);
+        return FALSE;
+    }
+    if (o->threshold > 0)
+        lim->threshold = o->threshold;
+    if (o->max_moves < 0 || o->max_moves > 1000 || o->cooldown < 0) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--max-moves must be within 0..1000 and --cooldown not negative");
+        return FALSE;
+    }
+    if (o->max_moves > 0)
+        lim->max_moves = (guint)o->max_moves;
+    if (o->cooldown > 0)
+        lim->cooldown_s = o->cooldown;
+    if (o->max_memory && !vn_size_parse_kib(o->max_memory, &lim->max_memory_kib, error)) {
+        g_prefix_error(error, "--max-memory: ");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+int
+vn_cmd_rebalance(int argc, char **argv)
+{
+    g_auto(RebalanceOptions) o = { 0 };
+    const GOptionEntry entries[] = {
+        { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o.dry_run, "Print the moves, change nothing", NULL },
+        { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.threshold, "Hot: utilisation above the mean by this much (default 0.15)", "X" },
+        { "max-moves", 0, 0, G_OPTION_ARG_INT, &o.max_moves, "Moves per round (default 2)", "N" },
+        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &o.max_memory, "Memory moved per round (default 16G)", "SIZE" },
+        { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Seconds a moved or started VM stays put (default 300)", "S" },
+        { "connect", 'c', 0, G_OPTION_ARG_STRING, &o.uri, "libvirt URI (default qemu:///system)", "URI" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
+        { NULL },
+    };
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "Run one rebalancing round: move whole guest cells off a hot node", entries, &o.source);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(GPtrArray) residents = NULL, moves = NULL, notes = NULL;
+    g_autofree gboolean *applied = NULL;
+    VnRebalanceLimits lim;
+    virConnectPtr conn = NULL;
+    int rc = VN_EXIT_OK;
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (!limits_from_options(&o, &lim, &error) ||
+        !vn_source_load(&o.source, &t, &load, &config, &error) ||
+        !(ledger = vn_ledger_snapshot(config->state_dir, &error)))
+        return vn_cli_fail(error);
+    residents = residents_from_ledger(ledger, t);
+    moves = vn_rebalance_propose(t, load, config->policy, residents, &lim, &notes);
+    applied = g_new0(gboolean, MAX(moves->len, 1));
+
+    if (!o.dry_run && moves->len) {
+        virSetErrorFunc(NULL, quiet_libvirt);
+        if (!(conn = virConnectOpen(o.uri ? o.uri : "qemu:///system")))
+            return vn_cli_fail_printf("cannot connect to %s: %s", o.uri ? o.uri : "qemu:///system",
+                                      virGetLastErrorMessage());
+        for (guint i = 0; i < moves->len; i++) {
+            g_autoptr(GError) move_error = NULL;
+            applied[i] = apply_move(conn, config->state_dir, t, load, config->policy,
+                                    g_ptr_array_index(moves, i), &move_error);
+            if (!applied[i]) {
+                g_printerr("%s: %s: %s\n", g_get_prgname(),
+                           ((VnMove *)g_ptr_array_index(moves, i))->vm, move_error->message);
+                rc = VN_EXIT_ERROR;
+            }
+        }
+        virConnectClose(conn);
+    }
+    if (o.json) {
+        g_autoptr(JsonNode) node = moves_to_json(t, moves, notes, applied);
+        vn_cli_print_json(node);
+        return rc;
+    }
+    for (guint i = 0; i < moves->len; i++)
+        printf("%s %s\n", o.dry_run ? "would move" : applied[i] ? "moved" : "failed to move",
+               ((VnMove *)g_ptr_array_index(moves, i))->reason);
+    for (guint i = 0; i < notes->len; i++)
+        printf("note: %s\n", (const gchar *)g_ptr_array_index(notes, i));
+    return rc;
+}
