@@ -29,6 +29,11 @@ if [ -x "$build/tests/bench/bench-hook" ]; then
     "$here/tests/bench/run-hook-bench.sh" "$build"
 fi
 
+if [ -x "$build/tests/bench/bench-api" ]; then
+    echo
+    "$here/tests/bench/run-api-bench.sh" "$build"
+fi
+
 echo
 echo "== vnuma next to OpenStack Nova's numa_fit_instance_to_host (../shared/peers), same hosts and requests"
 "$here/tools/bench-vs-nova.sh" "$build"
