@@ -487,6 +487,41 @@ test_write_vhost_user(void)
     assert_contains(out, "<cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'>");
 }
 
+/* A dedicated placement with guest SMT: one pin per vCPU, guest threads
+ * on host sibling threads, a topology that says so. */
+static void
+test_write_dedicated_smt(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 1 }, vcpus[] = { 4 };
+    const guint64 mem[] = { 4194304 };
+    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autofree gchar *out = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) back = NULL;
+
+    p->dedicated = TRUE;
+    p->threads_per_core = 2;
+    for (guint v = 0; v < 4; v++) {
+        VnBitmap *pin = p->vcpu_pins->pdata[v];
+        vn_bitmap_clear_all(pin);
+        vn_bitmap_set(pin, 8 + v);   /* node 1 holds CPUs 8-15, siblings 8/9, 10/11 */
+    }
+    out = apply(d, t, p, &fixed_time);
+    assert_contains(out, "<vcpupin vcpu='0' cpuset='8'/>");
+    assert_contains(out, "<vcpupin vcpu='3' cpuset='11'/>");
+    assert_contains(out, "<topology sockets='1' dies='1' cores='2' threads='2'/>");
+    assert_contains(out, "dedicated='yes' hugepage-kib='0' threads-per-core='2'");
+    g_assert_null(strstr(out, "<numa>"));
+    /* the recorded placement gives back the single-CPU pins */
+    back = vn_domain_recorded_placement(d, t, &error);
+    g_assert_no_error(error);
+    g_assert_true(back->dedicated);
+    g_assert_cmpuint(vn_bitmap_count(back->vcpu_pins->pdata[2]), ==, 1);
+    g_assert_true(vn_bitmap_test(back->vcpu_pins->pdata[2], 10));
+}
+
 static void
 test_write_one_cell(void)
 {
@@ -749,6 +784,7 @@ main(int argc, char **argv)
     g_test_add_func("/domain/request/mixed-pages", test_request_mixed_pages);
     g_test_add_func("/domain/request/devices-sysfs", test_request_devices_sysfs);
     g_test_add_func("/domain/write/vhost-user", test_write_vhost_user);
+    g_test_add_func("/domain/write/dedicated-smt", test_write_dedicated_smt);
     g_test_add_func("/domain/metadata/parse", test_metadata_parse);
     g_test_add_func("/domain/metadata/roundtrip", test_metadata_roundtrip);
     g_test_add_func("/domain/metadata/manage-only", test_metadata_manage_only);
