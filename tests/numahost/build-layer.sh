@@ -19,6 +19,10 @@ trap 'rm -rf "$r"' EXIT
 mkdir -p "$r/opt/vnuma/bin" "$r/opt/vnuma/numahost"
 cp -a "$NH_DIR/guest" "$NH_DIR/layouts" "$r/opt/vnuma/numahost/"
 cp "$NH_DIR/guest/init" "$r/init"
+# the nested guests' tiny multiboot payload (see guest/payload/toucher.S)
+as --32 "$NH_DIR/guest/payload/toucher.S" -o "$r/toucher.o"
+ld -m elf_i386 -Ttext=0x100000 -o "$r/opt/vnuma/numahost/guest/payload/toucher.elf" "$r/toucher.o"
+rm "$r/toucher.o"
 for b in $VNUMA_BINARIES; do
     [ -x "$VN_BUILD_ROOT/$b" ] || continue
     cp "$VN_BUILD_ROOT/$b" "$r/opt/vnuma/bin/"

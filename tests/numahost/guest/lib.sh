@@ -20,7 +20,8 @@ check() {
 }
 # a measured value worth reading in the log (not a pass/fail)
 result() { echo "NUMAHOST-RESULT $*"; }
-sect() { echo "--- $*"; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+sect() { echo "--- $* (uptime $(cut -d" " -f1 /proc/uptime))"; }
 # within A B TOL: integers A and B differ by at most TOL
 within() { [ "$1" -ge $(($2 - $3)) ] 2>/dev/null && [ "$1" -le $(($2 + $3)) ]; }
 
