@@ -3,6 +3,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <libxml/parser.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "vn-cpulist.h"
 #include "vn-domain.h"
 #include "vn-topology-source.h"
@@ -323,6 +325,37 @@ test_external_entity(void)
     assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY % p SYSTEM 'file:///etc/passwd'> %p;]>\n"
                    "<domain><name>x</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
                    VN_DOMAIN_ERROR_UNSAFE, 2.0);
+}
+
+/* An entity or DTD naming a FIFO: if the parser ever opened it, open()
+ * would block (no writer) and the alarm would end the test.  So this
+ * proves nothing outside the input is read. */
+static void
+test_nothing_read_outside(void)
+{
+    g_autofree gchar *dir = g_dir_make_tmp("vn-test-fifo-XXXXXX", NULL);
+    g_autofree gchar *fifo = g_build_filename(dir, "trap", NULL);
+    g_autofree gchar *entity = NULL;
+    g_autofree gchar *dtd = NULL;
+
+    g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+    entity = g_strdup_printf("<!DOCTYPE domain [<!ENTITY x SYSTEM 'file://%s'>]>\n"
+                             "<domain><name>&x;</name><vcpu>1</vcpu><memory>1</memory></domain>", fifo);
+    dtd = g_strdup_printf("<!DOCTYPE domain SYSTEM '%s'>\n"
+                          "<domain><name>x</name><vcpu>1</vcpu><memory>1</memory></domain>", fifo);
+    alarm(10);
+    assert_refused(entity, VN_DOMAIN_ERROR_UNSAFE, 2.0);
+    {
+        /* no entity declared: a plain DOCTYPE is harmless and the DTD is
+         * never loaded */
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnDomain) d = load_text(dtd, &error);
+        g_assert_no_error(error);
+        g_assert_cmpstr(d->name, ==, "x");
+    }
+    alarm(0);
+    g_unlink(fifo);
+    g_rmdir(dir);
 }
 
 static void
@@ -780,6 +813,7 @@ main(int argc, char **argv)
     g_test_add_func("/domain/hostile/billion-laughs", test_billion_laughs);
     g_test_add_func("/domain/hostile/external-entity", test_external_entity);
     g_test_add_func("/domain/hostile/too-large", test_too_large);
+    g_test_add_func("/domain/hostile/nothing-read-outside", test_nothing_read_outside);
     g_test_add_func("/domain/request/devices", test_request);
     g_test_add_func("/domain/request/mixed-pages", test_request_mixed_pages);
     g_test_add_func("/domain/request/devices-sysfs", test_request_devices_sysfs);
