@@ -34,6 +34,10 @@ static const VnCommand commands[] = {
       "Replay a VM trace on a host with vnuma and the peers' policies" },
     { "trace-gen", vn_cmd_trace_gen,
       "Write a synthetic VM trace with the published Azure VM mix" },
+    { "status", vn_cmd_status,
+      "Where every VM lives, its memory locality, and each node's load" },
+    { "log", vn_cmd_log,
+      "Show the history of placement decisions and moves" },
     { "apply", vn_cmd_apply,
       "Apply a running domain's reserved placement live (pins, memory nodeset)" },
 };

@@ -39,6 +39,9 @@ int vn_cmd_reservations(int argc, char **argv);
 /* simulate, trace-gen: what-if replays (issue 8) */
 int vn_cmd_simulate(int argc, char **argv);
 int vn_cmd_trace_gen(int argc, char **argv);
+/* status, log: the operator's view (issue 8) */
+int vn_cmd_status(int argc, char **argv);
+int vn_cmd_log(int argc, char **argv);
 int vn_cmd_apply(int argc, char **argv);
 
 /* ---- helpers (vnumactl-cli.c) ---- */

@@ -1,0 +1,1 @@
+log --state-dir tests/data/status/bad

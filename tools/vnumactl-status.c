@@ -1,0 +1,399 @@
+/* vnumactl status / log: the operator's view of the host (issue 8).
+ *
+ *   vnumactl status [SOURCE OPTIONS] [--state-dir DIR] [--json]
+ *   vnumactl log [--state-dir DIR] [--lines N] [--json]
+ *
+ * status: a row per VM in the ledger (vCPUs, guest cells -> host nodes,
+ * CPUs, priority, last move, memory per node measured from the QEMU
+ * process's numa_maps, locality) and a row per node (committed vs
+ * capacity, measured busy, free memory, numa_miss share with its warning
+ * level).  The committed load is the ledger's, whatever the source (so
+ * --load does not apply).  --sysroot replays a captured host, including
+ * /proc/<pid>/numa_maps and libvirt's <run_dir>/<name>.pid.
+ * log: the last N lines of the decision history (vn-history.h).
+ */
+#include "vnumactl.h"
+
+#include <stdio.h>
+
+#include "vn-history.h"
+#include "vn-ledger-domain.h"
+#include "vn-status.h"
+
+/* --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf ([paths]). */
+static gchar *
+resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
+{
+    VnSourceOptions none = { 0 };
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) loaded = NULL;
+
+    if (option)
+        return g_strdup(option);
+    if (g_getenv("VNUMA_STATE_DIR"))
+        return g_strdup(g_getenv("VNUMA_STATE_DIR"));
+    if (config)
+        return g_strdup(config->state_dir);
+    if (!vn_source_load(&none, &t, NULL, &loaded, error))
+        return NULL;
+    return g_strdup(loaded->state_dir);
+}
+
+/* The ledger's commitments replace whatever the source counted (the live
+ * host's source already adds the same ledger: counting it once). */
+static void
+load_from_ledger(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const VnLedger *ledger)
+{
+    for (guint i = 0; i < load->n_nodes; i++) {
+        load->nodes[i].committed_vcpus = 0;
+        load->nodes[i].committed_high_vcpus = 0;
+        load->nodes[i].committed_memory_kib = 0;
+    }
+    vn_bitmap_clear_all(load->dedicated_cpus);
+    g_hash_table_remove_all(load->committed_hugepages);
+    vn_ledger_to_load(ledger, t, policy, NULL, load);
+}
+
+static gchar *
+mib_text(guint64 kib)
+{
+    return kib == G_MAXUINT64 ? g_strdup("-") : g_strdup_printf("%" G_GUINT64_FORMAT, (kib + 512) / 1024);
+}
+
+static gchar *
+share_text(gdouble v)
+{
+    return v < 0 ? g_strdup("-") : g_strdup_printf("%.1f%%", v * 100.0);
+}
+
+static gchar *
+time_text(gint64 t)
+{
+    g_autoptr(GDateTime) dt = t > 0 ? g_date_time_new_from_unix_utc(t) : NULL;
+
+    return dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup("-");
+}
+
+static gchar *
+cells_text(const VnLedgerRecord *r, gboolean cpus)
+{
+    GString *s = g_string_new(NULL);
+
+    for (guint c = 0; c < r->cells->len; c++) {
+        const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
+        if (cpus)
+            g_string_append_printf(s, "%s%s", c ? ";" : "", cell->cpus);
+        else
+            g_string_append_printf(s, "%s%u->%u", c ? "," : "", cell->id, cell->node_os_id);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static gchar *
+memory_text(const VnStatusVm *v)
+{
+    GString *s = g_string_new(NULL);
+
+    if (!v->measured)
+        return g_string_free(s, FALSE);
+    for (guint i = 0; i < v->memory->len; i++) {
+        const VnStatusNodeMemory *m = &g_array_index(v->memory, VnStatusNodeMemory, i);
+        g_autofree gchar *mib = mib_text(m->kib);
+        g_string_append_printf(s, "%s%u:%s", i ? " " : "", m->node_os_id, mib);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static void
+print_vms_text(const VnStatus *s)
+{
+    printf("%-16s %-8s %5s %-10s %-12s %-8s %-20s %-22s %s\n", "vm", "state", "vcpus", "cells",
+           "cpus", "priority", "last_move", "memory_mib_per_node", "locality");
+    for (guint i = 0; i < s->vms->len; i++) {
+        const VnStatusVm *v = g_ptr_array_index(s->vms, i);
+        const VnLedgerRecord *r = v->record;
+        g_autofree gchar *cells = cells_text(r, FALSE);
+        g_autofree gchar *cpus = cells_text(r, TRUE);
+        g_autofree gchar *when = time_text(r->time);
+        g_autofree gchar *mem = memory_text(v);
+        g_autofree gchar *loc = share_text(v->locality);
+
+        printf("%-16s %-8s %5u %-10s %-12s %-8s %-20s %-22s %s\n", r->name,
+               vn_ledger_state_to_string(r->state), vn_ledger_record_vcpus(r), cells, cpus,
+               vn_priority_to_string(r->priority), when, v->measured ? mem : "not measured", loc);
+    }
+    if (!s->vms->len)
+        printf("(no VM in the ledger)\n");
+    for (guint i = 0; i < s->vms->len; i++) {
+        const VnStatusVm *v = g_ptr_array_index(s->vms, i);
+        if (!v->measured)
+            printf("%s: not measured: %s\n", v->record->name, v->not_measured);
+    }
+}
+
+static void
+print_nodes_text(const VnStatus *s)
+{
+    printf("\n%-5s %5s %15s %24s %7s %9s %s\n", "node", "cpus", "vcpus/capacity",
+           "committed/usable_mib", "busy", "free_mib", "numa_miss");
+    for (guint i = 0; i < s->nodes->len; i++) {
+        const VnStatusNode *n = &g_array_index(s->nodes, VnStatusNode, i);
+        g_autofree gchar *vcpus = g_strdup_printf("%u/%.0f", n->committed_vcpus, n->vcpu_capacity);
+        g_autofree gchar *committed = mib_text(n->committed_memory_kib);
+        g_autofree gchar *usable = mib_text(n->mem_usable_kib);
+        g_autofree gchar *mem = g_strdup_printf("%s/%s", committed, usable);
+        g_autofree gchar *busy = share_text(n->cpu_busy);
+        g_autofree gchar *free_mib = mib_text(n->mem_free_kib);
+        g_autofree gchar *miss = share_text(n->miss_share);
+
+        printf("%-5u %5u %15s %24s %7s %9s %s %s\n", n->os_id, n->n_cpus, vcpus, mem, busy,
+               free_mib, miss, vn_status_level_to_string(n->miss_level));
+    }
+    for (guint i = 0; i < s->nodes->len; i++) {
+        const VnStatusNode *n = &g_array_index(s->nodes, VnStatusNode, i);
+        if (n->miss_level == VN_STATUS_LEVEL_LOOK || n->miss_level == VN_STATUS_LEVEL_PROBLEM)
+            printf("warning: node %u: %.1f%% of its allocations were numa_miss (%s: above %.0f%%)\n",
+                   n->os_id, n->miss_share * 100.0,
+                   n->miss_level == VN_STATUS_LEVEL_PROBLEM ? "a problem" : "worth a look",
+                   (n->miss_level == VN_STATUS_LEVEL_PROBLEM ? VN_STATUS_MISS_PROBLEM : VN_STATUS_MISS_LOOK) * 100.0);
+    }
+}
+
+static void
+add_share(JsonBuilder *b, const gchar *name, gdouble v)
+{
+    json_builder_set_member_name(b, name);
+    if (v < 0)
+        json_builder_add_null_value(b);
+    else  /* four decimals: what the counters are worth */
+        json_builder_add_double_value(b, (gdouble)(gint64)(v * 10000.0 + 0.5) / 10000.0);
+}
+
+static void
+add_int(JsonBuilder *b, const gchar *name, gint64 v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+static void
+add_string(JsonBuilder *b, const gchar *name, const gchar *v)
+{
+    json_builder_set_member_name(b, name);
+    if (v)
+        json_builder_add_string_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+static void
+vm_to_json(JsonBuilder *b, const VnStatusVm *v)
+{
+    const VnLedgerRecord *r = v->record;
+    g_autofree gchar *when = r->time > 0 ? time_text(r->time) : NULL;
+
+    json_builder_begin_object(b);
+    add_string(b, "name", r->name);
+    add_string(b, "state", vn_ledger_state_to_string(r->state));
+    add_int(b, "vcpus", vn_ledger_record_vcpus(r));
+    add_string(b, "priority", vn_priority_to_string(r->priority));
+    add_string(b, "last_move", when);
+    json_builder_set_member_name(b, "cells");
+    json_builder_begin_array(b);
+    for (guint c = 0; c < r->cells->len; c++) {
+        const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
+        json_builder_begin_object(b);
+        add_int(b, "cell", cell->id);
+        add_int(b, "node", cell->node_os_id);
+        add_int(b, "vcpus", cell->vcpus);
+        add_string(b, "cpus", cell->cpus);
+        add_int(b, "memory_mib", (gint64)((cell->memory_kib + 1023) / 1024));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "memory_mib_per_node");
+    if (v->measured) {
+        json_builder_begin_object(b);
+        for (guint i = 0; i < v->memory->len; i++) {
+            const VnStatusNodeMemory *m = &g_array_index(v->memory, VnStatusNodeMemory, i);
+            g_autofree gchar *key = g_strdup_printf("%u", m->node_os_id);
+            add_int(b, key, (gint64)((m->kib + 512) / 1024));
+        }
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    add_share(b, "locality", v->locality);
+    add_string(b, "not_measured", v->not_measured);
+    json_builder_end_object(b);
+}
+
+static void
+node_to_json(JsonBuilder *b, const VnStatusNode *n)
+{
+    json_builder_begin_object(b);
+    add_int(b, "id", n->os_id);
+    add_int(b, "cpus", n->n_cpus);
+    add_int(b, "committed_vcpus", n->committed_vcpus);
+    add_int(b, "vcpu_capacity", (gint64)n->vcpu_capacity);
+    add_int(b, "committed_memory_mib", (gint64)((n->committed_memory_kib + 512) / 1024));
+    add_int(b, "usable_memory_mib", (gint64)((n->mem_usable_kib + 512) / 1024));
+    json_builder_set_member_name(b, "free_memory_mib");
+    if (n->mem_free_kib == G_MAXUINT64)
+        json_builder_add_null_value(b);
+    else
+        json_builder_add_int_value(b, (gint64)((n->mem_free_kib + 512) / 1024));
+    add_share(b, "cpu_busy", n->cpu_busy);
+    add_share(b, "numa_miss_share", n->miss_share);
+    add_string(b, "numa_miss_level", vn_status_level_to_string(n->miss_level));
+    json_builder_end_object(b);
+}
+
+static void
+print_status_json(const VnStatus *s)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonNode) root = NULL;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "vms");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < s->vms->len; i++)
+        vm_to_json(b, g_ptr_array_index(s->vms, i));
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "nodes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < s->nodes->len; i++)
+        node_to_json(b, &g_array_index(s->nodes, VnStatusNode, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    vn_cli_print_json(root);
+}
+
+typedef struct {
+    gboolean json;
+    gchar *state_dir;
+    VnSourceOptions source;
+} StatusOptions;
+
+static void
+status_options_clear(StatusOptions *o)
+{
+    g_free(o->state_dir);
+    vn_source_options_clear(&o->source);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(StatusOptions, status_options_clear)
+
+int
+vn_cmd_status(int argc, char **argv)
+{
+    g_auto(StatusOptions) o = { 0 };
+    const GOptionEntry entries[] = {
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.state_dir,
+          "Ledger directory (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
+        { NULL },
+    };
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "Where every VM lives and whether its memory is local; how each node is doing", entries, &o.source);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(VnStatus) status = NULL;
+    g_autofree gchar *state_dir = NULL;
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (o.source.load_file)
+        return vn_cli_fail_printf("--load: status shows the ledger's load, not a load file");
+    if (!vn_source_load(&o.source, &t, &load, &config, &error) ||
+        !(state_dir = resolve_state_dir(o.state_dir, config, &error)) ||
+        !(ledger = vn_ledger_snapshot(state_dir, &error)))
+        return vn_cli_fail(error);
+    load_from_ledger(load, t, config->policy, ledger);
+    status = vn_status_collect(t, load, config->policy, vn_ledger_records(ledger), o.source.sysroot,
+                               vn_ledger_libvirt_run_dir());
+    if (o.json) {
+        print_status_json(status);
+        return VN_EXIT_OK;
+    }
+    print_vms_text(status);
+    print_nodes_text(status);
+    return VN_EXIT_OK;
+}
+
+static void
+print_log_json(GPtrArray *entries)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonNode) root = NULL;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "history");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < entries->len; i++) {
+        const VnHistoryEntry *e = g_ptr_array_index(entries, i);
+        json_builder_begin_object(b);
+        add_string(b, "time", e->time);
+        add_string(b, "vm", e->vm);
+        add_string(b, "phase", e->phase);
+        add_string(b, "decision", e->decision);
+        add_string(b, "nodes", e->nodes);
+        add_string(b, "reason", e->reason);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    vn_cli_print_json(root);
+}
+
+static void
+print_log_text(GPtrArray *entries)
+{
+    printf("%-25s %-16s %-10s %-12s %-8s %s\n", "time", "vm", "phase", "decision", "nodes", "reason");
+    for (guint i = 0; i < entries->len; i++) {
+        const VnHistoryEntry *e = g_ptr_array_index(entries, i);
+        printf("%-25s %-16s %-10s %-12s %-8s %s\n", e->time, e->vm, *e->phase ? e->phase : "-",
+               e->decision, *e->nodes ? e->nodes : "-", *e->reason ? e->reason : "-");
+    }
+    if (!entries->len)
+        printf("(no decision recorded yet)\n");
+}
+
+int
+vn_cmd_log(int argc, char **argv)
+{
+    gboolean json = FALSE;
+    gint lines = 50;
+    g_autofree gchar *state_opt = NULL;
+    const GOptionEntry entries[] = {
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_opt,
+          "State directory holding history.log (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
+        { "lines", 'n', 0, G_OPTION_ARG_INT, &lines, "Show the last N decisions (default 50; 0 = all)", "N" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+        { NULL },
+    };
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "Show the history of placement decisions and moves (oldest first)", entries, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) history = NULL;
+    g_autofree gchar *state_dir = NULL;
+
+    if (!vn_cli_parse(ctx, &argc, &argv))
+        return VN_EXIT_ERROR;
+    if (lines < 0)
+        return vn_cli_fail_printf("--lines: a number >= 0 is required (got %d)", lines);
+    if (!(state_dir = resolve_state_dir(state_opt, NULL, &error)) ||
+        !(history = vn_history_read(state_dir, (guint)lines, &error)))
+        return vn_cli_fail(error);
+    if (json)
+        print_log_json(history);
+    else
+        print_log_text(history);
+    return VN_EXIT_OK;
+}
