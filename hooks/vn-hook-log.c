@@ -2,19 +2,11 @@
  *
  * The hook's stdout and stderr belong to libvirt (stderr becomes the
  * user's error message on a veto), so logs go to the journal when there is
- * one, else to syslog.  The history (<state_dir>/history.log, one JSON
- * object per line, rotated once at 1 MiB) is what `vnumactl log` shows;
- * each line is one O_APPEND write, so concurrent hooks never interleave. */
-#include <fcntl.h>
-#include <string.h>
+ * one, else to syslog.  The history (<state_dir>/history.log, format and
+ * writer in plugin/vn-history.h) is what `vnumactl log` shows. */
 #include <syslog.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
+#include "vn-history.h"
 #include "vn-hook.h"
-
-#define HISTORY_FILE "history.log"
-#define HISTORY_MAX_BYTES (1024 * 1024)
 
 static int syslog_priority(GLogLevelFlags level)
 {
@@ -47,49 +39,17 @@ GLogWriterOutput vn_hook_log_writer(GLogLevelFlags level, const GLogField *field
     return G_LOG_WRITER_HANDLED;
 }
 
-static gchar *history_line(const VnHook *h)
+/* Through vn_history_append(), the one writer of history.log's format. */
+static void append_history(const VnHook *h)
 {
     g_autoptr(GDateTime) now = g_date_time_new_from_unix_utc(h->now);
     g_autofree gchar *time = g_date_time_format_iso8601(now);
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "time");
-    json_builder_add_string_value(b, time);
-    json_builder_set_member_name(b, "vm");
-    json_builder_add_string_value(b, h->vm);
-    json_builder_set_member_name(b, "phase");
-    json_builder_add_string_value(b, vn_hook_phase_to_string(h->phase));
-    json_builder_set_member_name(b, "decision");
-    json_builder_add_string_value(b, h->decision);
-    json_builder_set_member_name(b, "nodes");
-    json_builder_add_string_value(b, h->nodes ? h->nodes : "");
-    json_builder_set_member_name(b, "reason");
-    json_builder_add_string_value(b, h->reason ? h->reason : "");
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autofree gchar *text = json_to_string(root, FALSE);
-    return g_strconcat(text, "\n", NULL);
-}
-
-static void append_history(const VnHook *h)
-{
-    const gchar *dir = vn_hook_state_dir(h);
-    if (g_mkdir_with_parents(dir, 0755) < 0)
-        return;
-    g_autofree gchar *path = g_build_filename(dir, HISTORY_FILE, NULL);
-    GStatBuf st;
-    if (g_stat(path, &st) == 0 && st.st_size > HISTORY_MAX_BYTES) {
-        g_autofree gchar *old = g_strconcat(path, ".1", NULL);
-        g_rename(path, old);
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    g_autofree gchar *line = history_line(h);
-    if (write(fd, line, strlen(line)) < 0) {
-        /* nowhere left to report it; the log line below still goes out */
-    }
-    close(fd);
+    g_autoptr(VnHistoryEntry) e =
+        vn_history_entry_new(time, h->vm, vn_hook_phase_to_string(h->phase), h->decision,
+                             h->nodes ? h->nodes : "", h->reason ? h->reason : "");
+    /* failing to keep history must not change the hook's verdict; the log
+     * line below still goes out */
+    vn_history_append(vn_hook_state_dir(h), e, NULL);
 }
 
 void vn_hook_log_decision(const VnHook *h)
