@@ -8,6 +8,9 @@
  * the recorded placement; anyone else's stay.  Otherwise the cells are
  * replaced by the placement's.
  *
+ * Distances are the host's between the cells' nodes; two cells on one
+ * node get 11 (libvirt refuses 10 between different cells).
+ *
  * The guest topology is sockets = cells, dies = 1, threads = the
  * placement's threads per core, so every cell is whole sockets; when the
  * vCPUs do not divide evenly it falls back to one socket.  A topology
@@ -131,7 +134,10 @@ write_distances(xmlNode *cell, guint i, const VnDomainWriteCtx *c)
         const VnCell *to = &g_array_index(c->p->cells, VnCell, j);
         xmlNode *s = vn_xml_add_new(dist, "sibling", NULL);
         vn_xml_set_uint(s, "id", g_array_index(c->cell_ids, guint, j));
-        vn_xml_set_uint(s, "value", vn_topology_distance(c->t, from->node, to->node));
+        guint d = vn_topology_distance(c->t, from->node, to->node);
+        /* libvirt wants 10 for a cell to itself and more than 10 between
+         * two cells, also when both sit on one host node */
+        vn_xml_set_uint(s, "value", i == j ? VN_DISTANCE_LOCAL : MAX(d, VN_DISTANCE_LOCAL + 1));
     }
 }
 

@@ -14,7 +14,8 @@
  *   expected.xml   the rewritten domain, or
  *   expected.err   the one-line error (plus the planner's reasons)
  * VN_TEST_REGENERATE=1 rewrites expected.* from the current output.
- * Every output is validated against libvirt's schema and must be stable:
+ * Every output is validated against libvirt's schema, must be defined by
+ * libvirt's own parser (test driver, in-process) and must be stable:
  * placing the output again gives the same bytes.
  */
 #include <glib.h>
@@ -202,6 +203,8 @@ check_valid(const gchar *xml)
         g_error("output is not schema-valid (%s):\n%s", why, xml);
     if (vn_test_virt_xml_validate(xml, &out) > 0)
         g_error("virt-xml-validate rejects the output: %s\n%s", out, xml);
+    if (!vn_test_libvirt_accepts(xml, &why))
+        g_error("libvirt's parser rejects the output: %s\n%s", why, xml);
 }
 
 static gchar *

@@ -2,6 +2,8 @@
 #include "vn-test-schema.h"
 
 #include <glib/gstdio.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 #include <libxml/relaxng.h>
 #include <unistd.h>
 
@@ -85,4 +87,31 @@ vn_test_virt_xml_validate(const gchar *xml, gchar **ret_output)
     if (ret_output)
         *ret_output = g_steal_pointer(&out);
     return g_spawn_check_wait_status(status, NULL) ? 0 : 1;
+}
+
+static void
+quiet(void *data, virErrorPtr e)
+{
+}
+
+gboolean
+vn_test_libvirt_accepts(const gchar *xml, gchar **ret_why)
+{
+    static virConnectPtr conn;
+    virDomainPtr dom;
+
+    if (!conn) {
+        virSetErrorFunc(NULL, quiet);
+        conn = virConnectOpen("test:///default");
+        g_assert_nonnull(conn);
+    }
+    dom = virDomainDefineXML(conn, xml);
+    if (!dom) {
+        if (ret_why)
+            *ret_why = g_strdup(virGetLastErrorMessage());
+        return FALSE;
+    }
+    virDomainUndefine(dom);
+    virDomainFree(dom);
+    return TRUE;
 }

@@ -100,6 +100,43 @@ else
     fail "define vnt-def-live: $out"
 fi
 
+# 3b. guest NUMA cells as vnuma writes them (memnodes, distances, topology)
+#     start under QEMU: two user cells, both placed on this host's node(s)
+cat > "$work/numa.xml" <<EOF
+<domain type='qemu'>
+  <name>vnt-def-numa</name>
+  <memory unit='MiB'>256</memory>
+  <vcpu placement='static'>2</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type><boot dev='hd'/></os>
+  <cpu>
+    <numa>
+      <cell id='0' cpus='0' memory='128' unit='MiB'/>
+      <cell id='1' cpus='1' memory='128' unit='MiB'/>
+    </numa>
+  </cpu>
+  <on_poweroff>destroy</on_poweroff>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+if out=$("$vnumactl" define "$work/numa.xml" 2>&1); then
+    xml=$(virsh_q dumpxml --inactive vnt-def-numa)
+    for want in "<memnode cellid='1' mode='restrictive'" "<sibling id='1' value=" \
+                "<topology sockets='2' dies='1' cores='1' threads='1'/>"; do
+        grep -qF "$want" <<<"$xml" || fail "vnt-def-numa lacks $want"
+    done
+    if virsh_q start vnt-def-numa >/dev/null 2>&1; then
+        ok "two-cell guest with memnodes and distances starts under QEMU"
+        virsh_q destroy vnt-def-numa >/dev/null 2>&1
+    else
+        fail "start vnt-def-numa: $(virsh_q start vnt-def-numa 2>&1)"
+    fi
+else
+    fail "define vnt-def-numa: $out"
+fi
+
 # 4. a hand-written pin: refused, then replaced with --force
 domain_xml vnt-def-pinned 128 2 "<cputune><vcpupin vcpu='0' cpuset='0'/></cputune>" > "$work/pinned.xml"
 virsh_q define "$work/pinned.xml" >/dev/null || fail "virsh define vnt-def-pinned"

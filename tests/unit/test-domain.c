@@ -555,6 +555,23 @@ test_write_dedicated_smt(void)
     g_assert_true(vn_bitmap_test(back->vcpu_pins->pdata[2], 10));
 }
 
+/* Two guest cells on one host node: libvirt refuses a distance of 10
+ * between different cells, so they get 11. */
+static void
+test_write_cells_same_node(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnDomain) d = load("web.xml");
+    const guint nodes[] = { 2, 2 }, vcpus[] = { 2, 2 };
+    const guint64 mem[] = { 2097152, 2097152 };
+    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autofree gchar *out = apply(d, t, p, &fixed_time);
+
+    assert_contains(out, "<sibling id='0' value='10'/>\n          <sibling id='1' value='11'/>");
+    assert_contains(out, "<sibling id='0' value='11'/>\n          <sibling id='1' value='10'/>");
+    assert_contains(out, "<memory mode='restrictive' nodeset='2'/>");
+}
+
 static void
 test_write_one_cell(void)
 {
@@ -819,6 +836,7 @@ main(int argc, char **argv)
     g_test_add_func("/domain/request/devices-sysfs", test_request_devices_sysfs);
     g_test_add_func("/domain/write/vhost-user", test_write_vhost_user);
     g_test_add_func("/domain/write/dedicated-smt", test_write_dedicated_smt);
+    g_test_add_func("/domain/write/cells-same-node", test_write_cells_same_node);
     g_test_add_func("/domain/metadata/parse", test_metadata_parse);
     g_test_add_func("/domain/metadata/roundtrip", test_metadata_roundtrip);
     g_test_add_func("/domain/metadata/manage-only", test_metadata_manage_only);
