@@ -270,6 +270,16 @@ static void test_fail_open(Fixture *f, gconstpointer data)
     run_hook_xml(f, "vm-x", "prepare", "begin", "", &r);
     g_assert_cmpint(r.status, ==, 0);
     run_clear(&r);
+    /* A broken config, or a missing topology file, is an internal error:
+     * logged, the start goes on. */
+    f->config = data_path("config/bad-syntax.conf");
+    run_hook(f, "vm-placed", "prepare", "begin", "placed", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.err, ==, "");
+    run_clear(&r);
+    g_free(history);
+    history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "bad-syntax.conf"));
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 }
