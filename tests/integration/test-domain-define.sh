@@ -176,5 +176,27 @@ for f in "$root"/tests/golden/*/expected.xml; do
     fi
 done
 
+# 8. libvirt's corpus through the QEMU driver: whatever it defines before
+#    vnuma (renamed vnt-corpus), it defines after `define --dry-run --force`
+corpus=${VN_CORPUS:-$root/../shared/corpus}/libvirt-domains
+if [ -f "$corpus/INDEX.tsv" ]; then
+    both=0 placed=0
+    while IFS=$'\t' read -r file _ role _; do
+        [ "$role" = input ] || continue
+        out=$("$vnumactl" define --dry-run --force "${four_nodes[@]}" "$corpus/$file" 2>/dev/null) || continue
+        placed=$((placed + 1))
+        sed "s|<name>[^<]*</name>|<name>vnt-corpus</name>|" "$corpus/$file" > "$work/in.xml"
+        sed "s|<name>[^<]*</name>|<name>vnt-corpus</name>|" <<<"$out" > "$work/out.xml"
+        virsh_q define "$work/in.xml" >/dev/null 2>&1 || continue
+        virsh_q undefine vnt-corpus >/dev/null 2>&1
+        both=$((both + 1))
+        if ! err=$(virsh_q define "$work/out.xml" 2>&1); then
+            fail "corpus $file: the QEMU driver defines the input, not vnuma's output: $err"
+        fi
+        virsh_q undefine vnt-corpus >/dev/null 2>&1
+    done < <(tail -n +2 "$corpus/INDEX.tsv")
+    ok "corpus: $placed placed, $both defined by the QEMU driver before and after"
+fi
+
 echo "$failures failure(s)"
 [ $failures = 0 ]
