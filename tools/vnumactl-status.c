@@ -14,11 +14,13 @@
  */
 #include "vnumactl.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "vn-history.h"
 #include "vn-ledger-domain.h"
 #include "vn-status.h"
+#include "vn-topology-svg.h"
 
 /* --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf ([paths]). */
 static gchar *
@@ -396,4 +398,58 @@ vn_cmd_log(int argc, char **argv)
     else
         print_log_text(history);
     return VN_EXIT_OK;
+}
+
+/* Writes `text` to `path`; on failure one line naming the flag and file. */
+static int
+write_file(const gchar *flag, const gchar *path, const gchar *text)
+{
+    FILE *f = fopen(path, "w");
+    gboolean ok;
+    int err;
+
+    if (!f) {
+        err = errno;
+        return vn_cli_fail_printf("%s: cannot write %s: %s", flag, path, g_strerror(err));
+    }
+    ok = fputs(text, f) != EOF;
+    err = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = FALSE;
+        err = errno;
+    }
+    if (!ok)
+        return vn_cli_fail_printf("%s: cannot write %s: %s", flag, path, g_strerror(err));
+    return VN_EXIT_OK;
+}
+
+/* `vnumactl topology --svg FILE`: the picture of the host.  VMs come from
+ * the ledger when the source is this host or --state-dir names one;
+ * a topology from a file is another host, drawn without VMs. */
+int
+vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, VnLoad *load,
+                          const VnConfig *config, const gchar *state_opt, const gchar *path)
+{
+    gboolean this_host = !source->topology_file && !source->synthetic && !source->capabilities;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(VnStatus) status = NULL;
+    g_autoptr(GPtrArray) none = g_ptr_array_new();
+    g_autofree gchar *state_dir = NULL;
+    g_autofree gchar *svg = NULL;
+
+    if (this_host || state_opt) {
+        if (!(state_dir = resolve_state_dir(state_opt, config, &error)) ||
+            !(ledger = vn_ledger_snapshot(state_dir, &error)))
+            return vn_cli_fail(error);
+        load_from_ledger(load, t, config->policy, ledger);
+    }
+    status = vn_status_collect(t, load, config->policy, ledger ? vn_ledger_records(ledger) : none,
+                               source->sysroot, vn_ledger_libvirt_run_dir());
+    svg = vn_topology_svg(t, status);
+    if (g_str_equal(path, "-")) {
+        fputs(svg, stdout);
+        return VN_EXIT_OK;
+    }
+    return write_file("--svg", path, svg);
 }

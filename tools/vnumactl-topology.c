@@ -133,8 +133,13 @@ int
 vn_cmd_topology(int argc, char **argv)
 {
     gboolean json = FALSE;
+    g_autofree gchar *svg = NULL;
+    g_autofree gchar *state_dir = NULL;
     const GOptionEntry entries[] = {
         { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+        { "svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Draw the host (nodes, VMs, distances) into an SVG file (- = stdout)", "FILE" },
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
+          "With --svg: the ledger whose VMs to draw (default: this host's)", "DIR" },
         { NULL },
     };
     VnSourceOptions source = { 0 };
@@ -149,6 +154,11 @@ vn_cmd_topology(int argc, char **argv)
 
     if (vn_cli_parse(context, &argc, &argv) &&
         vn_source_load(&source, &t, &load, &config, &error)) {
+        if (svg) {
+            status = vn_cli_write_topology_svg(&source, t, load, config, state_dir, svg);
+            vn_source_options_clear(&source);
+            return status;
+        }
         if (json) {
             g_autoptr(JsonNode) node = vn_topology_to_json(t, load);
             vn_cli_print_json(node);

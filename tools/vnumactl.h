@@ -42,6 +42,9 @@ int vn_cmd_trace_gen(int argc, char **argv);
 /* status, log: the operator's view (issue 8) */
 int vn_cmd_status(int argc, char **argv);
 int vn_cmd_log(int argc, char **argv);
+/* topology --svg (vnumactl-status.c): draws the host into `path`. */
+int vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, VnLoad *load,
+                              const VnConfig *config, const gchar *state_opt, const gchar *path);
 int vn_cmd_apply(int argc, char **argv);
 
 /* ---- helpers (vnumactl-cli.c) ---- */

@@ -1,0 +1,19 @@
+/* vn-topology-svg.h: a picture of the host for people who would rather
+ * look than read.
+ *
+ * Nodes are boxes, wider with more CPUs and taller with more memory; a bar
+ * shows the memory committed on each.  Every VM cell is drawn inside the
+ * node that holds it, coloured by the VM's measured memory locality
+ * (green >= 90 %, amber >= 70 %, red below, grey when not measured).  The
+ * distance matrix sits beside the nodes, each cell shaded by distance.
+ * The result is a standalone SVG 1.1 document; every text is escaped.
+ */
+#pragma once
+
+#include <glib.h>
+#include "vn-status.h"
+#include "vn-topology.h"
+
+/* `status` (may be NULL: no VMs, no load) comes from vn_status_collect()
+ * for the same topology. */
+gchar *vn_topology_svg(const VnTopology *t, const VnStatus *status);
