@@ -210,6 +210,7 @@ vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error)
     d->server = soup_server_new("server-header", "vnumad/" VNUMA_VERSION, NULL);
     soup_server_add_early_handler(d->server, NULL, on_headers, d, NULL);
     soup_server_add_handler(d->server, NULL, on_request, d, NULL);
+    vnd_conn_watch(d);
     if (!(sock = bind_unix(socket_path, error)) ||
         !soup_server_listen_socket(d->server, sock, 0, error))
         return FALSE;
@@ -222,7 +223,11 @@ vnd_server_stop(VndDaemon *d, const gchar *socket_path)
 {
     if (d->server)
         soup_server_disconnect(d->server);
+    vnd_conn_clear(d);
     g_clear_object(&d->server);
+    /* closed connections are released from idle callbacks: let them run */
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
     if (socket_path)
         unlink(socket_path);
 }

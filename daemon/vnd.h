@@ -84,6 +84,7 @@ typedef struct {
     VndMetrics *metrics;
     SoupServer *server;
     GMainLoop *loop;
+    GHashTable *conns;         /* vnd-conn.c: client sockets watched */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,
@@ -132,6 +133,11 @@ void vnd_reservations_reclaim(VndDaemon *d);
 /* The running domains' view (vnd-domains.c), also used by /metrics:
  * a JSON array of domain objects. */
 JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
+
+/* ---- idle connections closed by clients (vnd-conn.c) ------------------ */
+/* Works around libsoup 3.2 leaking them (see vnd-conn.c). */
+void vnd_conn_watch(VndDaemon *d);
+void vnd_conn_clear(VndDaemon *d);
 
 /* ---- the server (vnd-server.c) ---------------------------------------- */
 /* Binds the unix socket at `socket_path` (mode 0660, group libvirt when it
