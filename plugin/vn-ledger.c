@@ -58,7 +58,37 @@ static gboolean io_error(GError **error, const gchar *what, const gchar *path,
     return FALSE;
 }
 
-static gboolean take_lock(VnLedger *l, GError **error)
+/* Polls LOCK_EX|LOCK_NB (1 ms, doubling to 4 ms) until the deadline: a
+ * holder never keeps the lock longer than one read-plan-write, so a lock
+ * held for VN_LEDGER_LOCK_TIMEOUT_MS means a stuck process, and waiting on
+ * it forever would hang every VM start behind it. */
+static gboolean lock_with_deadline(int fd, const gchar *lock_path, guint timeout_ms,
+                                   GError **error)
+{
+    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+    gulong pause_us = 1000;
+    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int err = errno;
+        if (err == EWOULDBLOCK && g_get_monotonic_time() < deadline) {
+            g_usleep(pause_us);
+            pause_us = MIN(pause_us * 2, 4000);
+            continue;
+        }
+        if (err == EINTR)
+            continue;
+        if (err == EWOULDBLOCK)
+            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
+                        "%s: still held by another process after %u ms", lock_path,
+                        timeout_ms);
+        else
+            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK, "cannot lock %s: %s",
+                        lock_path, g_strerror(err));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean take_lock(VnLedger *l, guint timeout_ms, GError **error)
 {
     if (g_mkdir_with_parents(l->dir, 0755) < 0)
         return io_error(error, "cannot create state directory", l->dir, errno);
@@ -66,14 +96,9 @@ static gboolean take_lock(VnLedger *l, GError **error)
     int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return io_error(error, "cannot open lock file", lock_path, errno);
-    while (flock(fd, LOCK_EX) < 0) {
-        if (errno != EINTR) {
-            int err = errno;
-            close(fd);
-            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
-                        "cannot lock %s: %s", lock_path, g_strerror(err));
-            return FALSE;
-        }
+    if (!lock_with_deadline(fd, lock_path, timeout_ms, error)) {
+        close(fd);
+        return FALSE;
     }
     l->lock_fd = fd;
     return TRUE;
@@ -102,20 +127,26 @@ static gboolean read_file(VnLedger *l, GError **error)
     return TRUE;
 }
 
-VnLedger *vn_ledger_open(const gchar *state_dir, GError **error)
+VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
+                                      GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
-    if (!take_lock(l, error) || !read_file(l, error))
+    if (!take_lock(l, timeout_ms, error) || !read_file(l, error))
         return NULL;
     return g_steal_pointer(&l);
+}
+
+VnLedger *vn_ledger_open(const gchar *state_dir, GError **error)
+{
+    return vn_ledger_open_with_timeout(state_dir, VN_LEDGER_LOCK_TIMEOUT_MS, error);
 }
 
 VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
-    if (!take_lock(l, error))
+    if (!take_lock(l, VN_LEDGER_LOCK_TIMEOUT_MS, error))
         return NULL;
     l->was_missing = TRUE;
     return g_steal_pointer(&l);

@@ -9,7 +9,10 @@
  *   ledger.lock  an exclusive flock() held from vn_ledger_open() to
  *                vn_ledger_free(): read, plan, reserve and write are one
  *                critical section across processes (many hooks run at once
- *                for different VMs).  The lock dies with its process.
+ *                for different VMs).  The lock dies with its process; a
+ *                holder stuck for VN_LEDGER_LOCK_TIMEOUT_MS makes the
+ *                others give up (VN_LEDGER_ERROR_LOCK) rather than hang a
+ *                VM start forever.
  *
  * File format (version 1):
  *   {"version": 1, "generation": 7,
@@ -31,11 +34,14 @@
 #include "vn-request.h"
 #include "vn-topology.h"
 
+/* How long vn_ledger_open() waits for the lock. */
+#define VN_LEDGER_LOCK_TIMEOUT_MS 10000
+
 #define VN_LEDGER_ERROR (vn_ledger_error_quark())
 GQuark vn_ledger_error_quark(void);
 typedef enum {
     VN_LEDGER_ERROR_IO,       /* state dir or file unusable */
-    VN_LEDGER_ERROR_LOCK,     /* flock failed */
+    VN_LEDGER_ERROR_LOCK,     /* flock failed or timed out */
     VN_LEDGER_ERROR_CORRUPT,  /* not a ledger: bad JSON or content */
     VN_LEDGER_ERROR_MAX
 } VnLedgerError;
@@ -87,12 +93,16 @@ gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r);
 
 typedef struct _VnLedger VnLedger;
 
-/* Takes the exclusive lock (blocking), creating `state_dir` (0755) and the
+/* Takes the exclusive lock (waiting up to VN_LEDGER_LOCK_TIMEOUT_MS),
+ * creating `state_dir` (0755) and the
  * lock file when needed, then reads ledger.json.  A missing file gives an
  * empty ledger with vn_ledger_was_missing() TRUE.  A corrupt file is
  * VN_LEDGER_ERROR_CORRUPT (the lock is released); the caller may then
  * vn_ledger_open_fresh() to start over from libvirt's state. */
 VnLedger *vn_ledger_open(const gchar *state_dir, GError **error);
+/* Same with another lock wait (tests). */
+VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
+                                      GError **error);
 /* Like vn_ledger_open() but ignores (and on commit replaces) whatever
  * ledger.json holds; vn_ledger_was_missing() is TRUE. */
 VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error);

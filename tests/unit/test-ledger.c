@@ -150,6 +150,29 @@ static void test_bad_files(void)
     remove_dir(dir);
 }
 
+/* A stuck holder makes the next opener give up, not hang. */
+static void test_lock_timeout(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnLedger) holder = vn_ledger_open(dir, &err);
+    g_assert_no_error(err);
+    gint64 t0 = g_get_monotonic_time();
+    g_autoptr(VnLedger) second = vn_ledger_open_with_timeout(dir, 200, &err);
+    gint64 waited_ms = (g_get_monotonic_time() - t0) / 1000;
+    g_assert_null(second);
+    g_assert_error(err, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK);
+    g_assert_nonnull(strstr(err->message, "still held by another process after 200 ms"));
+    g_assert_cmpint(waited_ms, >=, 200);
+    g_assert_cmpint(waited_ms, <, 5000);
+    g_clear_error(&err);
+    g_clear_pointer(&holder, vn_ledger_free);
+    second = vn_ledger_open_with_timeout(dir, 200, &err);   /* released: at once */
+    g_assert_no_error(err);
+    g_clear_pointer(&second, vn_ledger_free);
+    remove_dir(dir);
+}
+
 static void test_duplicate_uuid(void)
 {
     g_autoptr(GPtrArray) recs =
@@ -385,6 +408,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ledger/round-trip", test_round_trip);
     g_test_add_func("/ledger/bad-files", test_bad_files);
     g_test_add_func("/ledger/duplicate-uuid", test_duplicate_uuid);
+    g_test_add_func("/ledger/lock-timeout", test_lock_timeout);
     g_test_add_func("/ledger/to-load", test_to_load);
     g_test_add_func("/ledger/fits", test_fits);
     g_test_add_func("/ledger/reclaim", test_reclaim);
