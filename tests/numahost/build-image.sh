@@ -131,7 +131,12 @@ build_rootfs() {
 main() {
     local kpkg key img t0
     kpkg=$(nh_kernel_package)
-    [ -n "$kpkg" ] || nh_die "cannot resolve linux-image-cloud-amd64 (run apt-get update)"
+    if [ -z "$kpkg" ]; then
+        # a fresh machine may have no package lists yet
+        apt_get update > /dev/null
+        kpkg=$(nh_kernel_package)
+    fi
+    [ -n "$kpkg" ] || nh_die "cannot resolve linux-image-cloud-amd64 from the apt sources"
     key=$(nh_image_key "$kpkg")
     img=$NH_CACHE/img-$key
     mkdir -p "$img"
