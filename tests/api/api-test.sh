@@ -219,7 +219,9 @@ check "405 carries Allow: POST" test "$allow" = POST
 
 # --- rebalance ----------------------------------------------------------------
 expect POST '/v1/rebalance?dry_run=perhaps' "" 400 "dry_run"
-expect POST '/v1/rebalance?dry_run=true' "" 501 "not implemented"
+expect POST '/v1/rebalance?dry_run=false' "" 501 "vnumactl rebalance"
+req POST '/v1/rebalance?dry_run=true' ''
+check "rebalance dry run: 200 with moves and notes" jqb '.dry_run and (.moves | type == "array") and (.notes | type == "array")'
 
 # --- GET /v1/domains and /metrics on a replayed host with a running QEMU ----------
 root=$tmp/sysroot
@@ -237,6 +239,12 @@ cat >"$tmp/state2/ledger.json" <<'EOF'
  {"uuid": "11111111-2222-3333-4444-555555555555", "name": "vm1", "state": "running",
   "needs_apply": false, "dedicated": false, "priority": "normal", "hugepage_kib": 0,
   "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 2, "memory_kib": 3145728}]},
+ {"uuid": "33333333-2222-3333-4444-555555555555", "name": "vm3", "state": "running",
+  "needs_apply": false, "dedicated": false, "priority": "normal", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 4, "memory_kib": 5242880}]},
+ {"uuid": "44444444-2222-3333-4444-555555555555", "name": "vm4", "state": "running",
+  "needs_apply": false, "dedicated": false, "priority": "low", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 4, "memory_kib": 5242880}]},
  {"uuid": "66666666-2222-3333-4444-555555555555", "name": "vm2", "state": "reserved",
   "needs_apply": false, "dedicated": false, "priority": "high", "hugepage_kib": 0,
   "time": 1764451200, "cells": [{"id": 0, "node": 1, "cpus": "4-7", "vcpus": 2, "memory_kib": 1048576}]}]}
@@ -246,7 +254,7 @@ VNUMA_STATE_DIR=$tmp/state2 start replay "$S2" --synthetic "pack:2 numa:1(memory
     nok "replayed daemon starts"
 S_main=$S; S=$S2
 req GET /v1/domains
-check "domains: 200 with two records" jqb '.domains | length == 2'
+check "domains: 200 with four records" jqb '.domains | length == 4'
 check "domains: vm1 measured from numa_maps" \
     jqb '.domains[] | select(.name == "vm1") | .pid == 4242 and .memory_mib_by_node["0"] == 2564 and .memory_mib_by_node["1"] == 516 and .locality_percent == 83'
 check "domains: vm2 without a pid file is unmeasured, saying why" \
@@ -256,6 +264,10 @@ check "metrics: 200 text" test "$code" = 200
 check "metrics: locality of vm1" grep -q '^vnuma_domain_locality_ratio{domain="vm1"} 0.83' "$tmp/body"
 check "metrics: measured CPU busy per node" grep -q '^vnuma_node_cpu_busy_ratio{node="0"} 0\.' "$tmp/body"
 check "metrics: committed memory per node" grep -q '^vnuma_node_committed_memory_bytes{node="1"} [1-9]' "$tmp/body"
+req POST /v1/rebalance ''
+check "rebalance dry run: node 0 is hot, one cell moves to node 1, nothing applied" \
+    jqb '(.moves | length >= 1) and .moves[0].from == 0 and .moves[0].to == 1 and (.moves[0].applied | not) and (.moves[0].reason | length > 0)'
+req GET /metrics
 check "metrics: request counter" grep -q '^vnuma_api_requests_total{endpoint="/v1/domains",code="200"} 1$' "$tmp/body"
 S=$S_main
 req GET /metrics
