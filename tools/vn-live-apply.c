@@ -4,8 +4,11 @@
  * hold the domain's start job for a moment, and any API on the domain
  * waits for it (up to 30 s, then VIR_ERR_OPERATION_TIMEOUT).  So every call
  * is retried while libvirt says the domain is busy or not running yet. */
+#include <errno.h>
+#include <numa.h>
 #include <libvirt/virterror.h>
 #include "vn-cpulist.h"
+#include "vn-ledger-domain.h"
 #include "vn-live-apply.h"
 
 G_DEFINE_QUARK(vn-live-apply-error-quark, vn_live_apply_error)
@@ -156,18 +159,61 @@ static void pin_iothreads(Ctx *x, const gchar *cpus)
     free(info);
 }
 
-/* Memory follows live only in restrictive mode; otherwise say so. */
+/* The QEMU process of the domain, from libvirt's pid file. */
+static pid_t qemu_pid(const Ctx *x)
+{
+    g_autofree gchar *file = g_strconcat(x->r->name, ".pid", NULL);
+    g_autofree gchar *path = g_build_filename(vn_ledger_libvirt_run_dir(), file, NULL);
+    g_autofree gchar *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return 0;
+    gint64 pid = g_ascii_strtoll(text, NULL, 10);
+    return pid > 1 && pid < G_MAXINT ? (pid_t)pid : 0;
+}
+
+/* libvirt would not change the nodeset (strict mode): move the pages that
+ * are already there with migrate_pages(2).  The domain's own policy stays
+ * as it was, so memory it allocates later may land elsewhere; the log says
+ * so. */
+static void migrate_pages_fallback(Ctx *x, const gchar *nodes)
+{
+    pid_t pid = qemu_pid(x);
+    struct bitmask *to = numa_available() < 0 ? NULL : numa_parse_nodestring(nodes);
+    if (!pid || !to) {
+        g_ptr_array_add(x->log, g_strdup_printf("pages not migrated: %s",
+                                                pid ? "libnuma cannot use the nodes"
+                                                    : "no QEMU pid file"));
+        if (to)
+            numa_bitmask_free(to);
+        return;
+    }
+    int left = numa_migrate_pages(pid, numa_all_nodes_ptr, to);
+    if (left < 0)
+        g_ptr_array_add(x->log, g_strdup_printf("migrate_pages(%d -> %s) failed: %s",
+                                                (int)pid, nodes, g_strerror(errno)));
+    else
+        g_ptr_array_add(x->log, g_strdup_printf("existing pages migrated to node(s) %s with "
+                                                "migrate_pages(2), %d not moved; new "
+                                                "allocations follow the domain's own policy",
+                                                nodes, left));
+    numa_bitmask_free(to);
+}
+
+/* Memory follows live only in restrictive mode (or without <numatune>);
+ * otherwise the pages are migrated once and the log says so. */
 static void set_nodeset(Ctx *x)
 {
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(x->r);
     virTypedParameterPtr params = NULL;
     int n = 0, max = 0;
     if (virTypedParamsAddString(&params, &n, &max, VIR_DOMAIN_NUMA_NODESET, nodes) == 0 &&
-        virDomainSetNumaParameters(x->dom, params, n, VIR_DOMAIN_AFFECT_LIVE) == 0)
+        virDomainSetNumaParameters(x->dom, params, n, VIR_DOMAIN_AFFECT_LIVE) == 0) {
         g_ptr_array_add(x->log, g_strdup_printf("memory nodeset -> %s", nodes));
-    else
-        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset not moved live (%s): %s",
+    } else {
+        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset not changed live (%s): %s",
                                                 nodes, virGetLastErrorMessage()));
+        migrate_pages_fallback(x, nodes);
+    }
     virTypedParamsFree(params, n);
 }
 

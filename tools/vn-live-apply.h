@@ -6,7 +6,8 @@
  * (virDomainPinEmulator), IOThread pins (virDomainPinIOThread), and the
  * memory nodeset (virDomainSetNumaParameters) — the latter only when the
  * domain runs in numatune mode `restrictive` or without <numatune>; for
- * `strict` libvirt refuses, which is reported, not fatal.
+ * `strict` libvirt refuses, and the pages already allocated are moved once
+ * with migrate_pages(2) (libnuma) instead; both are reported, not fatal.
  *
  * vCPUs are assigned to cells in order (cell 0 holds vCPUs 0..n0-1, ...),
  * as vn_plan() numbers them.  Shared domains pin each vCPU to its cell's

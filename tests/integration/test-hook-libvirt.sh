@@ -36,13 +36,14 @@ ok() { echo "ok: $*"; }
 t0=$(date +%s.%N)
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f s", b - a }'; }
 
-# domain_xml NAME MIB [METADATA]
+# domain_xml NAME MIB [METADATA [EXTRA]]
 domain_xml() {
     cat <<EOF
 <domain type='qemu'>
   <name>$1</name>
   <memory unit='MiB'>$2</memory>
   <vcpu placement='static'>1</vcpu>
+  ${4:-}
   <os><type arch='x86_64' machine='pc'>hvm</type><boot dev='hd'/></os>
   <on_poweroff>destroy</on_poweroff>
   ${3:+<metadata>$3</metadata>}
@@ -202,6 +203,18 @@ done
 grep -q "vnt-apply: memory nodeset -> 0" "$state/apply.log" && ok "memory nodeset set live" ||
     fail "memory nodeset not set: $(grep vnt-apply "$state/apply.log")"
 virsh -q destroy vnt-apply >/dev/null
+
+# 8. a strict-mode guest: libvirt will not move its nodeset live, so the
+#    helper migrates the pages once and says so.
+define vnt-strict 64 "<vnuma:vnuma $ns manage='yes'/>" \
+    "<numatune><memory mode='strict' nodeset='0'/></numatune>"
+virsh -q start vnt-strict >/dev/null || fail "start vnt-strict"
+wait_applied vnt-strict
+grep -q "vnt-strict: memory nodeset not changed live (0): .*restrictive" "$state/apply.log" &&
+    grep -q "vnt-strict: existing pages migrated to node(s) 0 with migrate_pages(2)" "$state/apply.log" &&
+    ok "strict guest: pages migrated instead, logged" ||
+    fail "strict guest: $(grep vnt-strict "$state/apply.log")"
+virsh -q destroy vnt-strict >/dev/null
 : > "$conf"
 
 echo "history:"; sed 's/^/   /' "$state/history.log"
