@@ -6,7 +6,8 @@
 #include "vn-topology-json.h"
 
 /* Memory a VM may still take on node i: total minus the host's reserve,
- * the headroom and what is committed (the scheduler's own rule). */
+ * the headroom and what is committed (the scheduler's own rule), and no
+ * more than is measured free when that is known. */
 static guint64
 usable_free_kib(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guint i)
 {
@@ -14,7 +15,9 @@ usable_free_kib(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guin
     guint64 keep = p->reserved_memory_kib + total * p->headroom_percent / 100;
     guint64 used = keep + load->nodes[i].committed_memory_kib;
 
-    return total > used ? total - used : 0;
+    guint64 left = total > used ? total - used : 0;
+
+    return t->nodes[i].mem_free_kib != G_MAXUINT64 ? MIN(left, t->nodes[i].mem_free_kib) : left;
 }
 
 /* Shared vCPUs node i still takes within the overcommit ratio. */

@@ -86,19 +86,26 @@ fail(const gchar *what, const GError *error)
     return 1;
 }
 
+/* Files are read before detaching (relative paths still mean what the
+ * user meant, errors reach the terminal); the socket is bound after, by
+ * the process that serves it. */
 static int
 run(Options *o)
 {
     VndDaemon d = { 0 };
     g_autoptr(GError) error = NULL;
-    const gchar *socket_path;
+    g_autofree gchar *socket_path = NULL;
     int status = 0;
 
     if (!(d.state = vnd_state_new(&o->source, &error)))
         return fail("", error);
-    socket_path = o->socket_path ? o->socket_path
+    socket_path = g_canonicalize_filename(o->socket_path ? o->socket_path
                 : vnd_state_config(d.state)->api_socket ? vnd_state_config(d.state)->api_socket
-                : VNUMA_DEFAULT_API_SOCKET;
+                : VNUMA_DEFAULT_API_SOCKET, NULL);
+    if (!o->foreground && !vnd_daemon_detach(&error)) {
+        vnd_state_free(d.state);
+        return fail("", error);
+    }
     d.metrics = vnd_metrics_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
@@ -137,7 +144,5 @@ main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     vnd_daemon_setup_logging(o.foreground, o.verbose);
-    if (!o.foreground && !vnd_daemon_detach(&error))
-        return fail("", error);
     return run(&o);
 }
