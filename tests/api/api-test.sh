@@ -78,6 +78,14 @@ check "socket mode 0660" test "$(stat -c %a "$S")" = 660
 if getent group libvirt >/dev/null && [ "$(id -u)" = 0 ]; then
     check "socket group libvirt" test "$(stat -c %G "$S")" = libvirt
 fi
+# another user (not in the socket's group) is refused by the socket's mode
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    chmod o+x "$tmp"
+    code=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+           curl -s --unix-socket "$S" -o /dev/null -w '%{http_code}' http://vnumad/v1/host)
+    check "socket: another user cannot connect (got ${code:-none})" test "$code" = 000
+    chmod o-x "$tmp"
+fi
 
 # --- GET /v1/host ----------------------------------------------------------
 req GET /v1/host
@@ -307,6 +315,21 @@ check "socket path on a regular file: refused, file kept" test $? = 1 -a -f "$tm
 check "detached start with a bad topology: exit 1 with one line" test $? = 1 -a "$(wc -l <"$tmp/err")" = 1
 "$vnumad" --bogus 2>"$tmp/err"
 check "unknown option: exit 1" test $? = 1
+# detached: the parent returns once the child listens
+(cd "$tmp" && VNUMA_STATE_DIR=$tmp/state4 "$vnumad" --socket detached.sock \
+    --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/err")
+check "detached start: exit 0, socket ready at once (relative path)" test $? = 0 -a -S "$tmp/detached.sock"
+check "detached: answers" \
+    test "$(curl -s --unix-socket "$tmp/detached.sock" -o /dev/null -w '%{http_code}' http://vnumad/v1/host)" = 200
+if command -v ss >/dev/null; then
+    dpid=$(ss -xlpn | grep -F "$tmp/detached.sock" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+    if [ -n "$dpid" ]; then
+        check "detached: in its own session" test "$(ps -o sid= -p "$dpid" | tr -d ' ')" = "$dpid"
+        kill -TERM "$dpid"
+        for _ in $(seq 1 50); do [ -e "$tmp/detached.sock" ] || break; sleep 0.1; done
+        check "detached: SIGTERM removes the socket" test ! -e "$tmp/detached.sock"
+    fi
+fi
 
 # --- SIGTERM ------------------------------------------------------------------------
 kill -TERM "$pid_main"
