@@ -13,7 +13,7 @@
 #define MARGIN 20
 #define GAP 16
 #define HEADER 44
-#define VM_ROW 30
+#define VM_ROW 38
 #define MATRIX_CELL 30
 #define MAX_COLUMNS 4
 
@@ -111,16 +111,25 @@ draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const B
         for (guint c = 0; c < vm->record->cells->len; c++) {
             const VnLedgerCell *cell = &g_array_index(vm->record->cells, VnLedgerCell, c);
             g_autofree gchar *label = NULL;
+            g_autofree gchar *name = NULL;
             g_autofree gchar *local = vm->locality < 0 ? g_strdup("not measured")
                                                          : g_strdup_printf("local %.0f%%", vm->locality * 100.0);
             guint y = b->y + HEADER + 28 + row * VM_ROW;
             if (cell->node_os_id != n->os_id)
                 continue;
+            /* long names are cut so the label stays inside the box */
+            if (g_utf8_strlen(vm->record->name, -1) > 22) {
+                g_autofree gchar *head = g_utf8_substring(vm->record->name, 0, 21);
+                name = g_strconcat(head, "\xe2\x80\xa6", NULL);  /* an ellipsis */
+            } else {
+                name = g_strdup(vm->record->name);
+            }
             label = g_markup_printf_escaped(
                 "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"3\" fill=\"%s\" stroke=\"#555\"/>"
-                "<text x=\"%u\" y=\"%u\" font-size=\"11\">%s cell %u: %u vCPUs, %.1f GiB, %s</text>\n",
-                b->x + 8, y, b->w - 16, VM_ROW - 6, locality_colour(vm->locality), b->x + 14, y + 16,
-                vm->record->name, cell->id, cell->vcpus, cell->memory_kib / 1048576.0, local);
+                "<text x=\"%u\" y=\"%u\" font-size=\"11\" font-weight=\"bold\">%s, cell %u</text>"
+                "<text x=\"%u\" y=\"%u\" font-size=\"10\">%u vCPUs \xc2\xb7 %.1f GiB \xc2\xb7 %s</text>\n",
+                b->x + 8, y, b->w - 16, VM_ROW - 6, locality_colour(vm->locality), b->x + 14, y + 13,
+                name, cell->id, b->x + 14, y + 27, cell->vcpus, cell->memory_kib / 1048576.0, local);
             g_string_append(svg, label);
             row++;
         }

@@ -80,8 +80,9 @@ test_vms_and_distances(void)
     svg = vn_topology_svg(t, status);
     assert_well_formed(svg);
     assert_xmllint(svg);
-    g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot; cell 0: 2 vCPUs, 2.0 GiB, local 75%"));
-    g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot; cell 1:"));
+    g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot;, cell 0</text>"));
+    g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot;, cell 1</text>"));
+    g_assert_nonnull(strstr(svg, "2 vCPUs \xc2\xb7 2.0 GiB \xc2\xb7 local 75%"));
     g_assert_nonnull(strstr(svg, "test &lt;host&gt; &amp;"));
     g_assert_nonnull(strstr(svg, "#f3d17a"));          /* 75 %: amber */
     g_assert_nonnull(strstr(svg, ">22</text>"));       /* distance 0-2 */
