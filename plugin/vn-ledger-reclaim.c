@@ -53,3 +53,19 @@ guint vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed
         *ret_removed = g_steal_pointer(&removed);
     return n;
 }
+
+VnLedgerRecord *vn_ledger_take_reservation(VnLedger *l, const gchar *name, gint64 now)
+{
+    GPtrArray *recs = vn_ledger_records(l);
+    for (guint i = 0; i < recs->len; i++) {
+        VnLedgerRecord *r = g_ptr_array_index(recs, i);
+        if (!r->expires || g_strcmp0(r->name, name) != 0)
+            continue;
+        VnLedgerRecord *held = g_ptr_array_steal_index(recs, i);
+        if (now < held->expires)
+            return held;
+        vn_ledger_record_free(held);
+        return NULL;
+    }
+    return NULL;
+}

@@ -169,5 +169,12 @@ guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
  * names in `ret_removed` (may be NULL). */
 guint vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed);
 
+/* For the hook at a VM's start: removes and returns (transfer full) the
+ * hold vnumad reserved for the VM named `name` — a record with `expires`
+ * set and that name — so the VM's own placement may use its room; NULL
+ * when there is none.  A lapsed hold (now >= expires) is removed too but
+ * not returned. */
+VnLedgerRecord *vn_ledger_take_reservation(VnLedger *l, const gchar *name, gint64 now);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedgerRecord, vn_ledger_record_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLedger, vn_ledger_free)

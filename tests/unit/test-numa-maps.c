@@ -167,6 +167,36 @@ test_ledger_reclaim_expired(void)
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 }
 
+static void
+test_ledger_take_reservation(void)
+{
+    g_autofree gchar *dir = g_dir_make_tmp("vn-ledger-take-XXXXXX", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnLedger) l = vn_ledger_open(dir, &error);
+    g_autoptr(VnLedgerRecord) held = NULL;
+    VnLedgerRecord *r;
+
+    g_assert_no_error(error);
+    r = vn_ledger_record_new("reservation:1", "vm1");
+    r->expires = 500;
+    vn_ledger_put(l, r);
+    r = vn_ledger_record_new("reservation:2", "vm2");
+    r->expires = 100;
+    vn_ledger_put(l, r);
+    vn_ledger_put(l, vn_ledger_record_new("uuid-vm3", "vm3"));
+
+    held = vn_ledger_take_reservation(l, "vm1", 200);
+    g_assert_nonnull(held);
+    g_assert_cmpstr(held->uuid, ==, "reservation:1");
+    g_assert_null(vn_ledger_lookup(l, "reservation:1"));
+    /* lapsed: removed, not returned */
+    g_assert_null(vn_ledger_take_reservation(l, "vm2", 200));
+    g_assert_null(vn_ledger_lookup(l, "reservation:2"));
+    /* a running VM's own record is no reservation */
+    g_assert_null(vn_ledger_take_reservation(l, "vm3", 200));
+    g_assert_nonnull(vn_ledger_lookup(l, "uuid-vm3"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -178,5 +208,6 @@ main(int argc, char **argv)
     g_test_add_func("/numa-maps/read/sysroot", test_read_sysroot);
     g_test_add_func("/ledger/expires/round-trip", test_ledger_expires);
     g_test_add_func("/ledger/expires/reclaim", test_ledger_reclaim_expired);
+    g_test_add_func("/ledger/expires/take-reservation", test_ledger_take_reservation);
     return g_test_run();
 }
