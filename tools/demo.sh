@@ -45,3 +45,17 @@ plan "R815: 8 dedicated vCPUs, whole cores only" \
 plan "R815: a VM with 2 IOThreads and a NIC on node 5" \
     --topology "$fixture" --vcpus 4 --memory 8G --iothreads 2 --device-node 5
 plan "R815: a VM that fits nowhere" --topology "$fixture" --vcpus 8 --memory 200G
+
+# 4. The operator's view (issue 8): what if 300 VMs of the Azure mix arrive
+#    on the R815, with vnuma and with the policies of its peers; and a
+#    picture of a host with VMs on it (a captured two-node host).
+section "R815: vnumactl simulate --trace tests/data/trace/azure-300.csv (vnuma vs the peers' policies)"
+"$vnumactl" simulate --topology "$fixture" --trace "$root/tests/data/trace/azure-300.csv"
+
+section "A captured two-node host: vnumactl status, and its picture"
+"$vnumactl" status --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" \
+    --sysroot "$root/tests/data/status/sysroot" --state-dir "$root/tests/data/status/state"
+"$vnumactl" topology --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" \
+    --sysroot "$root/tests/data/status/sysroot" --state-dir "$root/tests/data/status/state" \
+    --svg "$build/demo-host.svg"
+echo "picture: $build/demo-host.svg"
