@@ -30,3 +30,8 @@ done
 echo "-- POST /v1/fit, 2 connections"
 "$build/tests/bench/bench-api" --socket "$tmp/api.sock" --requests "$((requests / 5))" --connections 2 \
     --path /v1/fit --pid "$pid"
+echo "-- inside the daemon: time from request read to answer built (vnuma_plan_duration_seconds)"
+curl -s --unix-socket "$tmp/api.sock" http://vnumad/metrics |
+    awk -F'[{}" ]+' '/^vnuma_plan_duration_seconds_bucket/ { b[$3] = $NF; order[n++] = $3 }
+         /^vnuma_plan_duration_seconds_count/ { total = $NF }
+         END { for (i = 0; i < n; i++) printf "   <= %s s: %.3f %%\n", order[i], 100 * b[order[i]] / total }'
