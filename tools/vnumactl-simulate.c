@@ -4,8 +4,9 @@
  *   vnumactl trace-gen --vms N --seed S [--hours H] [--output FILE]
  *
  * simulate replays the trace on the host from the topology source options
- * (starting from its load: the live host's ledger, --load) with the host
- * policy from vnuma.conf, once per policy, and prints the metrics of
+ * (starting from its committed load: the live host's ledger, --load; not
+ * from measured free memory or CPU busy) with the host policy from
+ * vnuma.conf, once per policy, and prints the metrics of
  * vn-simulate.h.  --json: {"trace": {"file", "vms", "offered_gib_hours"},
  * "policies": {"vnuma": {...}, "first-fit": {...}, ...}}; the means of
  * split distances are null when the policy split nothing.
@@ -173,6 +174,18 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
            "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
 }
 
+/* A replay spans hours or months: a free-memory or CPU-busy reading taken
+ * now (live host, --sysroot) says nothing about them, so only committed
+ * figures (the ledger's, --load) carry into the replay. */
+static void
+forget_measurements(VnTopology *t, VnLoad *load)
+{
+    for (guint i = 0; i < t->n_nodes; i++) {
+        t->nodes[i].mem_free_kib = G_MAXUINT64;
+        load->nodes[i].cpu_busy = -1.0;
+    }
+}
+
 int
 vn_cmd_simulate(int argc, char **argv)
 {
@@ -202,6 +215,7 @@ vn_cmd_simulate(int argc, char **argv)
     if (!(trace = vn_trace_load_file(o.trace, &error)) ||
         !vn_source_load(&o.source, &t, &load, &config, &error))
         return vn_cli_fail(error);
+    forget_measurements(t, load);
     for (guint i = 0; i < results->len; i++) {
         SimResult *r = &g_array_index(results, SimResult, i);
         if (!vn_simulate(t, load, config->policy, trace, r->policy, &r->m, &error))

@@ -1,0 +1,1 @@
+simulate --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot tests/data/sysroot/two-node-busy --load tests/data/load/cli-two-node.json --trace tests/data/trace/azure-300.csv --policy vnuma --policy no-pinning
