@@ -230,6 +230,12 @@ bounds_min_nodes(const VnPlanCtx *c, const Bounds *b)
 
 /* ---- growth from one seed ---- */
 
+static gdouble
+node_util(const VnPlanCtx *c, guint node)
+{
+    return vn_plan_node_util_after(c, node, 0, 0);
+}
+
 static gboolean
 grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
      guint *dsum, gboolean *in, VnNodeSet *out)
@@ -254,8 +260,9 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
             if (vhave + b->vcap[j] + rest_for(&rv, b->vpos, b->vcap, j, left) < b->vneed ||
                 mhave + b->mcap[j] + rest_for(&rm, b->mpos, b->mcap, j, left) < b->mneed)
                 continue;
+            /* nearest to the set; among equals the least loaded now */
             if (best < 0 || dsum[j] < dsum[best] ||
-                (dsum[j] == dsum[best] && b->mcap[j] + b->vcap[j] > b->mcap[best] + b->vcap[best]))
+                (dsum[j] == dsum[best] && node_util(c, j) < node_util(c, (guint)best) - 1e-12))
                 best = (gint)j;
         }
         if (best < 0)
