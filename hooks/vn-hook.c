@@ -61,6 +61,7 @@ void vn_hook_free(VnHook *h)
     g_free(h->nodes);
     g_free(h->reason);
     g_free(h->refusal);
+    g_free(h->filtered);
     g_free(h);
 }
 

@@ -66,6 +66,7 @@ typedef struct {
     gchar *nodes;            /* "0,1", or NULL */
     gchar *reason;
     gchar *refusal;          /* set: exit 1 with this line on stderr */
+    gchar *filtered;         /* migrate/restore: the XML to print, or NULL */
 } VnHook;
 
 VnHook *vn_hook_new(const gchar *vm, VnHookPhase phase);
@@ -101,6 +102,9 @@ gboolean vn_hook_prepare(VnHook *h, GError **error);
 gboolean vn_hook_started(VnHook *h, GError **error);
 gboolean vn_hook_release(VnHook *h, GError **error);
 gboolean vn_hook_reconnect(VnHook *h, GError **error);
+/* migrate/restore filters (vn-hook-filter.c): sets h->filtered when the XML
+ * must change for this host. */
+gboolean vn_hook_filter(VnHook *h, GError **error);
 
 /* vn-hook-spawn.c: runs argv fully detached from the hook: double fork,
  * setsid, stdin /dev/null, stdout/stderr appended to `log_path` (or

@@ -8,8 +8,9 @@
  * internal error happens with [hook] strict = true.  Then one line on
  * stderr says why; libvirt shows it to whoever started the VM.  Unknown
  * phases and bad input are logged and exit 0 at once (fail-open): a bug
- * here must never keep a VM from starting.  Nothing is ever printed on
- * stdout: for the migrate/restore filters that means "XML unchanged".
+ * here must never keep a VM from starting.  stdout stays empty except for
+ * the migrate/restore filters when the XML must change for this host
+ * (empty = unchanged, which is also what every error gives).
  * Environment (tests, or a non-default set-up): VNUMA_CONFIG,
  * VNUMA_STATE_DIR, VNUMA_TOPOLOGY, VNUMA_LIBVIRT_RUN_DIR, VNUMA_VNUMACTL. */
 #include <stdio.h>
@@ -30,10 +31,7 @@ static gboolean run_phase(VnHook *h, GError **error)
         return vn_hook_reconnect(h, error);
     case VN_HOOK_PHASE_MIGRATE:
     case VN_HOOK_PHASE_RESTORE:
-        /* Filters: re-planning pins for this host is not done yet; printing
-         * nothing keeps libvirt's XML, which is always valid. */
-        vn_hook_decide(h, "unchanged", NULL, "XML passed through unchanged");
-        return TRUE;
+        return vn_hook_filter(h, error);
     default:
         return TRUE;
     }
@@ -78,6 +76,8 @@ int main(int argc, char **argv)
     if (!run_phase(h, &error))
         return fail(h, error);
     vn_hook_log_decision(h);
+    if (h->filtered)
+        fputs(h->filtered, stdout);
     if (h->refusal) {
         fprintf(stderr, "%s\n", h->refusal);
         return 1;

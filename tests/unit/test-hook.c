@@ -382,10 +382,43 @@ static void test_corrupt_ledger(Fixture *f, gconstpointer data)
     g_assert_nonnull(vn_ledger_lookup_name(l, "vm-placed"));
 }
 
+/* migrate/restore: nothing printed when the recorded placement fits or on
+ * any error; a re-placed XML (same guest, pins for this host) otherwise. */
 static void test_filters(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-placed", "migrate", "begin", "placed");
     hook_ok(f, "vm-placed", "restore", "begin", "placed");
+    hook_ok(f, "vm-unmanaged", "migrate", "begin", "unmanaged");
+    hook_ok(f, "vm-broken", "migrate", "begin", "malformed");
+
+    Run r = { 0 };
+    run_hook(f, "vm-gone", "migrate", "begin", "gone-node", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.err, ==, "");
+    g_assert_nonnull(strstr(r.out, "<uuid>11111111-0000-4000-8000-000000000002</uuid>"));
+    g_assert_null(strstr(r.out, "node='9'"));
+    g_assert_nonnull(strstr(r.out, "<vcpupin vcpu='1'"));
+    g_assert_null(strstr(r.out, "<numa>"));               /* no guest NUMA added */
+    /* fed back (as the next hook in qemu.d would see it): it fits now */
+    Run again = { 0 };
+    run_hook_xml(f, "vm-gone", "migrate", "begin", r.out, &again);
+    g_assert_cmpint(again.status, ==, 0);
+    g_assert_cmpstr(again.out, ==, "");
+    run_clear(&again);
+    run_clear(&r);
+
+    /* 10 GiB without guest NUMA fits no single 8 GiB node: left as it was */
+    g_autofree gchar *path = data_path("hook/managed.xml");
+    g_autofree gchar *xml = NULL;
+    g_assert_true(g_file_get_contents(path, &xml, NULL, NULL));
+    g_autoptr(GString) big = g_string_new(xml);
+    g_string_replace(big, "1048576", "10485760", 0);
+    run_hook_xml(f, "vm-managed", "restore", "begin", big->str, &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "");
+    run_clear(&r);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);    /* filters never reserve */
 }
 
 /* 50 hook processes planning managed VMs at once never overbook a node. */
