@@ -193,7 +193,7 @@ vn_cmd_simulate(int argc, char **argv)
     const GOptionEntry entries[] = {
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy (repeatable; default all)", "vnuma|first-fit|most-free|round-robin|no-pinning" },
+          "Only this policy: vnuma, first-fit, most-free, round-robin or no-pinning (repeatable; default all)", "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { NULL },
     };
@@ -204,6 +204,11 @@ vn_cmd_simulate(int argc, char **argv)
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnTrace) trace = NULL;
+
+    g_option_context_set_description(ctx,
+        "Policies: vnuma (this planner), first-fit (Nova), most-free (numad), round-robin,\n"
+        "no-pinning (an unmanaged VM).  The metrics are described in vnumactl(8).\n"
+        "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
 
     if (!vn_cli_parse(ctx, &argc, &argv))
