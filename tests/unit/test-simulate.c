@@ -70,7 +70,9 @@ test_release_roundtrip(void)
     g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
     g_autoptr(VnLoad) load = vn_load_new(t);
     g_autoptr(VnLoad) before = NULL;
-    const guint sizes[][3] = { { 2, 4, 0 }, { 12, 40, 0 }, { 4, 8, 1 }, { 6, 20, 2 } };
+    /* vCPUs, GiB, kind: 0 shared, 1 dedicated, 2 hugepages, 3 dedicated
+     * with SMT isolate (siblings held idle) */
+    const guint sizes[][3] = { { 2, 4, 0 }, { 12, 40, 0 }, { 4, 8, 1 }, { 6, 20, 2 }, { 4, 8, 3 } };
 
     load->nodes[3].committed_memory_kib = 3 * GIB;
     load->nodes[3].committed_vcpus = 5;
@@ -82,7 +84,8 @@ test_release_roundtrip(void)
 
         r->vcpus = sizes[i][0];
         r->memory_kib = sizes[i][1] * GIB;
-        r->dedicated = sizes[i][2] == 1;
+        r->dedicated = sizes[i][2] == 1 || sizes[i][2] == 3;
+        r->smt = sizes[i][2] == 3 ? VN_SMT_ISOLATE : VN_SMT_PREFER;
         r->hugepage_kib = sizes[i][2] == 2 ? 2048 : 0;
         p = vn_plan(t, load, policy, r, NULL, &error);
         if (r->hugepage_kib) {  /* the shape has no hugepages: no fit, nothing to release */
@@ -92,6 +95,8 @@ test_release_roundtrip(void)
         g_assert_no_error(error);
         vn_load_commit(load, t, policy, r, p);
         g_assert_false(memcmp(load->nodes, before->nodes, sizeof(VnNodeLoad) * t->n_nodes) == 0);
+        if (r->smt == VN_SMT_ISOLATE)
+            g_assert_true(p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus));
         vn_load_release(load, t, policy, r, p);
         g_assert_cmpmem(load->nodes, sizeof(VnNodeLoad) * t->n_nodes, before->nodes,
                         sizeof(VnNodeLoad) * t->n_nodes);
