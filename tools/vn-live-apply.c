@@ -236,5 +236,10 @@ gboolean vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_
         return FALSE;
     pin_iothreads(&x, first);
     set_nodeset(&x);
+    g_autoptr(GError) meta_error = NULL;
+    if (vn_live_apply_metadata(dom, r, (guint)x.n_cpus, &meta_error))
+        g_ptr_array_add(x.log, g_strdup("placement recorded in the live metadata"));
+    else
+        g_ptr_array_add(x.log, g_strdup(meta_error->message));
     return TRUE;
 }

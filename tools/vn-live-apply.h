@@ -36,3 +36,10 @@ typedef enum {
  * after retrying while the domain's job is busy. */
 gboolean vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s,
                        GPtrArray *ret_log, GError **error);
+
+/* vn-live-metadata.c: writes `r` as the running domain's vnuma placement
+ * metadata (live only; the request hints already there are kept), so the
+ * status XML libvirt keeps tells where the VM really runs.  `n_cpus`: the
+ * host's CPU count (bitmap capacity). */
+gboolean vn_live_apply_metadata(virDomainPtr dom, const VnLedgerRecord *r, guint n_cpus,
+                                GError **error);

@@ -202,6 +202,17 @@ done
 [ $bad = 0 ] && ok "every QEMU thread runs on CPU 1" || fail "some QEMU thread is not on CPU 1"
 grep -q "vnt-apply: memory nodeset -> 0" "$state/apply.log" && ok "memory nodeset set live" ||
     fail "memory nodeset not set: $(grep vnt-apply "$state/apply.log")"
+# The applied placement is in the live metadata, so even a lost ledger
+# comes back from libvirt's status XML at the next daemon start.
+grep -Eq "<cell id=.0. node=.0. vcpus=.0. cpus=.1." /run/libvirt/qemu/vnt-apply.xml &&
+    ok "status XML records the applied placement" || fail "status XML lacks the placement"
+rm -f "$state/ledger.json"
+"$env_sh" restart || fail "daemon restart"
+for _ in $(seq 100); do
+    [ -n "$(reservation vnt-apply)" ] && break
+    sleep 0.1
+done
+expect_reservation vnt-apply "running 0 1 64 False" "lost ledger rebuilt from the live metadata"
 virsh -q destroy vnt-apply >/dev/null
 
 # 8. a strict-mode guest: libvirt will not move its nodeset live, so the
@@ -217,8 +228,8 @@ grep -q "vnt-strict: memory nodeset not changed live (0): .*restrictive" "$state
 virsh -q destroy vnt-strict >/dev/null
 : > "$conf"
 
-# 9. restore filter: a guest whose recorded placement names a node this
-#    host lacks starts (replanned live), is saved, and comes back from
+# 9. restore filter: a saved guest whose image records a placement on a
+#    node this host lacks (as after a move between hosts) comes back from
 #    `virsh restore` with pins, numatune and metadata re-planned for this
 #    host by the hook's filter — libvirt's ABI check accepts them.
 define vnt-restore 64 "$(placement 9 0 64)"
@@ -227,6 +238,12 @@ wait_applied vnt-restore
 save=/var/lib/vnuma-test/vnt-restore.save
 rm -f "$save"
 if virsh -q save vnt-restore "$save" >/dev/null 2>&1; then
+    image=$(mktemp)
+    virsh -q save-image-dumpxml "$save" |
+        sed -E "s/(<cell id=.0.) node=.0./\1 node='9'/" > "$image"
+    grep -q "node='9'" "$image" || fail "could not age the saved placement"
+    virsh -q save-image-define "$save" "$image" >/dev/null || fail "save-image-define"
+    rm -f "$image"
     err=$(virsh -q restore "$save" 2>&1) || fail "restore: $err"
     live=$(virsh dumpxml vnt-restore)
     # (libvirt re-serialises metadata with double quotes)

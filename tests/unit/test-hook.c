@@ -349,17 +349,32 @@ static void test_reconnect(Fixture *f, gconstpointer data)
     hook_ok(f, "vm-broken", "reconnect", "begin", "malformed");
 }
 
-/* No ledger: the first hook rebuilds it from the status XML of running
- * domains, and the running VM's node counts against the new one. */
-static void test_rebuild(Fixture *f, gconstpointer data)
+static gchar *copy_status(const Fixture *f, const gchar *name)
 {
-    g_autofree gchar *src = data_path("hook/run/vm-status.xml");
-    g_autofree gchar *dst = g_build_filename(f->run_dir, "vm-status.xml", NULL);
+    g_autofree gchar *file = g_strconcat(name, ".xml", NULL);
+    g_autofree gchar *rel = g_build_filename("hook", "run", file, NULL);
+    g_autofree gchar *src = data_path(rel);
+    gchar *dst = g_build_filename(f->run_dir, file, NULL);
     g_autofree gchar *text = NULL;
     g_assert_true(g_file_get_contents(src, &text, NULL, NULL));
     g_assert_true(g_file_set_contents(dst, text, -1, NULL));
+    return dst;
+}
+
+/* No ledger: the first hook rebuilds it from the status XML of running
+ * domains, and the running VM's node counts against the new one.
+ * vm-live.xml has the metadata as libvirt writes it back after `vnumactl
+ * apply` set it live (default namespace, double quotes). */
+static void test_rebuild(Fixture *f, gconstpointer data)
+{
+    g_autofree gchar *dst = copy_status(f, "vm-status");
+    g_autofree gchar *live = copy_status(f, "vm-live");
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
     g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *lr = vn_ledger_lookup_name(l, "vm-live");
+    g_assert_nonnull(lr);
+    g_assert_cmpint(lr->priority, ==, VN_PRIORITY_HIGH);
+    g_assert_cmpstr(g_array_index(lr->cells, VnLedgerCell, 0).cpus, ==, "2-3");
     VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-status");
     g_assert_nonnull(r);
     g_assert_cmpint(r->state, ==, VN_LEDGER_STATE_RUNNING);
