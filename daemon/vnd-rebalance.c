@@ -5,12 +5,22 @@
  * load, and answers the moves in the shape of `vnumactl rebalance --json`:
  *   {"dry_run": true, "moves": [{"vm", "cell", "from", "to", "vcpus",
  *    "memory_mib", "reason", "applied": false}], "notes": [...]}
- * Applying moves takes live libvirt calls that may wait tens of seconds
- * for a domain's job; the daemon's single-threaded loop must not, so
- * dry_run=false answers 501 and `vnumactl rebalance` applies. */
+ * dry_run=false applies: live libvirt calls that may wait tens of seconds
+ * for a domain's job, which the daemon's single-threaded loop must not
+ * make.  So it runs `vnumactl rebalance --json` (the one implementation of
+ * applying, recording in the ledger, and refusing what libvirt refuses)
+ * as a child with the daemon's own source options, pauses the message,
+ * and answers the child's JSON when it exits: 200 with "applied" per
+ * move, plus "errors" (its stderr lines) when some move failed; 502 when
+ * it produced no answer; 409 while another round runs.  The vnumactl run
+ * is $VNUMA_VNUMACTL, else the installed one. */
 #include "vnd.h"
 
 #include "vn-rebalance.h"
+
+#ifndef VNUMAD_VNUMACTL
+#define VNUMAD_VNUMACTL "/usr/local/sbin/vnumactl"
+#endif
 
 /* Running domains of the ledger (reservations and reserved starts are
  * not movable) as residents on `t`. */
@@ -81,6 +91,85 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
     return json_builder_get_root(b);
 }
 
+typedef struct {
+    VndDaemon *d;
+    SoupServerMessage *msg;
+} ApplyJob;
+
+static void
+reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, GError **error)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_auto(GStrv) lines = g_strsplit(err ? err : "", "\n", -1);
+    JsonObject *o;
+    JsonArray *errors;
+
+    if (!out || !json_parser_load_from_data(parser, out, -1, NULL) ||
+        !json_parser_get_root(parser) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_GATEWAY, "vnumactl rebalance gave no answer: %s",
+                    lines[0] && *lines[0] ? lines[0] : "(nothing on stderr)");
+        return;
+    }
+    o = json_node_get_object(json_parser_get_root(parser));
+    json_object_set_boolean_member(o, "dry_run", FALSE);
+    errors = json_array_new();
+    for (guint i = 0; lines[i]; i++)
+        if (*lines[i])
+            json_array_add_string_element(errors, lines[i]);
+    json_object_set_array_member(o, "errors", errors);
+    vnd_reply_json(msg, SOUP_STATUS_OK, json_parser_get_root(parser));
+}
+
+static void
+on_applied(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    ApplyJob *job = user_data;
+    g_autofree gchar *out = NULL, *err = NULL;
+    g_autoptr(GError) error = NULL;
+
+    if (g_subprocess_communicate_utf8_finish(G_SUBPROCESS(source), result, &out, &err, &error))
+        reply_applied(job->msg, out, err, &error);
+    if (error)
+        vnd_reply_error(job->msg, error);
+    vnd_metrics_count_request(job->d->metrics, "/v1/rebalance", soup_server_message_get_status(job->msg));
+    vnd_state_invalidate(job->d->state);
+    job->d->rebalancing = FALSE;
+    soup_server_message_unpause(job->msg);
+    g_object_unref(job->msg);
+    g_free(job);
+}
+
+static gboolean
+apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
+{
+    const gchar *env = g_getenv("VNUMA_VNUMACTL");
+    g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+    g_auto(GStrv) argv = NULL;
+    g_autoptr(GSubprocess) proc = NULL;
+    ApplyJob *job;
+
+    if (d->rebalancing) {
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_CONFLICT, "a rebalancing round is running; try again");
+        return FALSE;
+    }
+    g_strv_builder_add_many(b, env && *env ? env : VNUMAD_VNUMACTL, "rebalance", "--json", NULL);
+    g_strv_builder_addv(b, (const gchar **)vnd_state_source_args(d->state));
+    argv = g_strv_builder_end(b);
+    proc = g_subprocess_newv((const gchar *const *)argv,
+                             G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
+    if (!proc) {
+        g_prefix_error(error, "rebalance: ");
+        return FALSE;
+    }
+    job = g_new0(ApplyJob, 1);
+    job->d = d;
+    job->msg = g_object_ref(msg);
+    d->rebalancing = TRUE;
+    soup_server_message_pause(msg);
+    g_subprocess_communicate_utf8_async(proc, NULL, NULL, on_applied, job);
+    return TRUE;
+}
+
 gboolean
 vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -95,11 +184,8 @@ vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GEr
 
     if (!vnd_query_bool(msg, "dry_run", TRUE, &dry_run, error))
         return FALSE;
-    if (!dry_run) {
-        g_set_error_literal(error, VND_ERROR, VND_ERROR_NOT_IMPLEMENTED,
-                            "dry_run=false: vnumad only proposes; apply with `vnumactl rebalance`");
-        return FALSE;
-    }
+    if (!dry_run)
+        return apply(d, msg, error);
     if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
         return FALSE;
     vms = residents(snap, t);

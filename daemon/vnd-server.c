@@ -177,7 +177,9 @@ on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
         vnd_reply_error(msg, error);
     if (allow)
         soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow", allow);
-    vnd_metrics_count_request(d->metrics, name, soup_server_message_get_status(msg));
+    /* a paused message (answered later) is counted when it is answered */
+    if (soup_server_message_get_status(msg) != 0)
+        vnd_metrics_count_request(d->metrics, name, soup_server_message_get_status(msg));
     g_debug("%s %s -> %u", method, path, soup_server_message_get_status(msg));
 }
 

@@ -26,6 +26,7 @@ struct _VndState {
     VnCpuSnapshot *last;     /* previous /proc/stat reading (live) */
     gdouble *busy;           /* measured CPU busy per node index, < 0 unknown */
     VnLoad *load;            /* cached; NULL = rebuild */
+    GStrv source_args;       /* the options again, for vnumactl children */
     struct stat ledger_st;   /* ledger.json when `load` was built */
     gboolean ledger_seen;
 };
@@ -33,6 +34,29 @@ struct _VndState {
 const VnTopology *vnd_state_topology(const VndState *s) { return s->topology; }
 const VnConfig *vnd_state_config(const VndState *s) { return s->config; }
 const gchar *vnd_state_sysroot(const VndState *s) { return s->sysroot; }
+const gchar *const *vnd_state_source_args(const VndState *s) { return (const gchar *const *)s->source_args; }
+
+/* Absolute paths: a child runs wherever, and the daemon chdir()s to /. */
+static GStrv
+source_args(const VnSourceOptions *o)
+{
+    const struct { const gchar *flag, *value; gboolean path; } opts[] = {
+        { "--topology", o->topology_file, TRUE }, { "--synthetic", o->synthetic, FALSE },
+        { "--capabilities", o->capabilities, TRUE }, { "--load", o->load_file, TRUE },
+        { "--config", o->config_file, TRUE }, { "--sysroot", o->sysroot, TRUE },
+    };
+    g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+
+    for (gsize i = 0; i < G_N_ELEMENTS(opts); i++) {
+        g_autofree gchar *abs = NULL;
+        if (!opts[i].value)
+            continue;
+        abs = opts[i].path ? g_canonicalize_filename(opts[i].value, NULL) : g_strdup(opts[i].value);
+        g_strv_builder_add(b, opts[i].flag);
+        g_strv_builder_add(b, abs);
+    }
+    return g_strv_builder_end(b);
+}
 
 void
 vnd_state_free(VndState *s)
@@ -46,6 +70,7 @@ vnd_state_free(VndState *s)
     vn_cpu_snapshot_free(s->last);
     g_free(s->busy);
     vn_load_free(s->load);
+    g_strfreev(s->source_args);
     g_free(s);
 }
 
@@ -91,9 +116,11 @@ vnd_state_new(const VnSourceOptions *o, GError **error)
     s = g_new0(VndState, 1);
     s->topology = g_steal_pointer(&t);
     s->config = g_steal_pointer(&config);
-    s->sysroot = g_strdup(o->sysroot);
-    s->load_file = g_strdup(o->load_file);
+    /* absolute: a detached daemon runs in / */
+    s->sysroot = o->sysroot ? g_canonicalize_filename(o->sysroot, NULL) : NULL;
+    s->load_file = o->load_file ? g_canonicalize_filename(o->load_file, NULL) : NULL;
     s->live = is_live(o);
+    s->source_args = source_args(o);
     s->busy = g_new(gdouble, s->topology->n_nodes);
     for (guint i = 0; i < s->topology->n_nodes; i++)
         s->busy[i] = -1.0;

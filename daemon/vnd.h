@@ -45,6 +45,7 @@ typedef enum {
     VND_ERROR_UNSUPPORTED_TYPE = 415,
     VND_ERROR_INTERNAL = 500,
     VND_ERROR_NOT_IMPLEMENTED = 501,
+    VND_ERROR_BAD_GATEWAY = 502,      /* a helper process gave no answer */
     VND_ERROR_UNAVAILABLE = 503,
 } VndError;
 
@@ -64,6 +65,9 @@ const gchar *vnd_state_sysroot(const VndState *s);
 const VnLoad *vnd_state_load(VndState *s, GError **error);
 /* A fresh load from `records` of a locked ledger (for reservations). */
 VnLoad *vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger);
+/* The source options the daemon was started with, as arguments for a
+ * vnumactl command that must see the same host (NULL-terminated). */
+const gchar *const *vnd_state_source_args(const VndState *s);
 /* Drops the cached load (after the daemon wrote the ledger). */
 void vnd_state_invalidate(VndState *s);
 /* Measures the live host again (CPU busy since the last sample, free
@@ -85,6 +89,7 @@ typedef struct {
     SoupServer *server;
     GMainLoop *loop;
     GHashTable *conns;         /* vnd-conn.c: client sockets watched */
+    gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,

@@ -227,7 +227,6 @@ check "405 carries Allow: POST" test "$allow" = POST
 
 # --- rebalance ----------------------------------------------------------------
 expect POST '/v1/rebalance?dry_run=perhaps' "" 400 "dry_run"
-expect POST '/v1/rebalance?dry_run=false' "" 501 "vnumactl rebalance"
 req POST '/v1/rebalance?dry_run=true' ''
 check "rebalance dry run: 200 with moves and notes" jqb '.dry_run and (.moves | type == "array") and (.notes | type == "array")'
 
@@ -258,7 +257,17 @@ cat >"$tmp/state2/ledger.json" <<'EOF'
   "time": 1764451200, "cells": [{"id": 0, "node": 1, "cpus": "4-7", "vcpus": 2, "memory_kib": 1048576}]}]}
 EOF
 S2=$tmp/replay.sock
-VNUMA_STATE_DIR=$tmp/state2 start replay "$S2" --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" ||
+# a stand-in for `vnumactl rebalance --json`: echoes its arguments as a note
+cat >"$tmp/fake-vnumactl" <<'EOF'
+#!/bin/sh
+[ -e "${0%/*}/fake-fail" ] && { echo "cannot connect to qemu:///system" >&2; exit 1; }
+sleep 0.5
+printf '{"moves": [{"vm": "vm3", "cell": 0, "from": 0, "to": 1, "applied": true}], "notes": ["args: %s"]}\n' "$*"
+echo "vm4: domain busy" >&2
+exit 1
+EOF
+chmod +x "$tmp/fake-vnumactl"
+VNUMA_VNUMACTL=$tmp/fake-vnumactl VNUMA_STATE_DIR=$tmp/state2 start replay "$S2" --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" ||
     nok "replayed daemon starts"
 S_main=$S; S=$S2
 req GET /v1/domains
@@ -275,6 +284,17 @@ check "metrics: committed memory per node" grep -q '^vnuma_node_committed_memory
 req POST /v1/rebalance ''
 check "rebalance dry run: node 0 is hot, one cell moves to node 1, nothing applied" \
     jqb '(.moves | length >= 1) and .moves[0].from == 0 and .moves[0].to == 1 and (.moves[0].applied | not) and (.moves[0].reason | length > 0)'
+curl -s --unix-socket "$S" -X POST -o "$tmp/apply1" -w '%{http_code}' 'http://vnumad/v1/rebalance?dry_run=false' >"$tmp/apply1.code" &
+sleep 0.2
+req POST '/v1/rebalance?dry_run=false' ''
+check "rebalance apply: a second round while one runs -> 409" test "$code" = 409
+wait $!
+check "rebalance apply: 200 from vnumactl's JSON" test "$(cat "$tmp/apply1.code")" = 200
+check "rebalance apply: moves applied, vnumactl's stderr as errors, daemon's source options passed" \
+    jq -e --arg r "$root" '(.dry_run | not) and .moves[0].applied and .errors == ["vm4: domain busy"] and
+        (.notes[0] | contains("rebalance --json --synthetic")) and (.notes[0] | contains("--sysroot " + $r))' "$tmp/apply1"
+touch "$tmp/fake-fail"
+expect POST '/v1/rebalance?dry_run=false' "" 502 "cannot connect"
 req GET /metrics
 check "metrics: request counter" grep -q '^vnuma_api_requests_total{endpoint="/v1/domains",code="200"} 1$' "$tmp/body"
 S=$S_main

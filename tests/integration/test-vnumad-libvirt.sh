@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-vnumad-libvirt.sh HOOK VNUMAD: vnumad next to a real libvirtd with
+# test-vnumad-libvirt.sh HOOK VNUMAD VNUMACTL: vnumad next to a real libvirtd with
 # a TCG guest (issue 7).  Exit 77 when this machine cannot run a libvirt
 # daemon (not root, packages unavailable) or has no curl/jq.
 #
@@ -7,7 +7,8 @@
 # by the host view; the hook registers a started guest in the shared
 # ledger; GET /v1/domains measures the real QEMU's memory per node from its
 # /proc/<pid>/numa_maps (pid from libvirt's pid file) with its locality;
-# /metrics carries the guest's locality; the guest's destroy removes it.
+# /metrics carries the guest's locality; a rebalance round applied through
+# the API runs the real vnumactl; the guest's destroy removes it.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,8 +20,9 @@ sock=/run/vnuma-itest-api.sock
 command -v curl >/dev/null && command -v jq >/dev/null || { echo "skip: needs curl and jq"; exit 77; }
 
 if [ "${1:-}" != --inner ]; then
-    hook=$(realpath "${1:?usage: $0 HOOK VNUMAD}")
-    vnumad=$(realpath "${2:?usage: $0 HOOK VNUMAD}")
+    hook=$(realpath "${1:?usage: $0 HOOK VNUMAD VNUMACTL}")
+    vnumad=$(realpath "${2:?usage: $0 HOOK VNUMAD VNUMACTL}")
+    export VNUMA_VNUMACTL=$(realpath "${3:?usage: $0 HOOK VNUMAD VNUMACTL}")
     rm -rf "$state"
     : > "$conf"
     export VN_HOOK_ENV="VNUMA_STATE_DIR=$state VNUMA_CONFIG=$conf"
@@ -82,7 +84,15 @@ echo "$got" | jq -e '.memory_mib_by_node["0"] > 0 and .locality_percent == 100' 
 api http://vnumad/metrics | grep -q '^vnuma_domain_locality_ratio{domain="vnt-api"} 1.0000$' &&
     ok "metrics: the guest's locality" || fail "metrics: no locality for vnt-api"
 
-# 4. destroy: the hook releases it, the API stops listing it
+# 4. one rebalancing round applied through the API (the real vnumactl)
+got=$(api -X POST -w ' %{http_code}' 'http://vnumad/v1/rebalance?dry_run=false')
+echo "   $got"
+case "$got" in
+    *'"dry_run":false'*' 200') ok "rebalance applied through vnumactl" ;;
+    *) fail "rebalance apply: $got" ;;
+esac
+
+# 5. destroy: the hook releases it, the API stops listing it
 virsh -q destroy vnt-api >/dev/null || fail "destroy vnt-api"
 api http://vnumad/v1/domains | jq -e '[.domains[] | select(.name == "vnt-api")] | length == 0' >/dev/null &&
     ok "domains: gone after destroy" || fail "domains: still listed after destroy"
