@@ -11,6 +11,7 @@
 #include "vnd.h"
 #include "vnd-spec.h"
 
+#include "vn-history.h"
 #include "vn-ledger-domain.h"
 #include "vn-placement-json.h"
 
@@ -20,6 +21,22 @@ static gint64
 now_s(void)
 {
     return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+/* One line in history.log (`vnumactl log`), phase "reservation"; a
+ * history that cannot be written never fails the request. */
+static void
+history(VndDaemon *d, const gchar *vm, const gchar *decision, const gchar *nodes,
+        const gchar *reason)
+{
+    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+    g_autofree gchar *time = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
+    g_autoptr(VnHistoryEntry) e = vn_history_entry_new(time, vm, "reservation", decision,
+                                                       nodes ? nodes : "", reason ? reason : "");
+    g_autoptr(GError) error = NULL;
+
+    if (!vn_history_append(vnd_state_config(d->state)->state_dir, e, &error))
+        g_debug("history not written: %s", error->message);
 }
 
 static gboolean
@@ -78,6 +95,7 @@ vnd_reservations_reclaim(VndDaemon *d)
         return (void)g_warning("reservations not reclaimed: %s", error->message);
     for (guint i = 0; i < removed->len; i++) {
         g_info("reservation lapsed: %s", (const gchar *)g_ptr_array_index(removed, i));
+        history(d, g_ptr_array_index(removed, i), "lapsed", NULL, "TTL passed before the VM started");
         vnd_metrics_count_reservation(d->metrics, "expired");
     }
 }
@@ -109,11 +127,14 @@ reserve(VndDaemon *d, VnLedger *l, VndSpec *spec, const gchar *id, VndPlanOutcom
     g_autofree gchar *fallback = g_strconcat("reservation-", id, NULL);
     const gchar *name;
     gint64 now = now_s();
-    guint lapsed = vn_ledger_reclaim_expired(l, now, NULL);
+    g_autoptr(GPtrArray) lapsed = NULL;
     VnLedgerRecord *r;
 
-    for (guint i = 0; i < lapsed; i++)
+    vn_ledger_reclaim_expired(l, now, &lapsed);
+    for (guint i = 0; i < lapsed->len; i++) {
+        history(d, g_ptr_array_index(lapsed, i), "lapsed", NULL, "TTL passed before the VM started");
         vnd_metrics_count_reservation(d->metrics, "expired");
+    }
     load = vnd_state_load_with_ledger(d->state, l);
     if (!vnd_plan_run(d->state, spec, load, out, error))
         return NULL;
@@ -158,6 +179,13 @@ vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar 
         return FALSE;
     vnd_metrics_count_reservation(d->metrics, "created");
     g_info("reservation %s for %s until %" G_GINT64_FORMAT, id, r->name, r->expires);
+    {
+        g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+        g_autofree gchar *why = g_strdup_printf("reservation %s for %u s: %s", id, spec->ttl_s,
+                                                out.placement->reasons->len
+                                                ? (const gchar *)g_ptr_array_index(out.placement->reasons, 0) : "");
+        history(d, r->name, "reserved", nodes, why);
+    }
     vnd_reply_json(msg, SOUP_STATUS_CREATED, node);
     return TRUE;
 }
@@ -167,6 +195,8 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
 {
     g_autofree gchar *uuid = g_strconcat(VND_RESERVATION_PREFIX, arg, NULL);
     g_autoptr(VnLedger) l = NULL;
+    g_autofree gchar *name = NULL, *nodes = NULL;
+    VnLedgerRecord *r;
 
     if (!g_uuid_string_is_valid(arg)) {
         g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: \"%s\" is not a reservation id", arg);
@@ -174,6 +204,10 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
     }
     if (!(l = open_ledger(d, error)))
         return FALSE;
+    if ((r = vn_ledger_lookup(l, uuid))) {
+        name = g_strdup(r->name);
+        nodes = vn_ledger_record_nodes_string(r);
+    }
     if (!vn_ledger_remove(l, uuid)) {
         g_set_error(error, VND_ERROR, VND_ERROR_NOT_FOUND,
                     "reservation %s: none (released, consumed by its VM, or lapsed)", arg);
@@ -183,6 +217,7 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
         return FALSE;
     vnd_metrics_count_reservation(d->metrics, "deleted");
     g_info("reservation %s released", arg);
+    history(d, name, "released", nodes, "released through the API");
     soup_server_message_set_status(msg, SOUP_STATUS_NO_CONTENT, NULL);
     return TRUE;
 }

@@ -171,6 +171,8 @@ check "reservations: listed" jqb --arg i "$id_a" '.reservations | map(.id) | ind
 expect DELETE /v1/reservations/not-an-id "" 400 "id"
 expect DELETE "/v1/reservations/$id_a" "" 204
 expect DELETE "/v1/reservations/$id_a" "" 404 "$id_a"
+check "history: reserved and released lines for vm-a" \
+    test "$(jq -r 'select(.vm == "vm-a" and .phase == "reservation") | .decision' "$tmp/state/history.log" | tr '\n' ' ')" = "reserved released "
 check "reserve: gone from the ledger" jq -e --arg u "reservation:$id_a" '[.domains[] | select(.uuid == $u)] | length == 0' "$tmp/state/ledger.json"
 req POST /v1/reservations '{"vcpus": 2, "memory_mib": 1024, "ttl_s": 1}'
 id_b=$(jq -r .id "$tmp/body")
@@ -181,6 +183,7 @@ check "reserve: lapsed one not listed" jqb --arg i "$id_b" '.reservations | map(
 req POST /v1/reservations "{\"domain_xml\": $xml, \"ttl_s\": 60}"
 check "reserve: from domain_xml, named after the domain, with xml" jqb '.name == "vnt-web" and (.xml | contains("vnuma:placement"))'
 id_c=$(jq -r .id "$tmp/body")
+check "history: the lapsed one" jq -se 'map(select(.decision == "lapsed")) | length == 1' "$tmp/state/history.log"
 check "reserve: the lapsed one was reclaimed from the ledger" \
     jq -e --arg u "reservation:$id_b" '[.domains[] | select(.uuid == $u)] | length == 0' "$tmp/state/ledger.json"
 expect DELETE "/v1/reservations/$id_c" "" 204
