@@ -28,3 +28,31 @@ domain_cgroup() {
     _c=$(sed -n 's/^0:://p' "/proc/$_p/cgroup")
     echo "/sys/fs/cgroup${_c%/emulator}"
 }
+
+# anon_pages PID: "N0=.. N1=.. total=.." summed over the anonymous mappings
+# of a process (a guest's RAM is anonymous; shared file pages of the QEMU
+# binary and libraries are left out)
+anon_pages() {
+    grep ' anon=' "/proc/$1/numa_maps" | tr ' ' '\n' |
+        awk -F= '/^N[0-9]+=/ { n[$1] += $2; t += $2 }
+                 END { for (k in n) printf "%s=%d ", k, n[k]; printf "total=%d", t }'
+}
+
+# node_share PAGES NODE: integer percent of PAGES (as from anon_pages) on NODE
+node_share() {
+    echo "$1" | tr ' ' '\n' | awk -F= -v k="N$2" '
+        $1 == k { on = $2 } $1 == "total" { t = $2 }
+        END { print (t > 0 ? int(on * 100 / t) : 0) }'
+}
+
+# thread_affinity PID COMM_PREFIX: one "comm|Cpus_allowed_list" line per
+# thread whose name starts with COMM_PREFIX ("CPU " for vCPUs, "IO " for
+# IOThreads; see DESIGN.md section 4 for the names)
+thread_affinity() {
+    for _t in /proc/"$1"/task/*; do
+        _c=$(cat "$_t/comm" 2>/dev/null) || continue
+        case $_c in "$2"*)
+            echo "$_c|$(awk '/Cpus_allowed_list/ { print $2 }' "$_t/status")" ;;
+        esac
+    done
+}
