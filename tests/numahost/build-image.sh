@@ -57,7 +57,8 @@ build_kernel() {
 }
 
 build_initramfs_base() {
-    local img=$1 r=$img/initramfs-root kver a b m
+    local img=$1 kver a b m r
+    r=$img/initramfs-root
     kver=$(cat "$img/kernel/VERSION")
     rm -rf "$r"; mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,root,newroot,modules}
     cp /bin/busybox "$r/bin/busybox"
@@ -88,7 +89,8 @@ mirror_url() {
 }
 
 build_rootfs() {
-    local img=$1 r=$img/rootfs kver pkgs f d
+    local img=$1 kver pkgs f d r
+    r=$img/rootfs
     kver=$(cat "$img/kernel/VERSION")
     pkgs=$(sed -e 's/#.*//' "$NH_DIR/rootfs-packages.txt" | xargs)
     rm -rf "$r"; mkdir -p "$r"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/numahost/lib.sh - shared host-side helpers of the emulated NUMA host rig.
 # Sourced by build-image.sh, build-layer.sh, boot.sh and run-suite.sh; defines
 # functions and the cache location only, runs nothing.
@@ -32,10 +33,10 @@ nh_image_key() {
 nh_layout_load() {
     local f=$NH_DIR/layouts/$1.conf
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
-    NH_BOOT=initramfs NH_NODES= NH_DIST= NH_SCENARIOS= NH_SMP=
+    # shellcheck disable=SC2034  # read by the callers
+    NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP=
     # shellcheck disable=SC1090
     . "$f"
-    NH_LAYOUT=$1
 }
 
 # Count the CPUs of a cpulist such as "0-1,4".
