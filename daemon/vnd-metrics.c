@@ -7,6 +7,7 @@
 #include "vnd.h"
 
 #include <math.h>
+#include "vn-host-load.h"
 #include "vn-ledger.h"
 
 /* Plan latency buckets, seconds (the target is p99 <= 5 ms). */
@@ -20,6 +21,7 @@ struct _VndMetrics {
     GHashTable *reservations;  /* event -> guint64* */
     guint64 plan_bucket[N_BUCKETS];
     guint64 plan_count;
+    guint64 moves;
     gdouble plan_sum;
 };
 
@@ -68,6 +70,12 @@ void
 vnd_metrics_count_reservation(VndMetrics *m, const gchar *event)
 {
     bump(m->reservations, event);
+}
+
+void
+vnd_metrics_count_moves(VndMetrics *m, guint applied)
+{
+    m->moves += applied;
 }
 
 void
@@ -187,6 +195,36 @@ format_nodes(GString *out, VndDaemon *d, const VnLoad *load)
                                    t->nodes[i].os_id, load->nodes[i].cpu_busy);
 }
 
+/* The kernel's numastat counters (pages) of every node, when /sys is this
+ * host's; a node whose file cannot be read is left out. */
+static void
+format_numastat(GString *out, VndDaemon *d)
+{
+    static const struct { const gchar *name; gsize offset; } counters[] = {
+        { "numa_hit", G_STRUCT_OFFSET(VnNumastat, numa_hit) },
+        { "numa_miss", G_STRUCT_OFFSET(VnNumastat, numa_miss) },
+        { "numa_foreign", G_STRUCT_OFFSET(VnNumastat, numa_foreign) },
+        { "local_node", G_STRUCT_OFFSET(VnNumastat, local_node) },
+        { "other_node", G_STRUCT_OFFSET(VnNumastat, other_node) },
+    };
+    const VnTopology *t = vnd_state_topology(d->state);
+    g_autofree VnNumastat *stats = g_new0(VnNumastat, t->n_nodes);
+    g_autofree gboolean *have = g_new0(gboolean, t->n_nodes);
+
+    if (!vnd_state_measured(d->state))
+        return;
+    for (guint i = 0; i < t->n_nodes; i++)
+        have[i] = vn_host_read_numastat(vnd_state_sysroot(d->state), t->nodes[i].os_id, &stats[i], NULL);
+    header(out, "vnuma_node_numastat_pages_total", "counter",
+           "The kernel's per-node allocation counters (numastat), in pages.");
+    for (gsize c = 0; c < G_N_ELEMENTS(counters); c++)
+        for (guint i = 0; i < t->n_nodes; i++)
+            if (have[i])
+                g_string_append_printf(out, "vnuma_node_numastat_pages_total{node=\"%u\",counter=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                                       t->nodes[i].os_id, counters[c].name,
+                                       G_STRUCT_MEMBER(guint64, &stats[i], counters[c].offset));
+}
+
 static void
 format_locality(GString *out, VndDaemon *d)
 {
@@ -215,10 +253,11 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     if (!load)
         return FALSE;
     format_nodes(out, d, load);
+    format_numastat(out, d);
     format_locality(out, d);
     format_reservations(out, d);
     header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
-    g_string_append(out, "vnuma_rebalance_moves_total 0\n");
+    g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n", d->metrics->moves);
     format_requests(out, d->metrics);
     format_histogram(out, d->metrics);
     len = out->len;

@@ -97,7 +97,8 @@ typedef struct {
 } ApplyJob;
 
 static void
-reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, GError **error)
+reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, guint *ret_applied,
+              GError **error)
 {
     g_autoptr(JsonParser) parser = json_parser_new();
     g_auto(GStrv) lines = g_strsplit(err ? err : "", "\n", -1);
@@ -117,6 +118,15 @@ reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, GError
         if (*lines[i])
             json_array_add_string_element(errors, lines[i]);
     json_object_set_array_member(o, "errors", errors);
+    *ret_applied = 0;
+    if (json_object_has_member(o, "moves") && JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "moves"))) {
+        JsonArray *moves = json_object_get_array_member(o, "moves");
+        for (guint i = 0; i < json_array_get_length(moves); i++) {
+            JsonNode *m = json_array_get_element(moves, i);
+            JsonObject *mo = JSON_NODE_HOLDS_OBJECT(m) ? json_node_get_object(m) : NULL;
+            *ret_applied += mo && json_object_get_boolean_member_with_default(mo, "applied", FALSE);
+        }
+    }
     vnd_reply_json(msg, SOUP_STATUS_OK, json_parser_get_root(parser));
 }
 
@@ -126,9 +136,11 @@ on_applied(GObject *source, GAsyncResult *result, gpointer user_data)
     ApplyJob *job = user_data;
     g_autofree gchar *out = NULL, *err = NULL;
     g_autoptr(GError) error = NULL;
+    guint applied = 0;
 
     if (g_subprocess_communicate_utf8_finish(G_SUBPROCESS(source), result, &out, &err, &error))
-        reply_applied(job->msg, out, err, &error);
+        reply_applied(job->msg, out, err, &applied, &error);
+    vnd_metrics_count_moves(job->d->metrics, applied);
     if (error)
         vnd_reply_error(job->msg, error);
     vnd_metrics_count_request(job->d->metrics, "/v1/rebalance", soup_server_message_get_status(job->msg));

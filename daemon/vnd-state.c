@@ -34,6 +34,7 @@ struct _VndState {
 const VnTopology *vnd_state_topology(const VndState *s) { return s->topology; }
 const VnConfig *vnd_state_config(const VndState *s) { return s->config; }
 const gchar *vnd_state_sysroot(const VndState *s) { return s->sysroot; }
+gboolean vnd_state_measured(const VndState *s) { return s->live || s->sysroot; }
 const gchar *const *vnd_state_source_args(const VndState *s) { return (const gchar *const *)s->source_args; }
 
 /* Absolute paths: a child runs wherever, and the daemon chdir()s to /. */

@@ -59,6 +59,8 @@ void vnd_state_free(VndState *s);
 const VnTopology *vnd_state_topology(const VndState *s);
 const VnConfig *vnd_state_config(const VndState *s);
 const gchar *vnd_state_sysroot(const VndState *s);
+/* Whether /proc and /sys describe this topology (live host or --sysroot). */
+gboolean vnd_state_measured(const VndState *s);
 /* The load to plan against now: the ledger's commitments (re-read only
  * when ledger.json changed), measured CPU busy, the --load file.  Borrowed,
  * valid until the next call. */
@@ -81,6 +83,7 @@ void vnd_metrics_free(VndMetrics *m);
 void vnd_metrics_count_request(VndMetrics *m, const gchar *route, guint status);
 void vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds);
 void vnd_metrics_count_reservation(VndMetrics *m, const gchar *event);
+void vnd_metrics_count_moves(VndMetrics *m, guint applied);
 
 /* ---- the daemon ------------------------------------------------------- */
 typedef struct {

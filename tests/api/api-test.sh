@@ -283,6 +283,8 @@ req GET /metrics
 check "metrics: 200 text" test "$code" = 200
 check "metrics: locality of vm1" grep -q '^vnuma_domain_locality_ratio{domain="vm1"} 0.83' "$tmp/body"
 check "metrics: measured CPU busy per node" grep -q '^vnuma_node_cpu_busy_ratio{node="0"} 0\.' "$tmp/body"
+check "metrics: numastat counters per node from the sysroot" \
+    grep -q '^vnuma_node_numastat_pages_total{node="1",counter="numa_miss"} [0-9]' "$tmp/body"
 check "metrics: committed memory per node" grep -q '^vnuma_node_committed_memory_bytes{node="1"} [1-9]' "$tmp/body"
 req POST /v1/rebalance ''
 check "rebalance dry run: node 0 is hot, one cell moves to node 1, nothing applied" \
@@ -300,6 +302,9 @@ touch "$tmp/fake-fail"
 expect POST '/v1/rebalance?dry_run=false' "" 502 "cannot connect"
 req GET /metrics
 check "metrics: request counter" grep -q '^vnuma_api_requests_total{endpoint="/v1/domains",code="200"} 1$' "$tmp/body"
+check "metrics: the move applied through the API counted" grep -q '^vnuma_rebalance_moves_total 1$' "$tmp/body"
+check "metrics: paused requests counted once answered (200, 409, 502)" \
+    test "$(grep -c '^vnuma_api_requests_total{endpoint="/v1/rebalance",code="\(200\|409\|502\)"} [1-9]' "$tmp/body")" = 3
 S=$S_main
 req GET /metrics
 check "metrics: plan histogram counts the plans" grep -q '^vnuma_plan_duration_seconds_count [1-9][0-9][0-9]' "$tmp/body"
