@@ -87,12 +87,12 @@ vnd_reservations_reclaim(VndDaemon *d)
     }
     if (!lapsed)
         return;
-    if (!(l = open_ledger(d, &error)))
-        return (void)g_warning("reservations not reclaimed: %s", error->message);
-    if (vn_ledger_reclaim_expired(l, now, &removed) == 0)
+    /* the periodic sweep must never stop the daemon: log and retry later */
+    if (!(l = open_ledger(d, &error)) ||
+        (vn_ledger_reclaim_expired(l, now, &removed) > 0 && !commit(d, l, &error))) {
+        g_message("reservations not reclaimed: %s", error->message);
         return;
-    if (!commit(d, l, &error))
-        return (void)g_warning("reservations not reclaimed: %s", error->message);
+    }
     for (guint i = 0; i < removed->len; i++) {
         g_info("reservation lapsed: %s", (const gchar *)g_ptr_array_index(removed, i));
         history(d, g_ptr_array_index(removed, i), "lapsed", NULL, "TTL passed before the VM started");
@@ -168,8 +168,10 @@ vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar 
         !(l = open_ledger(d, error)))
         return FALSE;
     if (!(r = reserve(d, l, spec, id, &out, &local))) {
-        if (!vnd_plan_error_is_no_fit(local))
-            return g_propagate_error(error, g_steal_pointer(&local)), FALSE;
+        if (!vnd_plan_error_is_no_fit(local)) {
+            g_propagate_error(error, g_steal_pointer(&local));
+            return FALSE;
+        }
         node = vn_plan_error_to_json(local, out.reasons);
         vnd_reply_json(msg, SOUP_STATUS_CONFLICT, node);
         return TRUE;

@@ -227,8 +227,10 @@ request_from_body(JsonObject *o, GError **error)
     r->memory_kib = (guint64)mib * 1024;
     r->iothreads = (guint)iothreads;
     r->cells = (guint)cells;
-    if (r->cells > r->vcpus)
-        return bad(error, "cells", "more cells (%u) than vCPUs (%u)", r->cells, r->vcpus), NULL;
+    if (r->cells > r->vcpus) {
+        bad(error, "cells", "more cells (%u) than vCPUs (%u)", r->cells, r->vcpus);
+        return NULL;
+    }
     return g_steal_pointer(&r);
 }
 
@@ -277,8 +279,10 @@ vnd_spec_parse(JsonObject *body, VndSpecKind kind, GError **error)
         !get_bool(body, "force", &s->force, error) ||
         !get_bool(body, "explain", &s->explain, error))
         return NULL;
-    if (s->force && !s->domain_xml)
-        return bad(error, "force", "only meaningful with \"domain_xml\""), NULL;
+    if (s->force && !s->domain_xml) {
+        bad(error, "force", "only meaningful with \"domain_xml\"");
+        return NULL;
+    }
     if (kind == VND_SPEC_RESERVE && !get_reservation(body, s, error))
         return NULL;
     if (!s->domain_xml && !(s->request = request_from_body(body, error)))
