@@ -3,6 +3,36 @@
 
 G_DEFINE_QUARK(vnd-error-quark, vnd_error)
 
+#define BODY_KEY "vnd-bounded-body"
+
+static void
+on_chunk(SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
+{
+    GByteArray *buf = g_object_get_data(G_OBJECT(msg), BODY_KEY);
+    gsize room = VND_MAX_BODY + 1 - buf->len;
+
+    g_byte_array_append(buf, g_bytes_get_data(chunk, NULL), (guint)MIN(room, g_bytes_get_size(chunk)));
+}
+
+void
+vnd_body_bound(SoupServerMessage *msg)
+{
+    soup_message_body_set_accumulate(soup_server_message_get_request_body(msg), FALSE);
+    g_object_set_data_full(G_OBJECT(msg), BODY_KEY, g_byte_array_new(), (GDestroyNotify)g_byte_array_unref);
+    g_signal_connect(msg, "got-chunk", G_CALLBACK(on_chunk), NULL);
+}
+
+/* The body read, whichever way it was kept. */
+static GBytes *
+body_bytes(SoupServerMessage *msg)
+{
+    GByteArray *bounded = g_object_get_data(G_OBJECT(msg), BODY_KEY);
+
+    if (bounded)
+        return g_bytes_new(bounded->data, bounded->len);
+    return soup_message_body_flatten(soup_server_message_get_request_body(msg));
+}
+
 void
 vnd_reply_json(SoupServerMessage *msg, guint status, JsonNode *node)
 {
@@ -67,15 +97,15 @@ check_members(JsonObject *o, const gchar *const *allowed, GError **error)
 JsonNode *
 vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error)
 {
-    SoupMessageBody *body = soup_server_message_get_request_body(msg);
-    g_autoptr(GBytes) bytes = soup_message_body_flatten(body);
+    g_autoptr(GBytes) bytes = body_bytes(msg);
     g_autoptr(JsonParser) parser = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
     gsize len;
     const gchar *data = g_bytes_get_data(bytes, &len);
     JsonNode *root;
 
-    /* a chunked body has no Content-Length for the early check */
+    /* a chunked body has no Content-Length for the early check (and was
+     * kept to VND_MAX_BODY + 1 bytes by vnd_body_bound) */
     if (len > VND_MAX_BODY) {
         g_set_error(error, VND_ERROR, VND_ERROR_TOO_LARGE, "body over %d bytes", VND_MAX_BODY);
         return NULL;

@@ -164,10 +164,10 @@ on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
     gboolean timed;
     VndHandler handler;
 
-    if (soup_server_message_get_status(msg) == SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE)
-        return;   /* answered by the early handler */
+    if (soup_server_message_get_status(msg) != 0)
+        return;   /* answered by the early handler (401, 413) */
     handler = vnd_route_find(method, path, &name, &arg, &timed, &allow, &error);
-    if (handler && authorized(d, msg, &error)) {
+    if (handler) {
         gint64 t0 = g_get_monotonic_time();
         handler(d, msg, arg, &error);
         if (timed)
@@ -183,24 +183,43 @@ on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
     g_debug("%s %s -> %u", method, path, soup_server_message_get_status(msg));
 }
 
-/* After the headers, before the body: a declared body over the limit is
- * answered at once and never read. */
+/* The metrics label of a path, whatever the method. */
+static const gchar *
+route_name(const gchar *method, const gchar *path)
+{
+    const gchar *name, *arg;
+    g_autofree gchar *allow = NULL;
+    gboolean timed;
+
+    vnd_route_find(method, path, &name, &arg, &timed, &allow, NULL);
+    return name;
+}
+
+/* After the headers, before the body: a TCP client without the token and
+ * a declared body over the limit are answered at once, before any body is
+ * read; a body of unknown length is kept bounded. */
 static void
 on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
            GHashTable *query, gpointer user_data)
 {
     VndDaemon *d = user_data;
     SoupMessageHeaders *h = soup_server_message_get_request_headers(msg);
+    SoupEncoding enc = soup_message_headers_get_encoding(h);
     g_autoptr(GError) error = NULL;
 
-    if (soup_message_headers_get_encoding(h) != SOUP_ENCODING_CONTENT_LENGTH ||
-        soup_message_headers_get_content_length(h) <= VND_MAX_BODY)
+    if (authorized(d, msg, &error) && enc == SOUP_ENCODING_CONTENT_LENGTH &&
+        soup_message_headers_get_content_length(h) > VND_MAX_BODY)
+        g_set_error(&error, VND_ERROR, VND_ERROR_TOO_LARGE, "body: over %d bytes", VND_MAX_BODY);
+    if (!error) {
+        if (enc != SOUP_ENCODING_CONTENT_LENGTH && enc != SOUP_ENCODING_NONE)
+            vnd_body_bound(msg);
         return;
-    g_set_error(&error, VND_ERROR, VND_ERROR_TOO_LARGE, "body: over %d bytes", VND_MAX_BODY);
+    }
     vnd_reply_error(msg, error);
-    /* the rest of the body is never read: the connection cannot be reused */
+    /* the body is never read: the connection cannot be reused */
     soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close");
-    vnd_metrics_count_request(d->metrics, "other", VND_ERROR_TOO_LARGE);
+    vnd_metrics_count_request(d->metrics, route_name(soup_server_message_get_method(msg), path),
+                              (guint)error->code);
 }
 
 gboolean

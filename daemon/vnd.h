@@ -104,6 +104,10 @@ void vnd_reply_json(SoupServerMessage *msg, guint status, JsonNode *node);
 /* Answers {"error": message} with the error's status (500 for foreign
  * error domains). */
 void vnd_reply_error(SoupServerMessage *msg, const GError *error);
+/* For a body without a declared length (chunked): keeps at most
+ * VND_MAX_BODY + 1 bytes of it (libsoup would buffer all of it), so an
+ * endless body costs at most that; vnd_body_object() then says 413. */
+void vnd_body_bound(SoupServerMessage *msg);
 /* The request body as a JSON object whose members are all in `allowed`
  * (NULL-terminated).  400 naming the problem: not JSON, not an object,
  * unknown member; 415 when the Content-Type is not JSON. */

@@ -220,6 +220,10 @@ code=$(curl -s --unix-socket "$S" -H 'Content-Type: application/json' --data-bin
 check "2 MiB body -> 413" test "$code" = 413
 code=$(curl -s --unix-socket "$S" -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big" -o "$tmp/body" -w '%{http_code}' http://vnumad/v1/plan)
 check "2 MiB chunked body -> 413" test "$code" = 413
+head -c 50000000 /dev/zero | curl -s --unix-socket "$S" -H 'Content-Type: application/json' \
+    -H 'Transfer-Encoding: chunked' --data-binary @- -o /dev/null http://vnumad/v1/plan
+rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid_main/status")
+check "50 MB chunked body: the daemon does not keep it (RSS $rss KiB)" test "$rss" -lt 40000
 expect GET /v1/nothing "" 404 "/v1/nothing"
 expect GET /v2/plan "" 404 ""
 expect GET /v1/plan "" 405 "POST"
@@ -308,7 +312,7 @@ check "metrics: paused requests counted once answered (200, 409, 502)" \
 S=$S_main
 req GET /metrics
 check "metrics: plan histogram counts the plans" grep -q '^vnuma_plan_duration_seconds_count [1-9][0-9][0-9]' "$tmp/body"
-check "metrics: 413 and 404 counted" grep -q 'endpoint="other",code="413"' "$tmp/body"
+check "metrics: 413 and 404 counted" grep -q 'endpoint="/v1/plan",code="413"' "$tmp/body"
 check "metrics: reservation events" grep -q '^vnuma_reservation_events_total{event="expired"} 1$' "$tmp/body"
 check "metrics: no metric without the vnuma_ prefix" \
     test -z "$(grep -v '^#' "$tmp/body" | grep -v '^vnuma_')"
@@ -324,6 +328,9 @@ done
 tcp() { curl -s -o /dev/null -w '%{http_code}' "$@" "http://127.0.0.1:$port/v1/host"; }
 check "tcp: no token -> 401" test "$(tcp)" = 401
 check "tcp: wrong token -> 401" test "$(tcp -H 'Authorization: Bearer 0123456789abcdef-test-tokex')" = 401
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$tmp/big" \
+       "http://127.0.0.1:$port/v1/plan")
+check "tcp: no token with a 2 MiB body -> 401 before the body is read" test "$code" = 401
 check "tcp: token -> 200" test "$(tcp -H "Authorization: Bearer $token")" = 200
 check "tcp: the unix socket needs no token" \
     test "$(curl -s --unix-socket "$tmp/tcp.sock" -o /dev/null -w '%{http_code}' http://vnumad/v1/host)" = 200
