@@ -223,7 +223,9 @@ check "2 MiB chunked body -> 413" test "$code" = 413
 head -c 50000000 /dev/zero | curl -s --unix-socket "$S" -H 'Content-Type: application/json' \
     -H 'Transfer-Encoding: chunked' --data-binary @- -o /dev/null http://vnumad/v1/plan
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid_main/status")
-check "50 MB chunked body: the daemon does not keep it (RSS $rss KiB)" test "$rss" -lt 40000
+if [ -z "${VNUMAD_WRAPPER:-}" ]; then   # a wrapper's own memory would count
+    check "50 MB chunked body: the daemon does not keep it (RSS $rss KiB)" test "$rss" -lt 40000
+fi
 expect GET /v1/nothing "" 404 "/v1/nothing"
 expect GET /v2/plan "" 404 ""
 expect GET /v1/plan "" 405 "POST"
