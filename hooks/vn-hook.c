@@ -4,7 +4,8 @@
 #include "vn-config-build.h"
 #include "vn-hook.h"
 #include "vn-ledger-domain.h"
-#include "vn-source.h"
+#include "vn-topology-cache.h"
+#include "vn-topology-source.h"
 
 G_DEFINE_QUARK(vn-hook-error-quark, vn_hook_error)
 
@@ -112,15 +113,49 @@ gboolean vn_hook_read_input(VnHook *h, int fd, GError **error)
     return TRUE;
 }
 
+/* The cache lives where the ledger does by default; the config (which
+ * could name another state dir) needs a topology to be read, so the cache
+ * cannot wait for it. */
+static gchar *topology_cache_path(void)
+{
+    const gchar *env = g_getenv("VNUMA_STATE_DIR");
+    return g_build_filename(env && *env ? env : VNUMA_DEFAULT_STATE_DIR,
+                            VN_TOPOLOGY_CACHE_FILE, NULL);
+}
+
+/* $VNUMA_TOPOLOGY or the live host, through the cache: discovery of a big
+ * host costs more than the rest of a hook run.  A cache that cannot be
+ * read or written only costs the discovery. */
+static VnTopology *load_topology(const gchar *file, GError **error)
+{
+    g_autofree gchar *key = vn_topology_cache_key(file);
+    g_autofree gchar *path = topology_cache_path();
+    VnTopology *t = key ? vn_topology_cache_load(path, key, NULL) : NULL;
+    if (t)
+        return t;
+    t = file ? vn_topology_load_hwloc_xml(file, error) : vn_topology_load_live(error);
+    if (t && key) {
+        g_autofree gchar *dir = g_path_get_dirname(path);
+        if (g_mkdir_with_parents(dir, 0755) == 0)
+            vn_topology_cache_save(t, path, key, NULL);
+    }
+    return t;
+}
+
 gboolean vn_hook_load_host(VnHook *h, GError **error)
 {
-    VnSourceOptions none = { 0 };
-    VnTopology *t = NULL;
-    VnConfig *config = NULL;
+    const gchar *file = g_getenv("VNUMA_TOPOLOGY");
     h->host_tried = TRUE;
-    if (!vn_source_load(&none, &t, NULL, &config, error))
+    if (file && !*file)
+        file = NULL;
+    g_autoptr(VnTopology) t = load_topology(file, error);
+    /* the live host's free memory and hugepages are read fresh every time */
+    if (!t || (!file && !vn_topology_read_sysfs_memory(t, "/", error)))
         return FALSE;
-    h->t = t;
+    VnConfig *config = vn_config_load(NULL, t, error);
+    if (!config)
+        return FALSE;
+    h->t = g_steal_pointer(&t);
     h->config = config;
     return TRUE;
 }

@@ -81,7 +81,8 @@ void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes,
  * input is drained to EOF so libvirt never blocks on a full pipe, then
  * refused). */
 gboolean vn_hook_read_input(VnHook *h, int fd, GError **error);
-/* Topology (VNUMA_TOPOLOGY or live) and config (VNUMA_CONFIG). */
+/* Topology (VNUMA_TOPOLOGY or live, through the topology cache in the
+ * state dir, live free memory re-read) and config (VNUMA_CONFIG). */
 gboolean vn_hook_load_host(VnHook *h, GError **error);
 /* Parses h->xml into h->domain. */
 gboolean vn_hook_load_domain(VnHook *h, GError **error);

@@ -1,0 +1,136 @@
+/* test-topology-cache.c: a cached topology equals the fresh one, for every
+ * hwloc and capabilities fixture and the live host; stale or broken caches
+ * are told apart. */
+#include <glib/gstdio.h>
+#include "vn-topology-cache.h"
+#include "vn-topology-json.h"
+#include "vn-topology-source.h"
+
+static gchar *data_path(const gchar *a, const gchar *b)
+{
+    return g_build_filename(g_getenv("VN_TEST_DATA"), a, b, NULL);
+}
+
+static gchar *as_json(const VnTopology *t)
+{
+    g_autoptr(JsonNode) n = vn_topology_to_json(t, NULL);
+    return json_to_string(n, TRUE);
+}
+
+/* Free memory is not cached (the hook re-reads it): compare without it. */
+static void assert_round_trip(VnTopology *t, const gchar *what)
+{
+    for (guint i = 0; i < t->n_nodes; i++)
+        t->nodes[i].mem_free_kib = G_MAXUINT64;
+    g_autofree gchar *dir = g_dir_make_tmp("vn-topo-cache-XXXXXX", NULL);
+    g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
+    g_autoptr(GError) err = NULL;
+    g_assert_true(vn_topology_cache_save(t, path, "k1", &err));
+    g_assert_no_error(err);
+    g_autoptr(VnTopology) back = vn_topology_cache_load(path, "k1", &err);
+    g_assert_no_error(err);
+    g_assert_nonnull(back);
+    g_autofree gchar *a = as_json(t);
+    g_autofree gchar *b = as_json(back);
+    if (g_strcmp0(a, b) != 0)
+        g_error("%s: cached topology differs:\n%s\n---\n%s", what, a, b);
+    g_assert_cmpuint(back->smt_width, ==, t->smt_width);
+    g_assert_cmpuint(back->n_cpu_ids, ==, t->n_cpu_ids);
+    /* another key: stale, not an error */
+    g_autoptr(VnTopology) stale = vn_topology_cache_load(path, "k2", &err);
+    g_assert_no_error(err);
+    g_assert_null(stale);
+    g_unlink(path);
+    g_rmdir(dir);
+}
+
+static void test_fixtures(void)
+{
+    static const gchar *const dirs[] = { "hwloc", "caps" };
+    for (guint d = 0; d < G_N_ELEMENTS(dirs); d++) {
+        g_autofree gchar *dir = data_path(dirs[d], NULL);
+        g_autoptr(GDir) gd = g_dir_open(dir, 0, NULL);
+        const gchar *name;
+        guint n = 0;
+        while (gd && (name = g_dir_read_name(gd))) {
+            if (!g_str_has_suffix(name, ".xml"))
+                continue;
+            g_autofree gchar *path = g_build_filename(dir, name, NULL);
+            g_autoptr(VnTopology) t = d == 0 ? vn_topology_load_hwloc_xml(path, NULL)
+                                             : vn_topology_load_capabilities(path, NULL);
+            if (!t)
+                continue;   /* fixtures meant to fail are tested elsewhere */
+            assert_round_trip(t, path);
+            n++;
+        }
+        g_assert_cmpuint(n, >, 0);
+    }
+}
+
+static void test_live(void)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnTopology) t = vn_topology_load_live(&err);
+    if (!t) {
+        g_test_skip(err->message);
+        return;
+    }
+    assert_round_trip(t, "live host");
+    g_autofree gchar *k1 = vn_topology_cache_key(NULL);
+    g_autofree gchar *k2 = vn_topology_cache_key(NULL);
+    g_assert_nonnull(k1);
+    g_assert_cmpstr(k1, ==, k2);
+    g_assert_true(g_str_has_prefix(k1, "live:"));
+}
+
+static void test_file_key(void)
+{
+    g_autofree gchar *dir = g_dir_make_tmp("vn-topo-key-XXXXXX", NULL);
+    g_autofree gchar *path = g_build_filename(dir, "t.xml", NULL);
+    g_assert_true(g_file_set_contents(path, "<topology/>", -1, NULL));
+    g_autofree gchar *k1 = vn_topology_cache_key(path);
+    g_assert_true(g_file_set_contents(path, "<topology version='2.0'/>", -1, NULL));
+    g_autofree gchar *k2 = vn_topology_cache_key(path);
+    g_assert_nonnull(k1);
+    g_assert_cmpstr(k1, !=, k2);                 /* size changed */
+    g_unlink(path);
+    g_assert_null(vn_topology_cache_key(path));  /* gone: no key */
+    g_rmdir(dir);
+}
+
+static void test_bad(void)
+{
+    static const gchar *const bad[] = {
+        "", "nope", "[]", "{\"version\": 2}",
+        "{\"version\": 1, \"key\": \"k\", \"nodes\": 3}",
+        "{\"version\": 1, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
+        "{\"version\": 1, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [[0, 5, 0, 0]]}",
+        "{\"version\": 1, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+    };
+    g_autofree gchar *dir = g_dir_make_tmp("vn-topo-bad-XXXXXX", NULL);
+    g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
+    g_autoptr(GError) err = NULL;
+    g_assert_null(vn_topology_cache_load(path, "k", &err));   /* missing */
+    g_assert_no_error(err);
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_assert_true(g_file_set_contents(path, bad[i], -1, NULL));
+        g_assert_null(vn_topology_cache_load(path, "k", &err));
+        if (!err)
+            g_error("case %u (%s) gave no error", i, bad[i]);
+        g_assert_error(err, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT);
+        g_clear_error(&err);
+    }
+    g_unlink(path);
+    g_rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/topology-cache/fixtures", test_fixtures);
+    g_test_add_func("/topology-cache/live", test_live);
+    g_test_add_func("/topology-cache/file-key", test_file_key);
+    g_test_add_func("/topology-cache/bad", test_bad);
+    return g_test_run();
+}
