@@ -12,13 +12,21 @@ set -euo pipefail
 out=${1:?usage: build-layer.sh OUT.cpio}
 # vnuma executables, relative to the meson build dir; those not built yet are
 # skipped here and reported by the scenario that needs them
-VNUMA_BINARIES="tools/vnumactl tools/vnumad hooks/vnuma-hook"
+VNUMA_BINARIES="tools/vnumactl daemon/vnumad hooks/vnuma-hook"
+
+# files from the source tree the scenarios use (sample config, example
+# domains), copied to /opt/vnuma/share/ keeping their relative path
+VNUMA_SOURCE_FILES="tools/vnuma.conf xml-templates/*.xml"
 
 r=$(mktemp -d "${TMPDIR:-/tmp}/numahost-layer.XXXXXX")
 trap 'rm -rf "$r"' EXIT
 mkdir -p "$r/opt/vnuma/bin" "$r/opt/vnuma/numahost"
 cp -a "$NH_DIR/guest" "$NH_DIR/layouts" "$r/opt/vnuma/numahost/"
 cp "$NH_DIR/guest/init" "$r/init"
+for f in $(cd "$NH_DIR/../.." && eval "ls -d $VNUMA_SOURCE_FILES" 2>/dev/null); do
+    mkdir -p "$r/opt/vnuma/share/$(dirname "$f")"
+    cp "$NH_DIR/../../$f" "$r/opt/vnuma/share/$f"
+done
 # the nested guests' tiny multiboot payload (see guest/payload/toucher.S)
 as --32 "$NH_DIR/guest/payload/toucher.S" -o "$r/toucher.o"
 ld -m elf_i386 -Ttext=0x100000 -o "$r/opt/vnuma/numahost/guest/payload/toucher.elf" "$r/toucher.o"
