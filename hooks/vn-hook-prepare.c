@@ -7,6 +7,8 @@
  *                                       with the same cell count, reserve,
  *                                       apply live after start) | refuse
  *                                       (veto) | ignore (reserve as is)
+ *   no placement, vnumad holds room  -> take that hold as the placement,
+ *                                       apply live
  *   no placement, managed            -> plan, reserve, apply live
  *   not managed                      -> nothing
  * A plan that finds no room is a conflict too: refuse vetoes, the others
@@ -109,6 +111,29 @@ static gboolean recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **er
     }
 }
 
+/* No placement in the XML, but vnumad reserved one for this VM: take it
+ * (applied live after start) if it still fits, else plan anew. */
+static gboolean held_placement(VnHook *h, VnLedger *l, const VnLoad *load,
+                               const VnLedgerRecord *held, GError **error)
+{
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_copy(held);
+    g_free(r->uuid);
+    r->uuid = g_strdup(vn_hook_key(h));
+    r->expires = 0;
+    r->needs_apply = TRUE;
+    g_autofree gchar *why = NULL;
+    if (!vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
+        g_autofree gchar *conflict = g_strdup_printf("the placement reserved through the "
+                                                     "planning API no longer fits: %s", why);
+        return plan(h, l, load, 0, conflict, error);
+    }
+    if (!reserve(h, l, g_steal_pointer(&r), error))
+        return FALSE;
+    vn_hook_decide(h, "reserved", h->nodes, "placement reserved through the planning API; "
+                   "live apply after start");
+    return TRUE;
+}
+
 gboolean vn_hook_prepare(VnHook *h, GError **error)
 {
     /* config first: `strict` must be known even when the XML is bad */
@@ -122,15 +147,22 @@ gboolean vn_hook_prepare(VnHook *h, GError **error)
     g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
     if (!l)
         return FALSE;
-    g_autoptr(VnLoad) load = vn_load_new(h->t);
-    vn_ledger_to_load(l, h->t, h->config->policy, vn_hook_key(h), load);
-    /* A record of an earlier run of this domain is stale: drop it, and
-     * make that stick even when no new reservation is written. */
+    /* The room vnumad held for this VM (planning API) is the VM's own:
+     * release it before checking, so the VM does not compete with itself. */
+    g_autoptr(VnLedgerRecord) held = vn_ledger_take_reservation(l, h->domain->name, h->now);
+    /* A record of an earlier run of this domain is stale: drop it too, and
+     * make both stick even when no new reservation is written. */
     gboolean stale = vn_ledger_remove(l, vn_hook_key(h));
-    gboolean ok = h->domain->meta && h->domain->meta->has_placement
-                  ? recorded(h, l, load, error)
-                  : plan(h, l, load, 0, "no recorded placement", error);
-    if (ok && stale && !h->nodes)
+    g_autoptr(VnLoad) load = vn_load_new(h->t);
+    vn_ledger_to_load(l, h->t, h->config->policy, NULL, load);
+    gboolean ok;
+    if (h->domain->meta && h->domain->meta->has_placement)
+        ok = recorded(h, l, load, error);
+    else if (held)
+        ok = held_placement(h, l, load, held, error);
+    else
+        ok = plan(h, l, load, 0, "no recorded placement", error);
+    if (ok && (stale || held) && !h->nodes)
         return vn_ledger_commit(l, error);
     return ok;
 }

@@ -181,6 +181,33 @@ static void test_prepare_managed(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vn_ledger_record_vcpus(r), ==, 2);
 }
 
+/* vnumad held room for the VM (planning API): the start takes that hold
+ * as the VM's placement, to be applied live. */
+static void test_prepare_held(Fixture *f, gconstpointer data)
+{
+    {
+        g_autoptr(GError) err = NULL;
+        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
+        g_assert_no_error(err);
+        VnLedgerRecord *hold = vn_ledger_record_new("reservation:7", "vm-managed");
+        hold->time = g_get_real_time() / G_USEC_PER_SEC;
+        hold->expires = hold->time + 600;
+        vn_ledger_record_add_cell(hold, 0, 3, 2, "6-7", 1048576);
+        vn_ledger_put(l, hold);
+        g_assert_true(vn_ledger_commit(l, &err));
+    }
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
+    g_assert_null(vn_ledger_lookup(l, "reservation:7"));
+    VnLedgerRecord *r = vn_ledger_lookup(l, "11111111-0000-4000-8000-000000000003");
+    g_assert_nonnull(r);
+    g_assert_true(r->needs_apply);
+    g_assert_cmpint(r->expires, ==, 0);
+    g_assert_cmpuint(g_array_index(r->cells, VnLedgerCell, 0).node_os_id, ==, 3);
+    g_assert_cmpstr(g_array_index(r->cells, VnLedgerCell, 0).cpus, ==, "6-7");
+}
+
 static void test_prepare_unmanaged(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
@@ -506,6 +533,7 @@ int main(int argc, char **argv)
     ADD("/hook/prepare/recorded", test_prepare_recorded);
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
+    ADD("/hook/prepare/held", test_prepare_held);
     ADD("/hook/prepare/refuse", test_refuse);
     ADD("/hook/prepare/replan-ignore", test_replan_and_ignore);
     ADD("/hook/prepare/strict", test_strict);
