@@ -93,23 +93,24 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
 
 typedef struct {
     VndDaemon *d;
-    SoupServerMessage *msg;
+    SoupServerMessage *msg;   /* NULL for the daemon's own round */
 } ApplyJob;
 
-static void
-reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, guint *ret_applied,
-              GError **error)
+/* vnumactl's answer plus "dry_run": false and "errors" (its stderr); the
+ * applied moves go to history.log and are counted in *ret_applied. */
+static JsonNode *
+parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_applied, GError **error)
 {
     g_autoptr(JsonParser) parser = json_parser_new();
     g_auto(GStrv) lines = g_strsplit(err ? err : "", "\n", -1);
+    JsonArray *errors, *moves;
     JsonObject *o;
-    JsonArray *errors;
 
     if (!out || !json_parser_load_from_data(parser, out, -1, NULL) ||
         !json_parser_get_root(parser) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
         g_set_error(error, VND_ERROR, VND_ERROR_BAD_GATEWAY, "vnumactl rebalance gave no answer: %s",
                     lines[0] && *lines[0] ? lines[0] : "(nothing on stderr)");
-        return;
+        return NULL;
     }
     o = json_node_get_object(json_parser_get_root(parser));
     json_object_set_boolean_member(o, "dry_run", FALSE);
@@ -118,39 +119,57 @@ reply_applied(SoupServerMessage *msg, const gchar *out, const gchar *err, guint 
         if (*lines[i])
             json_array_add_string_element(errors, lines[i]);
     json_object_set_array_member(o, "errors", errors);
-    *ret_applied = 0;
-    if (json_object_has_member(o, "moves") && JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "moves"))) {
-        JsonArray *moves = json_object_get_array_member(o, "moves");
-        for (guint i = 0; i < json_array_get_length(moves); i++) {
-            JsonNode *m = json_array_get_element(moves, i);
-            JsonObject *mo = JSON_NODE_HOLDS_OBJECT(m) ? json_node_get_object(m) : NULL;
-            *ret_applied += mo && json_object_get_boolean_member_with_default(mo, "applied", FALSE);
-        }
+    moves = json_object_has_member(o, "moves") && JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "moves"))
+          ? json_object_get_array_member(o, "moves") : NULL;
+    for (guint i = 0; moves && i < json_array_get_length(moves); i++) {
+        JsonNode *m = json_array_get_element(moves, i);
+        JsonObject *mo = JSON_NODE_HOLDS_OBJECT(m) ? json_node_get_object(m) : NULL;
+        g_autofree gchar *to = NULL;
+        if (!mo || !json_object_get_boolean_member_with_default(mo, "applied", FALSE))
+            continue;
+        (*ret_applied)++;
+        to = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member_with_default(mo, "to", 0));
+        vnd_state_history(d->state, json_object_get_string_member_with_default(mo, "vm", "?"), "rebalance",
+                          "moved", to, json_object_get_string_member_with_default(mo, "reason", ""));
     }
-    vnd_reply_json(msg, SOUP_STATUS_OK, json_parser_get_root(parser));
+    return json_node_ref(json_parser_get_root(parser));
 }
 
 static void
 on_applied(GObject *source, GAsyncResult *result, gpointer user_data)
 {
     ApplyJob *job = user_data;
+    VndDaemon *d = job->d;
     g_autofree gchar *out = NULL, *err = NULL;
     g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) node = NULL;
     guint applied = 0;
 
     if (g_subprocess_communicate_utf8_finish(G_SUBPROCESS(source), result, &out, &err, &error))
-        reply_applied(job->msg, out, err, &applied, &error);
-    vnd_metrics_count_moves(job->d->metrics, applied);
-    if (error)
+        node = parse_applied(d, out, err, &applied, &error);
+    vnd_metrics_count_moves(d->metrics, applied);
+    vnd_state_invalidate(d->state);
+    d->rebalancing = FALSE;
+    if (!job->msg) {
+        if (error)
+            g_message("rebalancing round failed: %s", error->message);
+        else
+            g_message("rebalancing round: %u move(s) applied", applied);
+        g_free(job);
+        return;
+    }
+    if (node)
+        vnd_reply_json(job->msg, SOUP_STATUS_OK, node);
+    else
         vnd_reply_error(job->msg, error);
-    vnd_metrics_count_request(job->d->metrics, "/v1/rebalance", soup_server_message_get_status(job->msg));
-    vnd_state_invalidate(job->d->state);
-    job->d->rebalancing = FALSE;
+    vnd_metrics_count_request(d->metrics, "/v1/rebalance", soup_server_message_get_status(job->msg));
     soup_server_message_unpause(job->msg);
     g_object_unref(job->msg);
     g_free(job);
 }
 
+/* Starts `vnumactl rebalance --json` for `msg` (paused until it exits) or,
+ * with msg NULL, for the daemon's own loop. */
 static gboolean
 apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
 {
@@ -175,35 +194,70 @@ apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
     }
     job = g_new0(ApplyJob, 1);
     job->d = d;
-    job->msg = g_object_ref(msg);
+    job->msg = msg ? g_object_ref(msg) : NULL;
     d->rebalancing = TRUE;
-    soup_server_message_pause(msg);
+    if (msg)
+        soup_server_message_pause(msg);
     g_subprocess_communicate_utf8_async(proc, NULL, NULL, on_applied, job);
     return TRUE;
+}
+
+/* One round proposed on the current load (no side effect). */
+static GPtrArray *
+propose(VndDaemon *d, GPtrArray **ret_notes, GError **error)
+{
+    const VnTopology *t = vnd_state_topology(d->state);
+    const VnConfig *c = vnd_state_config(d->state);
+    g_autoptr(VnLedger) snap = NULL;
+    g_autoptr(GPtrArray) vms = NULL;
+    VnRebalanceLimits lim;
+    const VnLoad *load;
+
+    if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
+        return NULL;
+    vms = residents(snap, t);
+    vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);
+    return vn_rebalance_propose(t, load, c->policy, vms, &lim, ret_notes);
+}
+
+void
+vnd_rebalance_tick(VndDaemon *d)
+{
+    const VnConfig *c = vnd_state_config(d->state);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+
+    if (!c->rebalance_auto || d->rebalancing)
+        return;
+    if (!(moves = propose(d, &notes, &error))) {
+        g_message("rebalance: %s", error->message);
+        return;
+    }
+    /* hysteresis: a node must stay hot for hot_intervals samples */
+    d->hot_streak = moves->len ? d->hot_streak + 1 : 0;
+    if (d->hot_streak < c->rebalance_hot_intervals)
+        return;
+    d->hot_streak = 0;
+    g_message("rebalance: moves proposed for %u samples in a row; applying a round",
+              c->rebalance_hot_intervals);
+    if (!apply(d, NULL, &error))
+        g_message("rebalance: %s", error->message);
 }
 
 gboolean
 vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
-    const VnTopology *t = vnd_state_topology(d->state);
-    const VnConfig *c = vnd_state_config(d->state);
-    g_autoptr(VnLedger) snap = NULL;
-    g_autoptr(GPtrArray) vms = NULL, moves = NULL, notes = NULL;
+    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
     g_autoptr(JsonNode) node = NULL;
-    VnRebalanceLimits lim;
-    const VnLoad *load;
     gboolean dry_run;
 
     if (!vnd_query_bool(msg, "dry_run", TRUE, &dry_run, error))
         return FALSE;
     if (!dry_run)
         return apply(d, msg, error);
-    if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
+    if (!(moves = propose(d, &notes, error)))
         return FALSE;
-    vms = residents(snap, t);
-    vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);
-    moves = vn_rebalance_propose(t, load, c->policy, vms, &lim, &notes);
-    node = moves_json(t, moves, notes);
+    node = moves_json(vnd_state_topology(d->state), moves, notes);
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

@@ -11,7 +11,6 @@
 #include "vnd.h"
 #include "vnd-spec.h"
 
-#include "vn-history.h"
 #include "vn-ledger-domain.h"
 #include "vn-placement-json.h"
 
@@ -23,20 +22,12 @@ now_s(void)
     return g_get_real_time() / G_USEC_PER_SEC;
 }
 
-/* One line in history.log (`vnumactl log`), phase "reservation"; a
- * history that cannot be written never fails the request. */
+/* One line in history.log (`vnumactl log`), phase "reservation". */
 static void
 history(VndDaemon *d, const gchar *vm, const gchar *decision, const gchar *nodes,
         const gchar *reason)
 {
-    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
-    g_autofree gchar *time = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
-    g_autoptr(VnHistoryEntry) e = vn_history_entry_new(time, vm, "reservation", decision,
-                                                       nodes ? nodes : "", reason ? reason : "");
-    g_autoptr(GError) error = NULL;
-
-    if (!vn_history_append(vnd_state_config(d->state)->state_dir, e, &error))
-        g_debug("history not written: %s", error->message);
+    vnd_state_history(d->state, vm, "reservation", decision, nodes, reason);
 }
 
 static gboolean

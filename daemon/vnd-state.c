@@ -13,6 +13,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include "vn-history.h"
 #include "vn-host-load.h"
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
@@ -210,4 +211,18 @@ vnd_state_load(VndState *s, GError **error)
     s->ledger_st = st;
     s->ledger_seen = st.st_ino != 0;
     return s->load;
+}
+
+void
+vnd_state_history(VndState *s, const gchar *vm, const gchar *phase, const gchar *decision,
+                  const gchar *nodes, const gchar *reason)
+{
+    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+    g_autofree gchar *time = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
+    g_autoptr(VnHistoryEntry) e = vn_history_entry_new(time, vm, phase, decision,
+                                                       nodes ? nodes : "", reason ? reason : "");
+    g_autoptr(GError) error = NULL;
+
+    if (!vn_history_append(s->config->state_dir, e, &error))
+        g_debug("history not written: %s", error->message);
 }

@@ -24,8 +24,6 @@
 
 /* Bodies larger than this are refused with 413 before being read. */
 #define VND_MAX_BODY (1024 * 1024)
-/* How often the live host is measured and lapsed reservations reclaimed. */
-#define VND_SAMPLE_INTERVAL_S 10
 /* Reservation TTL: default and ceiling, seconds. */
 #define VND_RESERVATION_TTL_DEFAULT 300
 #define VND_RESERVATION_TTL_MAX 86400
@@ -70,6 +68,9 @@ VnLoad *vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger);
 /* The source options the daemon was started with, as arguments for a
  * vnumactl command that must see the same host (NULL-terminated). */
 const gchar *const *vnd_state_source_args(const VndState *s);
+/* One line in history.log (`vnumactl log`); never fails the caller. */
+void vnd_state_history(VndState *s, const gchar *vm, const gchar *phase, const gchar *decision,
+                       const gchar *nodes, const gchar *reason);
 /* Drops the cached load (after the daemon wrote the ledger). */
 void vnd_state_invalidate(VndState *s);
 /* Measures the live host again (CPU busy since the last sample, free
@@ -93,6 +94,7 @@ typedef struct {
     GMainLoop *loop;
     GHashTable *conns;         /* vnd-conn.c: client sockets watched */
     gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
+    guint hot_streak;          /* samples in a row with moves proposed */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,
@@ -139,6 +141,10 @@ gboolean vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar 
 gboolean vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
 
 /* ---- shared by handlers ----------------------------------------------- */
+/* The adaptive loop, once per sample (vnd-rebalance.c): with [rebalance]
+ * auto, applies a round once moves were proposed hot_intervals times in a
+ * row. */
+void vnd_rebalance_tick(VndDaemon *d);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);

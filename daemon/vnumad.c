@@ -73,6 +73,7 @@ on_sample(gpointer user_data)
 
     vnd_state_sample(d->state);
     vnd_reservations_reclaim(d);
+    vnd_rebalance_tick(d);
     return G_SOURCE_CONTINUE;
 }
 
@@ -109,7 +110,8 @@ run(Options *o)
     d.metrics = vnd_metrics_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
-        guint sample = g_timeout_add_seconds(VND_SAMPLE_INTERVAL_S, on_sample, &d);
+        guint sample = g_timeout_add_seconds(vnd_state_config(d.state)->rebalance_interval_s,
+                                             on_sample, &d);
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
         guint intr = g_unix_signal_add(SIGINT, on_quit, &d);
         vnd_daemon_ready();

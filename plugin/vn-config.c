@@ -79,6 +79,9 @@ vn_config_new_default(const VnTopology *t)
     c->hook_on_conflict = VN_HOOK_CONFLICT_REPLAN;
     c->hook_strict = FALSE;
     c->state_dir = g_strdup(VNUMA_DEFAULT_STATE_DIR);
+    c->rebalance_auto = FALSE;
+    c->rebalance_interval_s = 10;
+    c->rebalance_hot_intervals = 3;
     apply_state_dir_env(c);
     return c;
 }
@@ -117,6 +120,9 @@ static const struct {
     { "api", "socket" },
     { "api", "tcp_listen" },
     { "api", "bearer_token" },
+    { "rebalance", "auto" },
+    { "rebalance", "interval" },
+    { "rebalance", "hot_intervals" },
 };
 
 static gboolean
@@ -248,6 +254,25 @@ read_percent(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *k
                          "\"%s\" is not a whole number from 0 to %d",
                          text, VN_CONFIG_MAX_HEADROOM);
     *ret_percent = (guint) v;
+    return TRUE;
+}
+
+/* A whole number within [min, max]. */
+static gboolean
+read_uint(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
+          guint min, guint max, guint *ret_value, GError **error)
+{
+    g_autofree gchar *text = NULL;
+    guint64 v;
+
+    if (!get_text(kf, path, group, key, &text, error))
+        return FALSE;
+    if (!text)
+        return TRUE;
+    if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, NULL))
+        return bad_value(error, path, group, key,
+                         "\"%s\" is not a whole number from %u to %u", text, min, max);
+    *ret_value = (guint)v;
     return TRUE;
 }
 
@@ -429,7 +454,10 @@ vn_config_load(const gchar *path, const VnTopology *t, GError **error)
     if (!check_known(kf, file, error) ||
         !read_host(kf, file, t, c->policy, error) ||
         !read_modes(kf, file, c, error) ||
-        !read_api(kf, file, c, error))
+        !read_api(kf, file, c, error) ||
+        !read_bool(kf, file, "rebalance", "auto", &c->rebalance_auto, error) ||
+        !read_uint(kf, file, "rebalance", "interval", 1, 3600, &c->rebalance_interval_s, error) ||
+        !read_uint(kf, file, "rebalance", "hot_intervals", 1, 100, &c->rebalance_hot_intervals, error))
         return NULL;
     c->path = g_strdup(file);
     apply_state_dir_env(c);

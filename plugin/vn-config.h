@@ -63,6 +63,13 @@ typedef struct {
     gchar *api_socket;
     gchar *api_tcp_listen;
     gchar *api_bearer_token;
+    /* [rebalance]: vnumad's adaptive loop.  Every `rebalance_interval_s`
+     * (1..3600, default 10) it measures the host; with `rebalance_auto`
+     * (default false) it applies a round once moves have been proposed
+     * for `rebalance_hot_intervals` (1..100, default 3) samples in a row. */
+    gboolean rebalance_auto;
+    guint rebalance_interval_s;
+    guint rebalance_hot_intervals;
 } VnConfig;
 
 /* Defaults for topology `t` (which sizes the reserved CPU set). */

@@ -270,6 +270,7 @@ S2=$tmp/replay.sock
 # a stand-in for `vnumactl rebalance --json`: echoes its arguments as a note
 cat >"$tmp/fake-vnumactl" <<'EOF'
 #!/bin/sh
+echo "$*" >>"${0%/*}/fake-calls"
 [ -e "${0%/*}/fake-fail" ] && { echo "cannot connect to qemu:///system" >&2; exit 1; }
 sleep 0.5
 printf '{"moves": [{"vm": "vm3", "cell": 0, "from": 0, "to": 1, "applied": true}], "notes": ["args: %s"]}\n' "$*"
@@ -319,6 +320,22 @@ check "metrics: 413 and 404 counted" grep -q 'endpoint="/v1/plan",code="413"' "$
 check "metrics: reservation events" grep -q '^vnuma_reservation_events_total{event="expired"} 1$' "$tmp/body"
 check "metrics: no metric without the vnuma_ prefix" \
     test -z "$(grep -v '^#' "$tmp/body" | grep -v '^vnuma_')"
+
+# --- the adaptive loop: [rebalance] auto applies once a node stays hot --------------
+rm -f "$tmp/fake-fail" "$tmp/fake-calls"
+mkdir -p "$tmp/state5"
+cp "$tmp/state2/ledger.json" "$tmp/state5/"
+printf '[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 2\n' >"$tmp/auto.conf"
+VNUMA_VNUMACTL=$tmp/fake-vnumactl VNUMA_STATE_DIR=$tmp/state5 start auto "$tmp/auto.sock" \
+    --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" --config "$tmp/auto.conf"
+for _ in $(seq 1 80); do grep -q moved "$tmp/state5/history.log" 2>/dev/null && break; sleep 0.1; done
+check "auto rebalance: a round ran once node 0 stayed hot" test "$(wc -l <"$tmp/fake-calls")" -ge 1
+check "auto rebalance: vnumactl rebalance ran with the daemon's sources" grep -q -- "rebalance --json --synthetic" "$tmp/fake-calls"
+check "auto rebalance: the applied move in history.log" \
+    jq -se 'map(select(.phase == "rebalance" and .decision == "moved" and .vm == "vm3")) | length >= 1' "$tmp/state5/history.log"
+check "auto rebalance: logged" grep -q "rebalancing round: 1 move(s) applied" "$tmp/auto.log"
+kill -TERM "$pid_auto"; wait "$pid_auto"
+check "auto: clean exit" test $? = 0
 
 # --- TCP with a bearer token -----------------------------------------------------
 token=0123456789abcdef-test-token
