@@ -1,0 +1,95 @@
+/* test-config-api.c: vnuma.conf's [api] and [rebalance] groups (vnumad). */
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "vn-config.h"
+#include "vn-test-fixture.h"
+
+/* Loads `text` as a config file; NULL + error when refused. */
+static VnConfig *
+load(const gchar *text, GError **error)
+{
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autofree gchar *path = NULL;
+    gint fd = g_file_open_tmp("vnuma-api-XXXXXX.conf", &path, NULL);
+    VnConfig *c;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    c = vn_config_load(path, t, error);
+    g_unlink(path);
+    return c;
+}
+
+static void
+test_defaults(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load("", &error);
+
+    g_assert_no_error(error);
+    g_assert_null(c->api_socket);
+    g_assert_null(c->api_tcp_listen);
+    g_assert_null(c->api_bearer_token);
+    g_assert_false(c->rebalance_auto);
+    g_assert_cmpuint(c->rebalance_interval_s, ==, 10);
+    g_assert_cmpuint(c->rebalance_hot_intervals, ==, 3);
+}
+
+static void
+test_good(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
+                                 "bearer_token = 0123456789abcdef\n"
+                                 "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n", &error);
+
+    g_assert_no_error(error);
+    g_assert_cmpstr(c->api_socket, ==, "/run/x/api.sock");
+    g_assert_cmpstr(c->api_tcp_listen, ==, "[::1]:8470");
+    g_assert_cmpstr(c->api_bearer_token, ==, "0123456789abcdef");
+    g_assert_true(c->rebalance_auto);
+    g_assert_cmpuint(c->rebalance_interval_s, ==, 1);
+    g_assert_cmpuint(c->rebalance_hot_intervals, ==, 100);
+}
+
+/* Each refused with VN_CONFIG_ERROR_INVALID naming the key. */
+static const struct {
+    const gchar *name, *text, *key;
+} bad[] = {
+    { "tcp-hostname", "[api]\ntcp_listen = localhost:8470\nbearer_token = 0123456789abcdef\n", "tcp_listen" },
+    { "tcp-no-port", "[api]\ntcp_listen = 127.0.0.1\nbearer_token = 0123456789abcdef\n", "tcp_listen" },
+    { "tcp-no-token", "[api]\ntcp_listen = 127.0.0.1:8470\n", "bearer_token" },
+    { "tcp-short-token", "[api]\ntcp_listen = 127.0.0.1:8470\nbearer_token = short\n", "bearer_token" },
+    { "socket-relative", "[api]\nsocket = run/api.sock\n", "socket" },
+    { "auto-yes", "[rebalance]\nauto = yes\n", "auto" },
+    { "interval-zero", "[rebalance]\ninterval = 0\n", "interval" },
+    { "interval-huge", "[rebalance]\ninterval = 100000\n", "interval" },
+    { "hot-text", "[rebalance]\nhot_intervals = three\n", "hot_intervals" },
+};
+
+static void
+test_bad(gconstpointer data)
+{
+    guint i = GPOINTER_TO_UINT(data);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load(bad[i].text, &error);
+
+    g_assert_null(c);
+    g_assert_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID);
+    g_assert_nonnull(strstr(error->message, bad[i].key));
+}
+
+int
+main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/config/api/defaults", test_defaults);
+    g_test_add_func("/config/api/good", test_good);
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autofree gchar *path = g_strdup_printf("/config/api/bad/%s", bad[i].name);
+        g_test_add_data_func(path, GUINT_TO_POINTER(i), test_bad);
+    }
+    return g_test_run();
+}
