@@ -14,7 +14,7 @@ G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
 #define VN_CONFIG_MAX_HEADROOM 90
 #define VN_CONFIG_MAX_OVERCOMMIT 64.0
 
-static const gchar *const memory_mode_names[] = { "restrictive", "strict", NULL };
+static const gchar *const memory_mode_names[] = { "restrictive", "strict", "auto", NULL };
 static const gchar *const hook_manage_names[] = { "opted-in", "all", "none", NULL };
 static const gchar *const hook_conflict_names[] = { "replan", "refuse", "ignore", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(memory_mode_names) == VN_MEMORY_MODE_MAX + 1);
@@ -38,6 +38,17 @@ vn_memory_mode_to_string(VnMemoryMode m)
 }
 
 gint vn_memory_mode_from_string(const gchar *s) { return name_index(memory_mode_names, s); }
+
+VnMemoryMode
+vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p)
+{
+    g_autoptr(GArray) nodes = NULL;
+
+    if (m != VN_MEMORY_MODE_AUTO)
+        return m;
+    nodes = vn_placement_nodes(p);
+    return nodes->len > 1 ? VN_MEMORY_MODE_STRICT : VN_MEMORY_MODE_RESTRICTIVE;
+}
 
 const gchar *
 vn_hook_manage_to_string(VnHookManage m)
@@ -74,7 +85,7 @@ vn_config_new_default(const VnTopology *t)
     VnConfig *c = g_new0(VnConfig, 1);
 
     c->policy = vn_policy_new_default(t);
-    c->memory_mode = VN_MEMORY_MODE_RESTRICTIVE;
+    c->memory_mode = VN_MEMORY_MODE_AUTO;
     c->hook_manage = VN_HOOK_MANAGE_OPTED_IN;
     c->hook_on_conflict = VN_HOOK_CONFLICT_REPLAN;
     c->hook_strict = FALSE;

@@ -184,8 +184,8 @@ parse_placement_attrs(VnDomainMetadata *m, const Where *w, GError **error)
         !get_uint(w, "threads-per-core", 64, FALSE, &tpc, error))
         return FALSE;
     m_mode = mode ? vn_memory_mode_from_string(mode) : VN_MEMORY_MODE_RESTRICTIVE;
-    if (m_mode < 0)
-        return fail(w, error, "unknown memory-mode '%s'", mode);
+    if (m_mode < 0 || m_mode == VN_MEMORY_MODE_AUTO)
+        return fail(w, error, "unknown memory-mode '%s' (a recorded placement says restrictive or strict)", mode);
     m->memory_mode = (VnMemoryMode)m_mode;
     m->threads_per_core = MAX(1, (guint)tpc);
     m->version = vn_xml_prop(w->node, "version");

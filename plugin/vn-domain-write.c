@@ -246,14 +246,17 @@ gboolean
 vn_domain_apply_placement(VnDomain *d, const VnTopology *t, const VnPlacement *p,
                           const VnDomainWriteOptions *o, GError **error)
 {
-    static const VnDomainWriteOptions defaults = { .memory_mode = VN_MEMORY_MODE_RESTRICTIVE };
+    static const VnDomainWriteOptions defaults = { .memory_mode = VN_MEMORY_MODE_AUTO };
     g_auto(VnDomainWriteCtx) c = { 0 };
+    VnDomainWriteOptions resolved;
     xmlDoc *doc;
     xmlNode *root;
 
     g_return_val_if_fail(d != NULL && t != NULL && p != NULL, FALSE);
-    if (!o)
-        o = &defaults;
+    /* the XML and the metadata carry the concrete mode, never "auto" */
+    resolved = o ? *o : defaults;
+    resolved.memory_mode = vn_memory_mode_resolve(resolved.memory_mode, p);
+    o = &resolved;
     if (!check_placement(d, t, p, error) ||
         !check_handwritten(d, xmlDocGetRootElement(d->doc), o->force, error) ||
         !ctx_init(&c, d, t, p, o, error))

@@ -164,7 +164,7 @@ cells_replaced(const VnDomain *before, const VnDomain *after)
 static VnPlacement *
 try_place(VnDomain *d, gboolean force, GError **error)
 {
-    VnDomainWriteOptions o = { .force = force, .memory_mode = VN_MEMORY_MODE_RESTRICTIVE,
+    VnDomainWriteOptions o = { .force = force, .memory_mode = VN_MEMORY_MODE_AUTO,
                                .time = "2026-11-29T22:00:00Z" };
     g_autoptr(GPtrArray) reasons = NULL;
 

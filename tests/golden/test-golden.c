@@ -93,7 +93,7 @@ load_options(Case *c)
     g_autofree gchar *mode = NULL;
     g_autofree gchar *sysroot = NULL;
 
-    c->o.memory_mode = VN_MEMORY_MODE_RESTRICTIVE;
+    c->o.memory_mode = VN_MEMORY_MODE_AUTO;   /* the product default */
     c->o.time = GOLDEN_TIME;
     if (!g_file_test(file, G_FILE_TEST_EXISTS))
         return;

@@ -25,7 +25,7 @@ assert_defaults(const VnConfig *c)
     g_assert_cmpuint(c->policy->overhead_per_gib_kib, ==, 8 * 1024);
     g_assert_cmpuint(c->policy->headroom_percent, ==, 5);
     g_assert_cmpfloat(c->policy->cpu_overcommit, ==, 4.0);
-    g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_RESTRICTIVE);
+    g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_AUTO);
     g_assert_cmpint(c->hook_manage, ==, VN_HOOK_MANAGE_OPTED_IN);
     g_assert_cmpint(c->hook_on_conflict, ==, VN_HOOK_CONFLICT_REPLAN);
     g_assert_false(c->hook_strict);
@@ -150,7 +150,7 @@ static const BadConfigCase bad_cases[] = {
     { "bad-headroom-text.conf", VN_CONFIG_ERROR_INVALID, "[host] headroom_percent: \"five\" is not a whole number from 0 to 90" },
     { "bad-overcommit-zero.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"0\" is not a number above 0 and at most 64" },
     { "bad-overcommit-text.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"4x\" is not a number above 0 and at most 64" },
-    { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID, "[placement] memory_mode: \"preferred\" is not one of restrictive, strict" },
+    { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID, "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
     { "bad-manage.conf", VN_CONFIG_ERROR_INVALID, "[hook] manage: \"some\" is not one of opted-in, all, none" },
     { "bad-conflict.conf", VN_CONFIG_ERROR_INVALID, "[hook] on_conflict: \"retry\" is not one of replan, refuse, ignore" },
     { "bad-strict.conf", VN_CONFIG_ERROR_INVALID, "[hook] strict: \"maybe\" is not true or false" },
