@@ -134,7 +134,7 @@ nodes_string(const VnTopology *t, const guint *nodes, guint k)
 }
 
 static void
-explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacement *p)
+explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 {
     g_autofree gchar *nodes = nodes_string(c->t, set->nodes, set->k);
 
@@ -185,7 +185,7 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, guint k_min, VnPlacemen
 
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 static VnNodeSet *
-choose_set(VnPlanCtx *c, guint *ret_k_min, GPtrArray *candidates)
+choose_set(VnPlanCtx *c, GPtrArray *candidates)
 {
     /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
     guint k_max = c->fixed_cells ? MIN(c->fixed_cells, c->n)
@@ -196,7 +196,6 @@ choose_set(VnPlanCtx *c, guint *ret_k_min, GPtrArray *candidates)
      * it can be; each k below recomputes capacity with its own share. */
     vn_plan_capacity_compute(c, c->overhead_kib / MAX(k_max, 1));
     k_min = vn_plan_min_nodes(c);
-    *ret_k_min = k_min;
     if (k_min == 0)
         return NULL;
     for (guint k = k_min, tries = 0; k <= k_max; k++) {
@@ -220,7 +219,6 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
     g_autoptr(VnPlacement) p = NULL;
     g_autoptr(VnNodeSet) set = NULL;
     VnPlanCtx c;
-    guint k_min = 0;
 
     g_return_val_if_fail(t && t->finished && load && policy && req, NULL);
     g_return_val_if_fail(load->n_nodes == t->n_nodes, NULL);
@@ -229,7 +227,7 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
 
     ctx_init(&c, t, load, policy, req);
     p = vn_placement_new();
-    set = choose_set(&c, &k_min, p->candidates);
+    set = choose_set(&c, p->candidates);
     if (!set) {
         g_autofree gchar *mem = vn_plan_format_kib(req->memory_kib);
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
@@ -262,7 +260,7 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
         if (whole)
             p->threads_per_core = t->smt_width;
     }
-    explain_choice(&c, set, k_min, p);
+    explain_choice(&c, set, p);
     ctx_clear(&c);
     return g_steal_pointer(&p);
 }
