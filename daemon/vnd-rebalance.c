@@ -22,30 +22,6 @@
 #define VNUMAD_VNUMACTL "/usr/local/sbin/vnumactl"
 #endif
 
-/* Running domains of the ledger (reservations and reserved starts are
- * not movable) as residents on `t`. */
-static GPtrArray *
-residents(const VnLedger *l, const VnTopology *t)
-{
-    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
-
-    for (guint i = 0; i < vn_ledger_records(l)->len; i++) {
-        const VnLedgerRecord *r = g_ptr_array_index(vn_ledger_records(l), i);
-        VnResident *vm;
-        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires)
-            continue;
-        vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
-        for (guint c = 0; c < r->cells->len; c++) {
-            const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
-            gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
-            if (node >= 0)
-                vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
-        }
-        g_ptr_array_add(out, vm);
-    }
-    return out;
-}
-
 static void
 add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m)
 {
@@ -215,7 +191,7 @@ propose(VndDaemon *d, GPtrArray **ret_notes, GError **error)
 
     if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
         return NULL;
-    vms = residents(snap, t);
+    vms = vn_ledger_residents(snap, t);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);
     return vn_rebalance_propose(t, load, c->policy, vms, &lim, ret_notes);
 }

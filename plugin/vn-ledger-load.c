@@ -199,3 +199,25 @@ gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
     }
     return TRUE;
 }
+
+GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
+    GPtrArray *records = vn_ledger_records(l);
+
+    for (guint i = 0; i < records->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(records, i);
+        VnResident *vm;
+        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires)
+            continue;
+        vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
+        for (guint c = 0; c < r->cells->len; c++) {
+            const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
+            gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
+            if (node >= 0)
+                vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
+        }
+        g_ptr_array_add(out, vm);
+    }
+    return out;
+}

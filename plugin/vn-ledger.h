@@ -31,6 +31,7 @@
 
 #include <glib.h>
 #include "vn-load.h"
+#include "vn-rebalance.h"
 #include "vn-request.h"
 #include "vn-topology.h"
 
@@ -142,6 +143,12 @@ gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
 void vn_ledger_to_load(const VnLedger *l, const VnTopology *t,
                        const VnPolicy *policy, const gchar *skip_uuid,
                        VnLoad *load);
+
+/* The running domains of `l` as the rebalancer's residents on `t`
+ * (vn-ledger-load.c): reserved starts and holds with `expires` are not
+ * movable and left out, as are cells on nodes `t` does not have.  Returns
+ * a GPtrArray of VnResident* (transfer full). */
+GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t);
 
 /* Does record `r` fit on `t` given `load` (everyone else) and `policy`?
  * Checks per cell: the node exists and its CPUs are the node's, usable

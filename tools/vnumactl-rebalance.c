@@ -39,30 +39,6 @@ options_clear(RebalanceOptions *o)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 
-/* Running domains of the ledger as the rebalancer sees them. */
-static GPtrArray *
-residents_from_ledger(const VnLedger *l, const VnTopology *t)
-{
-    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
-    GPtrArray *records = vn_ledger_records(l);
-
-    for (guint i = 0; i < records->len; i++) {
-        const VnLedgerRecord *r = g_ptr_array_index(records, i);
-        VnResident *vm;
-        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires)
-            continue;
-        vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
-        for (guint c = 0; c < r->cells->len; c++) {
-            const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
-            gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
-            if (node >= 0)
-                vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
-        }
-        g_ptr_array_add(out, vm);
-    }
-    return out;
-}
-
 /* The CPUs a shared cell moved to `node` may run on. */
 static gchar *
 target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, guint node)
@@ -220,7 +196,7 @@ vn_cmd_rebalance(int argc, char **argv)
         !vn_source_load(&o.source, &t, &load, &config, &error) ||
         !(ledger = vn_ledger_snapshot(config->state_dir, &error)))
         return vn_cli_fail(error);
-    residents = residents_from_ledger(ledger, t);
+    residents = vn_ledger_residents(ledger, t);
     moves = vn_rebalance_propose(t, load, config->policy, residents, &lim, &notes);
     applied = g_new0(gboolean, MAX(moves->len, 1));
 
