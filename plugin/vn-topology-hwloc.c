@@ -57,7 +57,9 @@ add_node_hugepages(VnTopology *t, guint index, hwloc_obj_t node)
     }
 }
 
-/* Nodes in hwloc's logical order, so node index == NUMANode logical_index. */
+/* Nodes in hwloc's logical order while building (node index ==
+ * NUMANode logical_index); vn_topology_finish() renumbers them by kernel
+ * node number. */
 static void
 add_nodes(VnTopology *t, hwloc_topology_t topo)
 {
@@ -199,21 +201,36 @@ set_distances(VnTopology *t, hwloc_topology_t topo)
 }
 
 VnTopology *
-vn_topology_from_hwloc(hwloc_topology_t topo, const gchar *source, GError **error)
+vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
 {
-    g_autoptr(VnTopology) t = vn_topology_new(source);
-    g_autoptr(GError) local = NULL;
+    VnTopology *t = vn_topology_new(source);
 
     add_nodes(t, topo);
     add_cpus(t, topo);
     set_cpu_owners(t, topo);
     set_distances(t, topo);
+    return t;
+}
+
+static gboolean
+finish(VnTopology *t, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+
     if (!vn_topology_finish(t, &local)) {
         g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
                             local->message);
-        return NULL;
+        return FALSE;
     }
-    return g_steal_pointer(&t);
+    return TRUE;
+}
+
+VnTopology *
+vn_topology_from_hwloc(hwloc_topology_t topo, const gchar *source, GError **error)
+{
+    g_autoptr(VnTopology) t = vn_topology_build_from_hwloc(topo, source);
+
+    return finish(t, error) ? g_steal_pointer(&t) : NULL;
 }
 
 VnTopology *
@@ -258,12 +275,12 @@ vn_topology_load_live(GError **error)
         return NULL;
     }
     source = g_strdup("this host (hwloc)");
-    t = vn_topology_from_hwloc(topo, source, error);
-    if (!t)
-        return NULL;
+    t = vn_topology_build_from_hwloc(topo, source);
     /* A kernel built without NUMA has no node directory; hwloc then made
      * one node and its memory figures are all there is. */
-    if (g_file_test("/sys/devices/system/node", G_FILE_TEST_IS_DIR) &&
+    if (!g_file_test("/sys/devices/system/node", G_FILE_TEST_IS_DIR))
+        return finish(t, error) ? g_steal_pointer(&t) : NULL;
+    if (!vn_topology_add_sysfs_nodes(t, "/", error) || !finish(t, error) ||
         !vn_topology_read_sysfs_memory(t, "/", error))
         return NULL;
     return g_steal_pointer(&t);

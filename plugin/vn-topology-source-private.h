@@ -14,6 +14,14 @@ hwloc_topology_t vn_hwloc_topology_new(void);
 /* Converts a loaded hwloc topology and finishes it; `source` is copied.
  * Errors: VN_TOPOLOGY_SOURCE_ERROR_INVALID. */
 VnTopology *vn_topology_from_hwloc(hwloc_topology_t topo, const gchar *source, GError **error);
+/* The same without vn_topology_finish(), for loaders that add to it. */
+VnTopology *vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source);
+
+/* Adds to unfinished `t` the nodes <sysroot>/sys/devices/system/node lists
+ * that it lacks (hwloc shows no node for a CPU-only node) with their CPUs,
+ * and then takes the whole distance matrix from sysfs
+ * (vn-topology-sysfs-nodes.c).  Errors: _IO, _PARSE. */
+gboolean vn_topology_add_sysfs_nodes(VnTopology *t, const gchar *sysroot, GError **error);
 
 /* Re-raises a VN_XML_FILE_ERROR in this module's domain (IO stays IO,
  * everything else is PARSE), keeping its message. */

@@ -139,6 +139,52 @@ finish_shared_cpus(VnTopology *t)
     }
 }
 
+static gint
+node_os_cmp(gconstpointer a, gconstpointer b, gpointer topology)
+{
+    const VnTopology *t = topology;
+    guint x = t->nodes[*(const guint *)a].os_id, y = t->nodes[*(const guint *)b].os_id;
+    return (x > y) - (x < y);
+}
+
+/* Node indices follow the kernel's node numbers (hwloc's logical order may
+ * not: 0,1,6,7,2,... on some AMD hosts), so every listing reads in node
+ * order.  Builders index nodes in their own order; this renumbers the
+ * nodes, the CPUs' nodes, the CPU owners and the distance matrix. */
+static void
+sort_nodes(VnTopology *t)
+{
+    guint n = t->n_nodes;
+    g_autofree guint *order = g_new(guint, n);
+    g_autofree guint *new_index = g_new(guint, n);
+    g_autofree VnNode *nodes = g_new(VnNode, n);
+    g_autofree guint *dist = NULL;
+
+    for (guint i = 0; i < n; i++)
+        order[i] = i;
+    g_qsort_with_data(order, (gint)n, sizeof(guint), node_os_cmp, t);
+    for (guint i = 0; i < n; i++) {
+        new_index[order[i]] = i;
+        nodes[i] = t->nodes[order[i]];
+    }
+    for (guint i = 0; i < n; i++)
+        if (nodes[i].cpu_owner >= 0)
+            nodes[i].cpu_owner = (gint)new_index[nodes[i].cpu_owner];
+    memcpy(t->nodes, nodes, n * sizeof(VnNode));
+    for (guint i = 0; i < t->cpus->len; i++) {
+        VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
+        if (c->node >= 0)
+            c->node = (gint)new_index[c->node];
+    }
+    if (!t->distance)
+        return;
+    dist = g_new(guint, (gsize)n * n);
+    for (guint i = 0; i < n; i++)
+        for (guint j = 0; j < n; j++)
+            dist[new_index[i] * n + new_index[j]] = t->distance[i * n + j];
+    memcpy(t->distance, dist, (gsize)n * n * sizeof(guint));
+}
+
 gboolean
 vn_topology_finish(VnTopology *t, GError **error)
 {
@@ -157,6 +203,7 @@ vn_topology_finish(VnTopology *t, GError **error)
                             "%s: node %u appears twice", t->source, t->nodes[i].os_id);
                 return FALSE;
             }
+    sort_nodes(t);
     if (!finish_distances(t, error))
         return FALSE;
 
