@@ -16,34 +16,12 @@
  * is $VNUMA_VNUMACTL, else the installed one. */
 #include "vnd.h"
 
+#include "vn-placement-json.h"
 #include "vn-rebalance.h"
 
 #ifndef VNUMAD_VNUMACTL
 #define VNUMAD_VNUMACTL "/usr/local/sbin/vnumactl"
 #endif
-
-static void
-add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m)
-{
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "vm");
-    json_builder_add_string_value(b, m->vm);
-    json_builder_set_member_name(b, "cell");
-    json_builder_add_int_value(b, m->cell);
-    json_builder_set_member_name(b, "from");
-    json_builder_add_int_value(b, t->nodes[m->from_node].os_id);
-    json_builder_set_member_name(b, "to");
-    json_builder_add_int_value(b, t->nodes[m->to_node].os_id);
-    json_builder_set_member_name(b, "vcpus");
-    json_builder_add_int_value(b, m->vcpus);
-    json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)(m->memory_kib / 1024));
-    json_builder_set_member_name(b, "reason");
-    json_builder_add_string_value(b, m->reason);
-    json_builder_set_member_name(b, "applied");
-    json_builder_add_boolean_value(b, FALSE);
-    json_builder_end_object(b);
-}
 
 static JsonNode *
 moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
@@ -53,16 +31,7 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "dry_run");
     json_builder_add_boolean_value(b, TRUE);
-    json_builder_set_member_name(b, "moves");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < moves->len; i++)
-        add_move(b, t, g_ptr_array_index(moves, i));
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "notes");
-    json_builder_begin_array(b);
-    for (guint i = 0; notes && i < notes->len; i++)
-        json_builder_add_string_value(b, g_ptr_array_index(notes, i));
-    json_builder_end_array(b);
+    vn_moves_add_json(b, t, moves, notes, NULL);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }

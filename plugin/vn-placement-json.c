@@ -144,3 +144,42 @@ vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }
+
+static void
+add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "vm");
+    json_builder_add_string_value(b, m->vm);
+    json_builder_set_member_name(b, "cell");
+    json_builder_add_int_value(b, m->cell);
+    json_builder_set_member_name(b, "from");
+    json_builder_add_int_value(b, t->nodes[m->from_node].os_id);
+    json_builder_set_member_name(b, "to");
+    json_builder_add_int_value(b, t->nodes[m->to_node].os_id);
+    json_builder_set_member_name(b, "vcpus");
+    json_builder_add_int_value(b, m->vcpus);
+    json_builder_set_member_name(b, "memory_mib");
+    json_builder_add_int_value(b, (gint64)(m->memory_kib / 1024));
+    json_builder_set_member_name(b, "reason");
+    json_builder_add_string_value(b, m->reason);
+    json_builder_set_member_name(b, "applied");
+    json_builder_add_boolean_value(b, applied);
+    json_builder_end_object(b);
+}
+
+void
+vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArray *notes,
+                  const gboolean *applied)
+{
+    json_builder_set_member_name(b, "moves");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < moves->len; i++)
+        add_move(b, t, g_ptr_array_index(moves, i), applied && applied[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "notes");
+    json_builder_begin_array(b);
+    for (guint i = 0; notes && i < notes->len; i++)
+        json_builder_add_string_value(b, g_ptr_array_index(notes, i));
+    json_builder_end_array(b);
+}

@@ -15,9 +15,19 @@
 
 #include <json-glib/json-glib.h>
 #include "vn-placement.h"
+#include "vn-rebalance.h"
 #include "vn-topology.h"
 
 JsonNode *vn_placement_to_json(const VnTopology *t, const VnPlacement *p,
                                gboolean with_candidates);
 /* {"error": message, "reasons": [...]} for a request that cannot be placed. */
 JsonNode *vn_plan_error_to_json(const GError *error, GPtrArray *reasons);
+/* Adds to the object being built in `b` the members of a rebalancing
+ * round, the shape `vnumactl rebalance --json` prints and POST
+ * /v1/rebalance answers:
+ *   "moves": [{"vm", "cell", "from", "to", "vcpus", "memory_mib", "reason",
+ *              "applied"}], "notes": [...]
+ * "from"/"to" are host kernel node numbers.  `applied` (NULL: none) holds
+ * one flag per move; `notes` may be NULL. */
+void vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArray *notes,
+                       const gboolean *applied);
