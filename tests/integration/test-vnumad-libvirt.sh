@@ -74,8 +74,13 @@ rm -f "$xml"
 virsh -q start vnt-api >/dev/null || fail "start vnt-api"
 qpid=$(cat /run/libvirt/qemu/vnt-api.pid 2>/dev/null)
 
-# 3. /v1/domains measures the real QEMU
-got=$(api http://vnumad/v1/domains | jq -c '.domains[] | select(.name == "vnt-api")')
+# 3. /v1/domains measures the real QEMU (the hook's "started" record and
+# QEMU's first pages may trail `virsh start` on a loaded machine)
+for _ in $(seq 50); do
+    got=$(api http://vnumad/v1/domains | jq -c '.domains[] | select(.name == "vnt-api")')
+    echo "$got" | jq -e '.state == "running" and .locality_percent != null' >/dev/null 2>&1 && break
+    sleep 0.1
+done
 echo "   $got"
 echo "$got" | jq -e --argjson p "${qpid:-0}" '.pid == $p and .state == "running" and .nodes == "0"' >/dev/null &&
     ok "domains: the running guest with libvirt's pid $qpid" || fail "domains: $got"
@@ -94,8 +99,13 @@ esac
 
 # 5. destroy: the hook releases it, the API stops listing it
 virsh -q destroy vnt-api >/dev/null || fail "destroy vnt-api"
-api http://vnumad/v1/domains | jq -e '[.domains[] | select(.name == "vnt-api")] | length == 0' >/dev/null &&
-    ok "domains: gone after destroy" || fail "domains: still listed after destroy"
+gone=no
+for _ in $(seq 50); do
+    api http://vnumad/v1/domains | jq -e '[.domains[] | select(.name == "vnt-api")] | length == 0' >/dev/null &&
+        { gone=yes; break; }
+    sleep 0.1
+done
+[ "$gone" = yes ] && ok "domains: gone after destroy" || fail "domains: still listed after destroy"
 virsh -q undefine vnt-api >/dev/null 2>&1
 
 kill -TERM "$dpid"
