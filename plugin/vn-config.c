@@ -249,25 +249,6 @@ read_cpus(GKeyFile *kf, const gchar *path, const VnTopology *t,
     return TRUE;
 }
 
-static gboolean
-read_percent(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
-             guint *ret_percent, GError **error)
-{
-    g_autofree gchar *text = NULL;
-    guint64 v;
-
-    if (!get_text(kf, path, group, key, &text, error))
-        return FALSE;
-    if (!text)
-        return TRUE;
-    if (!g_ascii_string_to_unsigned(text, 10, 0, VN_CONFIG_MAX_HEADROOM, &v, NULL))
-        return bad_value(error, path, group, key,
-                         "\"%s\" is not a whole number from 0 to %d",
-                         text, VN_CONFIG_MAX_HEADROOM);
-    *ret_percent = (guint) v;
-    return TRUE;
-}
-
 /* A whole number within [min, max]. */
 static gboolean
 read_uint(GKeyFile *kf, const gchar *path, const gchar *group, const gchar *key,
@@ -377,7 +358,8 @@ read_host(GKeyFile *kf, const gchar *path, const VnTopology *t, VnPolicy *p,
            read_size(kf, path, "host", "reserved_memory", &p->reserved_memory_kib, error) &&
            read_size(kf, path, "host", "overhead_base", &p->overhead_base_kib, error) &&
            read_size(kf, path, "host", "overhead_per_gib", &p->overhead_per_gib_kib, error) &&
-           read_percent(kf, path, "host", "headroom_percent", &p->headroom_percent, error) &&
+           read_uint(kf, path, "host", "headroom_percent", 0, VN_CONFIG_MAX_HEADROOM,
+                     &p->headroom_percent, error) &&
            read_ratio(kf, path, "host", "cpu_overcommit", &p->cpu_overcommit, error);
 }
 
