@@ -32,22 +32,20 @@ load_text(const gchar *text, GError **error)
     return vn_domain_load_buffer(text, strlen(text), "test.xml", error);
 }
 
-/* A hand-made shared placement: cell i on node index nodes[i] with
- * vcpus[i] vCPUs and mem[i] KiB; emulator and IOThreads on cell 0. */
+/* A hand-made shared placement: cell i on node index nodes[i], each cell
+ * with `vcpus` vCPUs and `kib` KiB; emulator and IOThreads on cell 0. */
 static VnPlacement *
-make_placement(const VnTopology *t, guint n, const guint *nodes, const guint *vcpus,
-               const guint64 *mem, guint iothreads)
+make_placement(const VnTopology *t, guint n, const guint *nodes, guint vcpus, guint64 kib,
+               guint iothreads)
 {
     VnPlacement *p = vn_placement_new();
-    guint first = 0;
 
     for (guint i = 0; i < n; i++) {
         VnCell c = { .id = i, .node = nodes[i], .node_os_id = t->nodes[nodes[i]].os_id,
-                     .vcpu_first = first, .n_vcpus = vcpus[i],
-                     .cpus = vn_bitmap_copy(t->nodes[nodes[i]].cpus), .memory_kib = mem[i] };
-        for (guint v = 0; v < vcpus[i]; v++)
+                     .vcpu_first = i * vcpus, .n_vcpus = vcpus,
+                     .cpus = vn_bitmap_copy(t->nodes[nodes[i]].cpus), .memory_kib = kib };
+        for (guint v = 0; v < vcpus; v++)
             g_ptr_array_add(p->vcpu_pins, vn_bitmap_copy(c.cpus));
-        first += vcpus[i];
         g_array_append_val(p->cells, c);
     }
     p->emulator_cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus);
@@ -509,9 +507,7 @@ test_write_vhost_user(void)
         "<domain type='qemu'><name>vu</name><memory>4194304</memory><vcpu>4</vcpu><devices>"
         "<interface type='vhostuser'><source type='unix' path='/tmp/vu.sock' mode='client'/>"
         "<model type='virtio'/></interface></devices></domain>", &error);
-    const guint nodes[] = { 0, 1 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 1 }, 2, 2097152, 0);
     g_autofree gchar *out = NULL;
 
     g_assert_no_error(error);
@@ -527,9 +523,7 @@ test_write_dedicated_smt(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 1 }, vcpus[] = { 4 };
-    const guint64 mem[] = { 4194304 };
-    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 4, 4194304, 2);
     g_autofree gchar *out = NULL;
     g_autoptr(GError) error = NULL;
     g_autoptr(VnPlacement) back = NULL;
@@ -562,9 +556,7 @@ test_write_cells_same_node(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 2, 2 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 2, 2 }, 2, 2097152, 0);
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
 
     assert_contains(out, "<sibling id='0' value='10'/>\n          <sibling id='1' value='11'/>");
@@ -577,9 +569,7 @@ test_write_one_cell(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 1 }, vcpus[] = { 4 };
-    const guint64 mem[] = { 4194304 };
-    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 4, 4194304, 2);
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
 
     g_test_message("%s", out);
@@ -603,9 +593,7 @@ test_write_keeps_bytes(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 2 }, 2, 2097152, 2);
     g_autofree gchar *path = data_path("web.xml");
     g_autofree gchar *input = NULL;
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
@@ -632,9 +620,7 @@ test_write_two_cells(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 2 }, 2, 2097152, 2);
     VnDomainWriteOptions o = fixed_time;
     g_autofree gchar *out = NULL;
 
@@ -657,9 +643,7 @@ test_write_idempotent(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 3, 1 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 3, 1 }, 2, 2097152, 2);
     VnDomainWriteOptions o = { .memory_mode = VN_MEMORY_MODE_RESTRICTIVE };
     g_autofree gchar *once = apply(d, t, p, &o);
     g_autofree gchar *twice = apply(d, t, p, &o);   /* no time given: kept */
@@ -678,10 +662,8 @@ test_write_moves(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint two[] = { 0, 2 }, one[] = { 3 }, v2[] = { 2, 2 }, v1[] = { 4 };
-    const guint64 m2[] = { 2097152, 2097152 }, m1[] = { 4194304 };
-    g_autoptr(VnPlacement) p2 = make_placement(t, 2, two, v2, m2, 2);
-    g_autoptr(VnPlacement) p1 = make_placement(t, 1, one, v1, m1, 2);
+    g_autoptr(VnPlacement) p2 = make_placement(t, 2, (const guint[]){ 0, 2 }, 2, 2097152, 2);
+    g_autoptr(VnPlacement) p1 = make_placement(t, 1, (const guint[]){ 3 }, 4, 4194304, 2);
     g_autoptr(VnDomain) fresh = load("web.xml");
     g_autofree gchar *a = apply(d, t, p2, &fixed_time);
     g_autofree gchar *b = apply(d, t, p1, &fixed_time);   /* vnuma's own pins: replaced */
@@ -701,9 +683,7 @@ test_write_handwritten(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("pinned.xml");
-    const guint nodes[] = { 1 }, vcpus[] = { 2 };
-    const guint64 mem[] = { 1048576 };
-    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 0);
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 2, 1048576, 0);
     g_autofree gchar *before = vn_domain_to_string(d);
     g_autofree gchar *after = NULL;
     g_autofree gchar *out = NULL;
@@ -727,9 +707,7 @@ test_write_hand_edited_after_vnuma(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 1 }, vcpus[] = { 4 };
-    const guint64 mem[] = { 4194304 };
-    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 4, 4194304, 2);
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
     g_autoptr(GString) edited = g_string_new(out);
     g_autoptr(VnDomain) e = NULL;
@@ -750,9 +728,7 @@ test_write_user_cells(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("user-cells.xml");
-    const guint nodes[] = { 1, 3 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 1048576, 1048576 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 0);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 1, 3 }, 2, 1048576, 0);
     g_autofree gchar *sysroot = data_path("sysroot");
     g_autoptr(GError) error = NULL;
     g_autoptr(VnRequest) r = vn_domain_to_request(d, sysroot, &error);
@@ -782,9 +758,7 @@ test_write_mismatch(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 1 }, vcpus[] = { 3 };
-    const guint64 mem[] = { 4194304 };
-    g_autoptr(VnPlacement) p = make_placement(t, 1, nodes, vcpus, mem, 3);
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 3, 4194304, 3);
     g_autoptr(GError) error = NULL;
 
     g_assert_false(vn_domain_apply_placement(d, t, p, &fixed_time, &error));
@@ -797,9 +771,7 @@ test_recorded_placement(void)
 {
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnDomain) d = load("web.xml");
-    const guint nodes[] = { 0, 2 }, vcpus[] = { 2, 2 };
-    const guint64 mem[] = { 2097152, 2097152 };
-    g_autoptr(VnPlacement) p = make_placement(t, 2, nodes, vcpus, mem, 2);
+    g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 2 }, 2, 2097152, 2);
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnPlacement) r = vn_domain_recorded_placement(d, t, &error);
