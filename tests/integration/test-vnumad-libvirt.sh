@@ -4,7 +4,8 @@
 # daemon (not root, packages unavailable) or has no curl/jq.
 #
 # Checks, on the live host: a reservation made through the API is counted
-# by the host view; the hook registers a started guest in the shared
+# by the host view; a hold reserved for a guest's name is consumed by the
+# hook when that guest starts; the hook registers it in the shared
 # ledger; GET /v1/domains measures the real QEMU's memory per node from its
 # /proc/<pid>/numa_maps (pid from libvirt's pid file) with its locality;
 # /metrics carries the guest's locality; a rebalance round applied through
@@ -71,7 +72,11 @@ cat > "$xml" <<EOF
 EOF
 virsh -q define "$xml" >/dev/null || fail "define vnt-api"
 rm -f "$xml"
+# a controller holds room for it first; the hook consumes the hold at start
+held=$(api -d '{"vcpus": 1, "memory_mib": 64, "name": "vnt-api", "ttl_s": 120}' http://vnumad/v1/reservations | jq -r .id)
 virsh -q start vnt-api >/dev/null || fail "start vnt-api"
+api http://vnumad/v1/reservations | jq -e --arg i "$held" '.reservations | map(.id) | index($i) == null' >/dev/null &&
+    ok "the hook consumed the API's hold for vnt-api" || fail "the hold for vnt-api is still there after start"
 qpid=$(cat /run/libvirt/qemu/vnt-api.pid 2>/dev/null)
 
 # 3. /v1/domains measures the real QEMU (the hook's "started" record and
