@@ -5,6 +5,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include "vn-ledger.h"
+#include "vn-test-fixture.h"
 #include "vn-topology-source.h"
 
 typedef struct {
@@ -32,21 +33,10 @@ static void fixture_set_up(Fixture *f, gconstpointer data)
     g_assert_nonnull(f->run_dir);
 }
 
-static void remove_tree(const gchar *dir)
-{
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *p = g_build_filename(dir, name, NULL);
-        g_unlink(p);
-    }
-    g_rmdir(dir);
-}
-
 static void fixture_tear_down(Fixture *f, gconstpointer data)
 {
-    remove_tree(f->state_dir);
-    remove_tree(f->run_dir);
+    vn_test_remove_tree(f->state_dir);
+    vn_test_remove_tree(f->run_dir);
     g_free(f->state_dir);
     g_free(f->run_dir);
     g_free(f->config);

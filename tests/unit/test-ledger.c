@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "vn-ledger.h"
+#include "vn-test-fixture.h"
 
 /* 2 nodes x 4 CPUs (os ids 0-3, 4-7), 8 GiB each, distances 10/21. */
 static VnTopology *make_topology(void)
@@ -29,17 +30,6 @@ static gchar *make_state_dir(void)
     gchar *dir = g_dir_make_tmp("vn-ledger-XXXXXX", &err);
     g_assert_no_error(err);
     return dir;
-}
-
-static void remove_dir(const gchar *dir)
-{
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *p = g_build_filename(dir, name, NULL);
-        g_unlink(p);
-    }
-    g_rmdir(dir);
 }
 
 static VnLedgerRecord *make_record(const gchar *uuid, const gchar *name,
@@ -98,7 +88,7 @@ static void test_round_trip(void)
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(b);
     g_assert_cmpstr(nodes, ==, "0,1");
     g_assert_true(vn_ledger_lookup_name(s, "vm-a") == a);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* Each bad file gives VN_LEDGER_ERROR_CORRUPT naming the file. */
@@ -147,7 +137,7 @@ static void test_bad_files(void)
     g_assert_no_error(err);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
     g_clear_pointer(&l, vn_ledger_free);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* A stuck holder makes the next opener give up, not hang. */
@@ -170,7 +160,7 @@ static void test_lock_timeout(void)
     second = vn_ledger_open_with_timeout(dir, 200, &err);   /* released: at once */
     g_assert_no_error(err);
     g_clear_pointer(&second, vn_ledger_free);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 static void test_duplicate_uuid(void)
@@ -214,7 +204,7 @@ static void test_to_load(void)
     g_autoptr(VnLoad) others = vn_load_new(t);
     vn_ledger_to_load(l, t, pol, "u1", others);
     g_assert_cmpuint(others->nodes[0].committed_memory_kib, ==, 0);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 static void assert_refused(const VnLedgerRecord *r, const VnTopology *t,
@@ -281,8 +271,8 @@ static void test_reclaim(void)
     g_assert_nonnull(vn_ledger_lookup_name(l, "alive"));
     g_assert_nonnull(vn_ledger_lookup_name(l, "starting"));
     g_assert_true(g_ptr_array_find_with_equal_func(removed, "dead", g_str_equal, NULL));
-    remove_dir(dir);
-    remove_dir(run);
+    vn_test_remove_tree(dir);
+    vn_test_remove_tree(run);
 }
 
 /* --- real processes ---
@@ -361,7 +351,7 @@ static void test_concurrent_reservations(void)
     vn_ledger_to_load(l, t, pol, NULL, load);
     for (guint n = 0; n < 2; n++)
         g_assert_cmpuint(load->nodes[n].committed_memory_kib, <=, usable);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* Child: commits forever, each time with one more record. */
@@ -394,7 +384,7 @@ static void test_kill_during_writes(void)
         last_generation = vn_ledger_generation(l);
     }
     g_assert_cmpuint(last_generation, >, 0);
-    remove_dir(dir);
+    vn_test_remove_tree(dir);
 }
 
 int main(int argc, char **argv)

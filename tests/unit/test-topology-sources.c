@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vn-cpulist.h"
+#include "vn-test-fixture.h"
 #include "vn-topology-source.h"
 
 static gchar *
@@ -131,22 +132,6 @@ assert_error_names(const GError *error, gint code, const gchar *what, const gcha
         g_error("error message '%s' should contain '%s' and '%s'", error->message, what,
                 detail ? detail : "");
     g_assert_null(strchr(error->message, '\n'));
-}
-
-static void
-rm_rf(const gchar *dir)
-{
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *p = g_build_filename(dir, name, NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-            rm_rf(p);
-        else
-            g_unlink(p);
-    }
-    g_rmdir(dir);
 }
 
 /* ---- hwloc XML ---------------------------------------------------------- */
@@ -314,7 +299,7 @@ test_hwloc_heteromem_hbm_first(void)
     g_assert_cmpint(node_by_os(t, 1)->cpu_owner, ==, vn_topology_node_by_os_id(t, 0));
     g_assert_cmpint(node_by_os(t, 0)->cpu_owner, ==, -1);
     assert_cpus_counted_once(t, 8);
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 static void
@@ -466,7 +451,7 @@ test_hwloc_errors(void)
     g_assert_null(vn_topology_load_hwloc_xml(bogus, &error));
     assert_error_names(error, VN_TOPOLOGY_SOURCE_ERROR_HWLOC, bogus, "hwloc");
     g_clear_error(&error);
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* The line of a malformed file is reported. */
@@ -480,7 +465,7 @@ test_hwloc_error_line(void)
 
     g_assert_null(vn_topology_load_hwloc_xml(path, &error));
     assert_error_names(error, VN_TOPOLOGY_SOURCE_ERROR_PARSE, "bad.xml:3:", NULL);
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* hagrid.xml with a NUMALatency matrix added before </topology>. */
@@ -527,7 +512,7 @@ test_hwloc_distance_edge_cases(void)
     g_assert_null(bad);
     assert_error_names(error2, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "hagrid-edited.xml",
                        "distance from node 0 to node 1 is 5");
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* ---- synthetic ---------------------------------------------------------- */
@@ -708,7 +693,7 @@ test_caps_errors(void)
         g_assert_nonnull(error);
         assert_error_names(error, error->code, path, cases[i].detail);
     }
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 static void
@@ -812,7 +797,7 @@ test_sysfs_errors(void)
     g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, 100);
     g_assert_cmpuint(node_by_os(t, 1)->mem_free_kib, ==, 7);
     assert_hugepages(node_by_os(t, 1), 2048, 3, 0);
-    rm_rf(dir);
+    vn_test_remove_tree(dir);
 }
 
 /* ---- live host ---------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <libxml/tree.h>
 #include <string.h>
 
+#include "vn-test-fixture.h"
 #include "vn-xml-file.h"
 
 typedef struct {
@@ -20,14 +21,7 @@ tmp_setup(Tmp *tmp, gconstpointer data)
 static void
 tmp_teardown(Tmp *tmp, gconstpointer data)
 {
-    g_autoptr(GDir) d = g_dir_open(tmp->dir, 0, NULL);
-    const gchar *name;
-
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *p = g_build_filename(tmp->dir, name, NULL);
-        g_unlink(p);
-    }
-    g_rmdir(tmp->dir);
+    vn_test_remove_tree(tmp->dir);
     g_free(tmp->dir);
 }
 

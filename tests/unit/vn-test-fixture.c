@@ -1,6 +1,7 @@
 /* vn-test-fixture.c: see vn-test-fixture.h. */
 #include "vn-test-fixture.h"
 
+#include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -22,6 +23,22 @@ vn_test_data_path(const gchar *first, ...)
     va_end(args);
     g_ptr_array_add(parts, NULL);
     return g_build_filenamev((gchar **) parts->pdata);
+}
+
+void
+vn_test_remove_tree(const gchar *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *p = g_build_filename(dir, name, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+            vn_test_remove_tree(p);
+        else
+            g_unlink(p);
+    }
+    g_rmdir(dir);
 }
 
 VnTopology *

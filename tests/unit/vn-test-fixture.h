@@ -8,6 +8,10 @@
  * with exit 77 when the variable is not set (not run by meson). */
 gchar *vn_test_data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
 
+/* Removes `dir` and everything below it (symlinks are removed, not
+ * followed); what cannot be removed is left. */
+void vn_test_remove_tree(const gchar *dir);
+
 /* A finished three-node host with sparse node numbers: node 0 has CPUs
  * 0-3, node 1 has CPUs 4-7 (two SMT threads per core, one package per
  * node), node 3 is memory-only; 16 GiB, 16 GiB and 64 GiB; distances
