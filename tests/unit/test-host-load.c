@@ -54,16 +54,26 @@ test_busy_interval(void)
     g_assert_cmpfloat(load->nodes[2].cpu_busy, <, 0.0);
 }
 
+/* CPU busy per node measured from tests/data/sysroot/two-node-busy over
+ * `interval_s` seconds (0: since boot). */
+static VnLoad *
+measure_two_node_busy(const VnTopology *t, guint interval_s)
+{
+    g_autofree gchar *sysroot = vn_test_data_path("sysroot", "two-node-busy", NULL);
+    g_autoptr(GError) error = NULL;
+    VnLoad *load = vn_load_new(t);
+
+    g_assert_true(vn_host_measure_cpu_busy(sysroot, t, load, interval_s, &error));
+    g_assert_no_error(error);
+    return load;
+}
+
 static void
 test_busy_since_boot(void)
 {
     g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autoptr(VnLoad) load = vn_load_new(t);
-    g_autoptr(GError) error = NULL;
-    g_autofree gchar *sysroot = vn_test_data_path("sysroot", "two-node-busy", NULL);
+    g_autoptr(VnLoad) load = measure_two_node_busy(t, 0);
 
-    g_assert_true(vn_host_measure_cpu_busy(sysroot, t, load, 0, &error));
-    g_assert_no_error(error);
     /* node 0 busy 1270+2600+200+650, idle 5090+4000+8100+7150 */
     g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy, 4720.0 / 29060.0, 1e-12);
     /* node 1 busy 525+0+25, idle 6075+9100+9095 */
@@ -77,12 +87,8 @@ static void
 test_busy_no_ticks(void)
 {
     g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autoptr(VnLoad) load = vn_load_new(t);
-    g_autoptr(GError) error = NULL;
-    g_autofree gchar *sysroot = vn_test_data_path("sysroot", "two-node-busy", NULL);
+    g_autoptr(VnLoad) load = measure_two_node_busy(t, 1);
 
-    g_assert_true(vn_host_measure_cpu_busy(sysroot, t, load, 1, &error));
-    g_assert_no_error(error);
     for (guint i = 0; i < t->n_nodes; i++)
         g_assert_cmpfloat(load->nodes[i].cpu_busy, <, 0.0);
 }
