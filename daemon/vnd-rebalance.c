@@ -147,22 +147,22 @@ apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
     return TRUE;
 }
 
-/* One round proposed on the current load (no side effect). */
+/* One round proposed on the current load (no side effect).  The moves
+ * point into the residents' names: *ret_residents must outlive them. */
 static GPtrArray *
-propose(VndDaemon *d, GPtrArray **ret_notes, GError **error)
+propose(VndDaemon *d, GPtrArray **ret_residents, GPtrArray **ret_notes, GError **error)
 {
     const VnTopology *t = vnd_state_topology(d->state);
     const VnConfig *c = vnd_state_config(d->state);
     g_autoptr(VnLedger) snap = NULL;
-    g_autoptr(GPtrArray) vms = NULL;
     VnRebalanceLimits lim;
     const VnLoad *load;
 
     if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
         return NULL;
-    vms = vn_ledger_residents(snap, t);
+    *ret_residents = vn_ledger_residents(snap, t);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);
-    return vn_rebalance_propose(t, load, c->policy, vms, &lim, ret_notes);
+    return vn_rebalance_propose(t, load, c->policy, *ret_residents, &lim, ret_notes);
 }
 
 void
@@ -170,11 +170,11 @@ vnd_rebalance_tick(VndDaemon *d)
 {
     const VnConfig *c = vnd_state_config(d->state);
     g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+    g_autoptr(GPtrArray) vms = NULL, moves = NULL, notes = NULL;
 
     if (!c->rebalance_auto || d->rebalancing)
         return;
-    if (!(moves = propose(d, &notes, &error))) {
+    if (!(moves = propose(d, &vms, &notes, &error))) {
         g_message("rebalance: %s", error->message);
         return;
     }
@@ -192,7 +192,7 @@ vnd_rebalance_tick(VndDaemon *d)
 gboolean
 vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
-    g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+    g_autoptr(GPtrArray) vms = NULL, moves = NULL, notes = NULL;
     g_autoptr(JsonNode) node = NULL;
     gboolean dry_run;
 
@@ -200,7 +200,7 @@ vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GEr
         return FALSE;
     if (!dry_run)
         return apply(d, msg, error);
-    if (!(moves = propose(d, &notes, error)))
+    if (!(moves = propose(d, &vms, &notes, error)))
         return FALSE;
     node = moves_json(vnd_state_topology(d->state), moves, notes);
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
