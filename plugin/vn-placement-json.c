@@ -12,7 +12,7 @@ add_cpulist(JsonBuilder *b, const gchar *member, const VnBitmap *cpus)
 }
 
 static void
-add_cell(JsonBuilder *b, const VnTopology *t, const VnCell *c)
+add_cell(JsonBuilder *b, const VnCell *c)
 {
     g_autoptr(VnBitmap) vcpus = vn_bitmap_new(c->vcpu_first + c->n_vcpus);
 
@@ -28,7 +28,6 @@ add_cell(JsonBuilder *b, const VnTopology *t, const VnCell *c)
     json_builder_set_member_name(b, "memory_mib");
     json_builder_add_int_value(b, (gint64)(c->memory_kib / 1024));
     json_builder_end_object(b);
-    (void)t;
 }
 
 static void
@@ -83,7 +82,7 @@ add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
     for (guint i = 0; i < p->cells->len; i++)
-        add_cell(b, t, &g_array_index(p->cells, VnCell, i));
+        add_cell(b, &g_array_index(p->cells, VnCell, i));
     json_builder_end_array(b);
     json_builder_set_member_name(b, "vcpu_pins");
     json_builder_begin_array(b);

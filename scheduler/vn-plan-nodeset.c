@@ -357,8 +357,7 @@ keep_best(GPtrArray *sets, VnNodeSet *s, guint max)
 }
 
 static void
-add_candidate(GPtrArray *candidates, const VnPlanCtx *c, const VnNodeSet *s,
-              gboolean feasible, gchar *note)
+add_candidate(GPtrArray *candidates, const VnNodeSet *s, gboolean feasible, gchar *note)
 {
     VnCandidate *cand = g_new0(VnCandidate, 1);
 
@@ -371,7 +370,6 @@ add_candidate(GPtrArray *candidates, const VnPlanCtx *c, const VnNodeSet *s,
     cand->score = s->score;
     cand->note = note;
     g_ptr_array_add(candidates, cand);
-    (void)c;
 }
 
 static VnNodeSet *
@@ -390,11 +388,11 @@ best_single(const VnPlanCtx *c, GPtrArray *candidates)
             s->internal_distance = 0;
             s->load_after = 0;
             s->score = G_MAXDOUBLE;
-            add_candidate(candidates, c, s, FALSE, vn_plan_node_shortfall(c, i));
+            add_candidate(candidates, s, FALSE, vn_plan_node_shortfall(c, i));
         }
     }
     for (guint i = 0; candidates && i < sets->len && i < MAX_CANDIDATES; i++)
-        add_candidate(candidates, c, g_ptr_array_index(sets, i), TRUE, NULL);
+        add_candidate(candidates, g_ptr_array_index(sets, i), TRUE, NULL);
     return sets->len ? node_set_copy(g_ptr_array_index(sets, 0)) : NULL;
 }
 
@@ -442,7 +440,7 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
         for (guint i = 0; i < sets->len; i++)
             keep_best(sorted, node_set_copy(g_ptr_array_index(sets, i)), MAX_CANDIDATES);
         for (guint i = 0; candidates && i < sorted->len; i++)
-            add_candidate(candidates, c, g_ptr_array_index(sorted, i), TRUE, NULL);
+            add_candidate(candidates, g_ptr_array_index(sorted, i), TRUE, NULL);
         return sorted->len ? node_set_copy(g_ptr_array_index(sorted, 0)) : NULL;
     }
 }

@@ -110,9 +110,8 @@ no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
                                        c->req->dedicated ? "dedicated " : "", mem,
                                        c->req->hugepage_kib ? " in hugepages" : ""));
     /* in kernel node order, as people read them */
-    for (guint os = 0, i = 0; shown < MIN(c->n, 64) && os <= G_MAXUINT16; os++) {
+    for (guint os = 0; shown < MIN(c->n, 64) && os <= G_MAXUINT16; os++) {
         gint node = vn_topology_node_by_os_id(c->t, os);
-        (void)i;
         if (node < 0)
             continue;
         g_ptr_array_add(r, vn_plan_node_shortfall(c, (guint)node));

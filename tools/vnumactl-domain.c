@@ -51,7 +51,7 @@ domain_context(DomainOptions *o, const gchar *summary)
 
 /* One line per guest cell: where it went. */
 static void
-print_placement(const VnTopology *t, const VnPlacement *p)
+print_placement(const VnPlacement *p)
 {
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
@@ -104,7 +104,7 @@ place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, const gch
     if (!vn_libvirt_define(virt, xml, &name, &error))
         return vn_cli_fail(error);
     printf("Domain '%s' %s on %s:\n", name, done, vn_libvirt_uri(virt));
-    print_placement(t, p);
+    print_placement(p);
     return VN_EXIT_OK;
 }
 

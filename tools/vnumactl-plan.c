@@ -174,7 +174,7 @@ report_repeat(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
 }
 
 static void
-print_text(const VnTopology *t, const VnPlacement *p)
+print_text(const VnPlacement *p)
 {
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
@@ -197,7 +197,6 @@ print_text(const VnTopology *t, const VnPlacement *p)
     }
     for (guint i = 0; i < p->reasons->len; i++)
         printf("reason: %s\n", (const gchar *)g_ptr_array_index(p->reasons, i));
-    (void)t;
 }
 
 static void
@@ -280,7 +279,7 @@ run_plan(int argc, char **argv, gboolean explain)
     } else if (xml && !explain) {
         fputs(xml, stdout);
     } else {
-        print_text(t, p);
+        print_text(p);
         if (explain)
             print_candidates(t, p);
     }
