@@ -1,8 +1,6 @@
 /* vnumactl-cli.c: option parsing, errors and output shared by commands. */
 #include "vnumactl.h"
 
-#include "vn-size.h"
-
 GOptionContext *
 vn_cli_context_new(const gchar *summary, const GOptionEntry *entries,
                    VnSourceOptions *source)
@@ -71,17 +69,6 @@ vn_cli_fail_printf(const gchar *fmt, ...)
     va_end(args);
     g_printerr("%s: %s\n", g_get_prgname(), message);
     return VN_EXIT_ERROR;
-}
-
-gboolean
-vn_cli_size(const gchar *flag, const gchar *text, guint64 *ret_kib)
-{
-    g_autoptr(GError) error = NULL;
-
-    if (vn_size_parse_kib(text, ret_kib, &error))
-        return TRUE;
-    vn_cli_fail_printf("%s: %s", flag, error->message);
-    return FALSE;
 }
 
 void

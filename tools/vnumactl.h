@@ -69,10 +69,5 @@ gboolean vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
 int vn_cli_fail(const GError *error);
 int vn_cli_fail_printf(const gchar *fmt, ...) G_GNUC_PRINTF(1, 2);
 
-/* Converts a size option's text (vn-size.h: K/M/G/T, plain = MiB) to KiB;
- * on a bad value prints "<prgname>: <flag>: invalid size ..." and returns
- * FALSE (exit VN_EXIT_ERROR).  Take the option as G_OPTION_ARG_STRING. */
-gboolean vn_cli_size(const gchar *flag, const gchar *text, guint64 *ret_kib);
-
 /* Prints `node` as pretty JSON and a newline on stdout. */
 void vn_cli_print_json(JsonNode *node);
