@@ -74,7 +74,9 @@ set_sysfs_distances(VnTopology *t, const gchar *sysroot, const VnBitmap *online,
     return TRUE;
 }
 
-/* Adds the nodes of `online` that `t` lacks, with their CPUs. */
+/* Adds the nodes of `online` that `t` lacks, with their CPUs.  The
+ * matrix from hwloc has no row for them: it is dropped here (nodes cannot
+ * be added to a topology with distances) and replaced by the caller. */
 static gboolean
 add_missing_nodes(VnTopology *t, const gchar *sysroot, const VnBitmap *online, guint *ret_added,
                   GError **error)
@@ -94,6 +96,7 @@ add_missing_nodes(VnTopology *t, const gchar *sysroot, const VnBitmap *online, g
             return FALSE;
         }
         /* memory figures come later from vn_topology_read_sysfs_memory() */
+        g_clear_pointer(&t->distance, g_free);
         index = vn_topology_add_node(t, (guint)os, 0);
         for (guint i = 0; i < t->cpus->len; i++) {
             VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
@@ -118,6 +121,5 @@ vn_topology_add_sysfs_nodes(VnTopology *t, const gchar *sysroot, GError **error)
     if (added == 0)
         return TRUE;
     /* hwloc's matrix had no row for them: take the kernel's whole matrix */
-    g_clear_pointer(&t->distance, g_free);
     return set_sysfs_distances(t, sysroot, online, error);
 }

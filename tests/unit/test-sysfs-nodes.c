@@ -17,6 +17,10 @@ as_hwloc_sees_it(void)
     vn_topology_add_node(t, 1, 512 * 1024);
     for (guint c = 0; c < 6; c++)
         vn_topology_add_cpu(t, c, c < 2 ? 0 : c < 4 ? 2 : -1, c, 0);
+    /* hwloc's 3 x 3 latency matrix, which has no row for node 2 */
+    for (guint a = 0; a < 3; a++)
+        for (guint b = 0; b < 3; b++)
+            vn_topology_set_distance(t, a, b, a == b ? 10 : 17);
     return t;
 }
 
