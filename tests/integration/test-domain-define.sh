@@ -52,13 +52,13 @@ EOF
 }
 
 # 1. define on a 4-node topology (hagrid: 8 GiB nodes): 12 GiB needs two
-#    guest cells
+#    guest cells on two nodes, so memory_mode auto writes strict
 domain_xml vnt-def-cells 12288 4 > "$work/cells.xml"
 if out=$("$vnumactl" define "$work/cells.xml" "${four_nodes[@]}" 2>&1); then
     ok "define (4-node topology): $(echo "$out" | head -1)"
     xml=$(virsh_q dumpxml --inactive vnt-def-cells)
     for want in "<vnuma:placement" "<vcpupin vcpu='3'" "<emulatorpin" \
-                "mode='restrictive'" "<memnode cellid='1'" "<sibling id='1'" \
+                "mode='strict'" "<memnode cellid='1'" "<sibling id='1'" \
                 "<topology sockets='2'"; do
         grep -qF "$want" <<<"$xml" || fail "defined XML lacks $want"
     done
