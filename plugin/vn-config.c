@@ -7,6 +7,7 @@
 #include <string.h>
 #include "vn-config-build.h"
 #include "vn-cpulist.h"
+#include "vn-dataplane.h"
 #include "vn-size.h"
 
 G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
@@ -93,6 +94,8 @@ vn_config_new_default(const VnTopology *t)
     c->rebalance_auto = FALSE;
     c->rebalance_interval_s = 10;
     c->rebalance_hot_intervals = 3;
+    c->dataplane = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify)g_strfreev);
     apply_state_dir_env(c);
     return c;
 }
@@ -108,6 +111,7 @@ vn_config_free(VnConfig *c)
     g_free(c->api_socket);
     g_free(c->api_tcp_listen);
     g_free(c->api_bearer_token);
+    g_clear_pointer(&c->dataplane, g_hash_table_unref);
     g_free(c);
 }
 
@@ -134,6 +138,7 @@ static const struct {
     { "rebalance", "auto" },
     { "rebalance", "interval" },
     { "rebalance", "hot_intervals" },
+    { "dataplane", NULL },   /* any key: the keys are domain names */
 };
 
 static gboolean
@@ -141,7 +146,7 @@ known(const gchar *group, const gchar *key)
 {
     for (gsize i = 0; i < G_N_ELEMENTS(known_keys); i++)
         if (g_str_equal(known_keys[i].group, group) &&
-            (!key || g_str_equal(known_keys[i].key, key)))
+            (!key || !known_keys[i].key || g_str_equal(known_keys[i].key, key)))
             return TRUE;
     return FALSE;
 }
@@ -408,6 +413,72 @@ read_api(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
     return TRUE;
 }
 
+/* [dataplane] VM = SPEC;SPEC...: every spec well formed, none twice. */
+static gboolean
+read_dataplane_vm(GKeyFile *kf, const gchar *path, const gchar *vm, GHashTable *table,
+                  GError **error)
+{
+    g_autofree gchar *text = NULL;
+    g_auto(GStrv) parts = NULL;
+    g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func(g_free);
+
+    if (!get_text(kf, path, "dataplane", vm, &text, error))
+        return FALSE;
+    parts = g_strsplit(text, ";", -1);
+    for (guint i = 0; parts[i]; i++) {
+        const gchar *spec = g_strstrip(parts[i]);
+        g_autofree gchar *value = NULL;
+        g_autoptr(GError) local = NULL;
+        VnDataplaneSpecKind kind;
+
+        if (!*spec)
+            continue;
+        if (!vn_dataplane_spec_parse(spec, &kind, &value, &local))
+            return bad_value(error, path, "dataplane", vm, "%s", local->message);
+        if (g_ptr_array_find_with_equal_func(specs, spec, g_str_equal, NULL))
+            return bad_value(error, path, "dataplane", vm, "%s named twice", spec);
+        g_ptr_array_add(specs, g_strdup(spec));
+    }
+    if (specs->len == 0)
+        return bad_value(error, path, "dataplane", vm,
+                         "no data-plane process (pidfile:/PATH or unit:NAME.service)");
+    g_ptr_array_add(specs, NULL);
+    g_hash_table_replace(table, g_strdup(vm), g_ptr_array_free(g_steal_pointer(&specs), FALSE));
+    return TRUE;
+}
+
+static gboolean
+read_dataplane(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
+{
+    g_auto(GStrv) vms = g_key_file_get_keys(kf, "dataplane", NULL, NULL);
+
+    for (guint i = 0; vms && vms[i]; i++)
+        if (!read_dataplane_vm(kf, path, vms[i], c->dataplane, error))
+            return FALSE;
+    return TRUE;
+}
+
+const gchar *const *
+vn_config_dataplane_specs(const VnConfig *c, const gchar *vm)
+{
+    g_return_val_if_fail(c != NULL && vm != NULL, NULL);
+    return g_hash_table_lookup(c->dataplane, vm);
+}
+
+guint
+vn_config_dataplane_users(const VnConfig *c, const gchar *spec)
+{
+    GHashTableIter it;
+    gpointer specs;
+    guint n = 0;
+
+    g_return_val_if_fail(c != NULL && spec != NULL, 0);
+    g_hash_table_iter_init(&it, c->dataplane);
+    while (g_hash_table_iter_next(&it, NULL, &specs))
+        n += g_strv_contains((const gchar *const *)specs, spec);
+    return n;
+}
+
 /* Loads the key file; *ret_missing is set when an unnamed default file
  * does not exist, which is not an error. */
 static GKeyFile *
@@ -450,7 +521,8 @@ vn_config_load(const gchar *path, const VnTopology *t, GError **error)
         !read_api(kf, file, c, error) ||
         !read_bool(kf, file, "rebalance", "auto", &c->rebalance_auto, error) ||
         !read_uint(kf, file, "rebalance", "interval", 1, 3600, &c->rebalance_interval_s, error) ||
-        !read_uint(kf, file, "rebalance", "hot_intervals", 1, 100, &c->rebalance_hot_intervals, error))
+        !read_uint(kf, file, "rebalance", "hot_intervals", 1, 100, &c->rebalance_hot_intervals, error) ||
+        !read_dataplane(kf, file, c, error))
         return NULL;
     c->path = g_strdup(file);
     apply_state_dir_env(c);

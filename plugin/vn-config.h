@@ -80,6 +80,11 @@ typedef struct {
     gboolean rebalance_auto;
     guint rebalance_interval_s;
     guint rebalance_hot_intervals;
+    /* [dataplane]: data-plane processes serving a VM, keyed by domain name:
+     * name -> GStrv of specs (vn-dataplane.h: "pidfile:/run/x.pid",
+     * "unit:NAME.service"), each checked, in file order, none twice for one
+     * VM.  Read through vn_config_dataplane_specs(). */
+    GHashTable *dataplane;
 } VnConfig;
 
 /* Defaults for topology `t` (which sizes the reserved CPU set). */
@@ -92,5 +97,12 @@ VnConfig *vn_config_new_default(const VnTopology *t);
  * Errors name the file, the group and the key. */
 VnConfig *vn_config_load(const gchar *path, const VnTopology *t, GError **error);
 void vn_config_free(VnConfig *c);
+
+/* [dataplane]: the specs named for domain `vm` (borrowed, NULL-terminated),
+ * or NULL when it has none. */
+const gchar *const *vn_config_dataplane_specs(const VnConfig *c, const gchar *vm);
+/* How many domains [dataplane] names `spec` for: more than one means the
+ * process is shared and must not be steered to any one VM. */
+guint vn_config_dataplane_users(const VnConfig *c, const gchar *spec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnConfig, vn_config_free)

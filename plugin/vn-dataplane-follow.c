@@ -1,0 +1,157 @@
+/* vn-dataplane-follow.c: a running domain's vhost workers and configured
+ * data-plane processes steered to its placement (issue 5).
+ *
+ * Every step is tried even when one before it failed: a vanished or
+ * misconfigured data-plane process must not keep the vhost workers (or
+ * another process) where they were.  Each step's outcome is one or more
+ * lines, prefixed with what was steered. */
+#include "vn-dataplane.h"
+
+#include "vn-cpulist.h"
+#include "vn-ledger-domain.h"
+#include "vn-numa-maps.h"
+
+/* Node ids are below this in any Linux (MAX_NUMNODES is 1 << 10). */
+#define MAX_NODES 1024
+
+typedef struct {
+    const VnLedgerRecord *r;
+    VnBitmap *emulator_cpus;  /* the first cell's CPUs */
+    VnBitmap *cpus;           /* every cell's CPUs */
+    VnBitmap *nodes;          /* every cell's node */
+    GPtrArray *log;
+    guint failed;
+} Follow;
+
+static void
+follow_clear(Follow *f)
+{
+    g_clear_pointer(&f->emulator_cpus, vn_bitmap_free);
+    g_clear_pointer(&f->cpus, vn_bitmap_free);
+    g_clear_pointer(&f->nodes, vn_bitmap_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Follow, follow_clear)
+
+static gboolean
+follow_init(Follow *f, GError **error)
+{
+    f->cpus = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+    f->nodes = vn_bitmap_new(MAX_NODES);
+    for (guint i = 0; i < f->r->cells->len; i++) {
+        const VnLedgerCell *cell = &g_array_index(f->r->cells, VnLedgerCell, i);
+        g_autoptr(VnBitmap) cpus = vn_cpulist_parse(cell->cpus, VN_DATAPLANE_MAX_CPUS, NULL);
+
+        if (!cpus || vn_bitmap_is_empty(cpus) || cell->node_os_id >= MAX_NODES) {
+            g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                        "cell %u of %s: CPUs \"%s\" on node %u cannot be steered to",
+                        cell->id, f->r->name, cell->cpus, cell->node_os_id);
+            return FALSE;
+        }
+        if (i == 0)
+            f->emulator_cpus = vn_bitmap_copy(cpus);
+        vn_bitmap_or(f->cpus, cpus);
+        vn_bitmap_set(f->nodes, cell->node_os_id);
+    }
+    if (!f->emulator_cpus) {
+        g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                    "the reservation of %s has no cells", f->r->name);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Moves `lines` into the log, each prefixed. */
+static void
+take_lines(Follow *f, const gchar *prefix, GPtrArray *lines)
+{
+    for (guint i = 0; i < lines->len; i++)
+        g_ptr_array_add(f->log, g_strdup_printf("%s: %s", prefix,
+                                                (const gchar *)g_ptr_array_index(lines, i)));
+}
+
+static void
+step_failed(Follow *f, const gchar *prefix, const GError *error)
+{
+    g_ptr_array_add(f->log, g_strdup_printf("%s: not steered: %s", prefix, error->message));
+    f->failed++;
+}
+
+/* Steers `ids` and logs under `prefix`; counts a refusal. */
+static void
+steer_logged(Follow *f, const gchar *prefix, const GArray *ids, gboolean whole_process,
+             const VnBitmap *cpus, const VnBitmap *nodes)
+{
+    g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GError) error = NULL;
+    gboolean ok = vn_dataplane_steer(ids, whole_process, cpus, nodes, lines, &error);
+
+    take_lines(f, prefix, lines);
+    if (!ok)
+        step_failed(f, prefix, error);
+}
+
+/* vhost workers follow the emulator: the CPUs libvirt pins it to. */
+static void
+follow_vhost(Follow *f)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) tids = NULL;
+    gint64 pid = 0;
+
+    if (!vn_numa_maps_domain_pid(NULL, vn_ledger_libvirt_run_dir(), f->r->name, &pid, &error) ||
+        !(tids = vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
+        step_failed(f, "vhost workers", error);
+        return;
+    }
+    if (tids->len == 0) {
+        g_ptr_array_add(f->log, g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT,
+                                                pid));
+        return;
+    }
+    steer_logged(f, "vhost worker", tids, FALSE, f->emulator_cpus, NULL);
+}
+
+static void
+follow_spec(Follow *f, const VnConfig *c, const gchar *spec)
+{
+    g_autofree gchar *prefix = g_strdup_printf("data plane %s", spec);
+    guint users = vn_config_dataplane_users(c, spec);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) pids = NULL;
+
+    if (users > 1) {
+        g_ptr_array_add(f->log, g_strdup_printf("%s: shared by %u VMs in [dataplane], "
+                                                "not steered", prefix, users));
+        return;
+    }
+    pids = vn_dataplane_resolve(spec, NULL, &error);
+    if (!pids) {
+        /* the message starts with the spec already */
+        g_ptr_array_add(f->log, g_strdup_printf("data plane %s; not steered", error->message));
+        f->failed++;
+        return;
+    }
+    steer_logged(f, prefix, pids, TRUE, f->cpus, f->nodes);
+}
+
+gboolean
+vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_log,
+                    GError **error)
+{
+    g_auto(Follow) f = { .r = r, .log = ret_log };
+    const gchar *const *specs;
+
+    g_return_val_if_fail(r != NULL && c != NULL && ret_log != NULL, FALSE);
+    if (!follow_init(&f, error))
+        return FALSE;
+    follow_vhost(&f);
+    specs = vn_config_dataplane_specs(c, r->name);
+    for (guint i = 0; specs && specs[i]; i++)
+        follow_spec(&f, c, specs[i]);
+    if (f.failed > 0) {
+        g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                    "data path of %s: %u step(s) failed", r->name, f.failed);
+        return FALSE;
+    }
+    return TRUE;
+}

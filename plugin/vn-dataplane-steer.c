@@ -1,0 +1,230 @@
+/* vn-dataplane-steer.c: CPU affinity and page moves for threads and
+ * processes that are not libvirt's to pin (vhost workers, data-plane
+ * back-ends).  The ids may belong to processes that exit at any moment:
+ * ESRCH (and a task directory gone) is a line in the log, not an error. */
+#define _GNU_SOURCE
+#include "vn-dataplane.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <sched.h>
+#include <stdarg.h>
+#include "vn-cpulist.h"
+
+/* A process may start threads while its threads are being steered (a new
+ * thread inherits its creator's affinity, which may not be set yet): the
+ * task list is read again until a pass finds none new, at most this often. */
+#define MAX_TASK_PASSES 4
+
+typedef struct {
+    cpu_set_t *set;
+    gsize set_size;
+    gchar *cpus_text;        /* "0-3" for the log */
+    const VnBitmap *nodes;   /* NULL: affinity only */
+    GPtrArray *log;          /* may be NULL */
+} Steer;
+
+static void
+steer_clear(Steer *s)
+{
+    if (s->set)
+        CPU_FREE(s->set);
+    g_free(s->cpus_text);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Steer, steer_clear)
+
+static void G_GNUC_PRINTF(2, 3)
+log_line(const Steer *s, const gchar *fmt, ...)
+{
+    va_list args;
+
+    if (!s->log)
+        return;
+    va_start(args, fmt);
+    g_ptr_array_add(s->log, g_strdup_vprintf(fmt, args));
+    va_end(args);
+}
+
+static gboolean
+steer_init(Steer *s, const VnBitmap *cpus, GError **error)
+{
+    guint n = MIN(cpus->n_bits, VN_DATAPLANE_MAX_CPUS);
+
+    s->set = CPU_ALLOC(n);
+    s->set_size = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(s->set_size, s->set);
+    VN_BITMAP_FOREACH(cpus, cpu) {
+        if ((guint)cpu >= n) {
+            g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                        "CPU %d is beyond the %u CPUs a thread can be given", cpu, n);
+            return FALSE;
+        }
+        CPU_SET_S((gsize)cpu, s->set_size, s->set);
+    }
+    s->cpus_text = vn_cpulist_format(cpus);
+    return TRUE;
+}
+
+/* 0, or the errno of sched_setaffinity(tid). */
+static int
+set_affinity(const Steer *s, pid_t tid)
+{
+    return sched_setaffinity(tid, s->set_size, s->set) == 0 ? 0 : errno;
+}
+
+static gboolean
+steer_thread(const Steer *s, pid_t tid, GError **error)
+{
+    int err = set_affinity(s, tid);
+
+    if (err == ESRCH) {
+        log_line(s, "thread %d is gone, not steered", (int)tid);
+        return TRUE;
+    }
+    if (err) {
+        g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                    "sched_setaffinity(thread %d, CPUs %s): %s", (int)tid, s->cpus_text,
+                    g_strerror(err));
+        return FALSE;
+    }
+    log_line(s, "thread %d -> CPUs %s", (int)tid, s->cpus_text);
+    return TRUE;
+}
+
+/* One pass over /proc/<pid>/task: steers the threads not in `done`.
+ * *ret_new counts them; *ret_gone is set when the process has no task
+ * directory any more. */
+static gboolean
+steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, guint *ret_new,
+                 gboolean *ret_gone, GError **error)
+{
+    g_autofree gchar *dir = g_strdup_printf("/proc/%d/task", (int)pid);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+    guint fresh = 0;
+
+    *ret_gone = d == NULL;
+    while (d && (name = g_dir_read_name(d))) {
+        guint64 tid;
+        int err;
+
+        if (!g_ascii_string_to_unsigned(name, 10, 1, G_MAXINT32, &tid, NULL) ||
+            g_hash_table_contains(done, GUINT_TO_POINTER((guint)tid)))
+            continue;
+        g_hash_table_add(done, GUINT_TO_POINTER((guint)tid));
+        err = set_affinity(s, (pid_t)tid);
+        if (err && err != ESRCH) {
+            g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                        "sched_setaffinity(process %d thread %d, CPUs %s): %s", (int)pid,
+                        (int)tid, s->cpus_text, g_strerror(err));
+            return FALSE;
+        }
+        fresh += err == 0;
+    }
+    *ret_new = fresh;
+    return TRUE;
+}
+
+/* A libnuma node mask of `nodes`; NULL + error when a node is beyond
+ * what this kernel supports. */
+static struct bitmask *
+nodemask_new(const VnBitmap *nodes, GError **error)
+{
+    struct bitmask *mask = numa_allocate_nodemask();
+
+    VN_BITMAP_FOREACH(nodes, node) {
+        if (node > numa_max_possible_node()) {
+            numa_bitmask_free(mask);
+            g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                        "node %d is beyond this kernel's nodes", node);
+            return NULL;
+        }
+        numa_bitmask_setbit(mask, (unsigned)node);
+    }
+    return mask;
+}
+
+/* Moves the process's existing pages from every node to `s->nodes`;
+ * writes the outcome for the log line into *ret_text. */
+static gboolean
+migrate(const Steer *s, pid_t pid, gchar **ret_text, GError **error)
+{
+    g_autofree gchar *nodes_text = vn_cpulist_format(s->nodes);
+    struct bitmask *from, *to;
+    int left, err;
+
+    if (numa_available() < 0) {
+        *ret_text = g_strdup("pages not moved: no NUMA support in this kernel");
+        return TRUE;
+    }
+    to = nodemask_new(s->nodes, error);
+    if (!to)
+        return FALSE;
+    from = numa_allocate_nodemask();
+    for (int n = 0; n <= numa_max_node(); n++)
+        numa_bitmask_setbit(from, (unsigned)n);
+    left = numa_migrate_pages(pid, from, to);
+    err = errno;
+    numa_bitmask_free(from);
+    numa_bitmask_free(to);
+    if (left < 0 && err == ENOSYS) {
+        /* a kernel without page migration (or a syscall emulator such as
+         * valgrind): the affinity is all there is to steer */
+        *ret_text = g_strdup("pages not moved: migrate_pages(2) is not available");
+        return TRUE;
+    }
+    if (left < 0 && err != ESRCH) {
+        g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
+                    "migrate_pages(process %d, to node(s) %s): %s", (int)pid, nodes_text,
+                    g_strerror(err));
+        return FALSE;
+    }
+    *ret_text = left < 0 ? g_strdup("gone before its pages moved")
+                         : g_strdup_printf("existing pages -> node(s) %s (%d not moved)",
+                                           nodes_text, left);
+    return TRUE;
+}
+
+static gboolean
+steer_process(const Steer *s, pid_t pid, GError **error)
+{
+    g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
+    g_autofree gchar *pages = NULL;
+    gboolean gone = FALSE;
+    guint fresh = 1, steered = 0;
+
+    for (guint pass = 0; fresh > 0 && !gone && pass < MAX_TASK_PASSES; pass++) {
+        if (!steer_tasks_once(s, pid, done, &fresh, &gone, error))
+            return FALSE;
+        steered += fresh;
+    }
+    if (steered == 0) {
+        log_line(s, "process %d is gone, not steered", (int)pid);
+        return TRUE;
+    }
+    if (s->nodes && !migrate(s, pid, &pages, error))
+        return FALSE;
+    log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s", (int)pid, steered, s->cpus_text,
+             pages ? "; " : "", pages ? pages : "");
+    return TRUE;
+}
+
+gboolean
+vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
+                   const VnBitmap *cpus, const VnBitmap *nodes,
+                   GPtrArray *ret_log, GError **error)
+{
+    g_auto(Steer) s = { .nodes = nodes, .log = ret_log };
+
+    g_return_val_if_fail(pids_or_tids != NULL, FALSE);
+    g_return_val_if_fail(cpus != NULL && !vn_bitmap_is_empty(cpus), FALSE);
+    if (!steer_init(&s, cpus, error))
+        return FALSE;
+    for (guint i = 0; i < pids_or_tids->len; i++) {
+        pid_t id = g_array_index(pids_or_tids, pid_t, i);
+
+        if (!(whole_process ? steer_process(&s, id, error) : steer_thread(&s, id, error)))
+            return FALSE;
+    }
+    return TRUE;
+}

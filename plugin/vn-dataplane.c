@@ -1,0 +1,324 @@
+/* vn-dataplane.c: vhost workers and data-plane processes, found and
+ * steered (issue 5).  Discovery and resolution only read files below a
+ * procroot/sysroot; steering makes the syscalls on the live host. */
+#include "vn-dataplane.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+G_DEFINE_QUARK(vn-dataplane-error-quark, vn_dataplane_error)
+
+/* A unit's cgroup nests no deeper than this in practice (Delegate= trees
+ * of container managers); deeper is cut rather than followed forever. */
+#define MAX_CGROUP_DEPTH 16
+
+static const gchar *const spec_kind_names[] = { "pidfile", "unit", NULL };
+G_STATIC_ASSERT(G_N_ELEMENTS(spec_kind_names) == VN_DATAPLANE_SPEC_MAX + 1);
+
+const gchar *
+vn_dataplane_spec_kind_to_string(VnDataplaneSpecKind k)
+{
+    g_return_val_if_fail(k < VN_DATAPLANE_SPEC_MAX, NULL);
+    return spec_kind_names[k];
+}
+
+gint
+vn_dataplane_spec_kind_from_string(const gchar *s)
+{
+    for (gint i = 0; s && spec_kind_names[i]; i++)
+        if (g_str_equal(spec_kind_names[i], s))
+            return i;
+    return -1;
+}
+
+static gboolean G_GNUC_PRINTF(3, 4)
+fail(GError **error, gint code, const gchar *fmt, ...)
+{
+    va_list args;
+    GError *e;
+
+    va_start(args, fmt);
+    e = g_error_new_valist(VN_DATAPLANE_ERROR, code, fmt, args);
+    va_end(args);
+    g_propagate_error(error, e);
+    return FALSE;
+}
+
+/* ---- specs ---- */
+
+static gboolean
+check_unit_name(const gchar *spec, const gchar *name, GError **error)
+{
+    if (strchr(name, '/') || name[0] == '.' ||
+        !g_str_has_suffix(name, ".service") || strlen(name) == strlen(".service"))
+        return fail(error, VN_DATAPLANE_ERROR_SPEC,
+                    "%s: not a unit name such as spdk-vhost.service", spec);
+    return TRUE;
+}
+
+gboolean
+vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind,
+                        gchar **ret_value, GError **error)
+{
+    const gchar *colon = spec ? strchr(spec, ':') : NULL;
+    g_autofree gchar *kind_text = NULL;
+    const gchar *value;
+    gint kind;
+
+    g_return_val_if_fail(spec != NULL, FALSE);
+    if (!colon)
+        return fail(error, VN_DATAPLANE_ERROR_SPEC,
+                    "\"%s\": not pidfile:/PATH or unit:NAME.service", spec);
+    kind_text = g_strndup(spec, (gsize)(colon - spec));
+    kind = vn_dataplane_spec_kind_from_string(kind_text);
+    value = colon + 1;
+    if (kind < 0)
+        return fail(error, VN_DATAPLANE_ERROR_SPEC,
+                    "%s: unknown kind \"%s\" (pidfile or unit)", spec, kind_text);
+    if (kind == VN_DATAPLANE_SPEC_PIDFILE && !g_path_is_absolute(value))
+        return fail(error, VN_DATAPLANE_ERROR_SPEC,
+                    "%s: the pid file must be an absolute path", spec);
+    if (kind == VN_DATAPLANE_SPEC_UNIT && !check_unit_name(spec, value, error))
+        return FALSE;
+    *ret_kind = (VnDataplaneSpecKind)kind;
+    *ret_value = g_strdup(value);
+    return TRUE;
+}
+
+/* ---- reading pids ---- */
+
+static gchar *
+under(const gchar *root, const gchar *path)
+{
+    return g_build_filename(root && *root ? root : "/", path, NULL);
+}
+
+/* A pid as the kernel writes it: 1 .. INT_MAX, decimal. */
+static gboolean
+parse_pid(const gchar *text, pid_t *ret_pid)
+{
+    guint64 v;
+
+    if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXINT32, &v, NULL))
+        return FALSE;
+    *ret_pid = (pid_t)v;
+    return TRUE;
+}
+
+static gint
+compare_pid(gconstpointer a, gconstpointer b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts `pids` and drops repeats. */
+static GArray *
+sorted_unique(GArray *pids)
+{
+    guint out = 0;
+
+    g_array_sort(pids, compare_pid);
+    for (guint i = 0; i < pids->len; i++)
+        if (out == 0 || g_array_index(pids, pid_t, out - 1) != g_array_index(pids, pid_t, i))
+            g_array_index(pids, pid_t, out++) = g_array_index(pids, pid_t, i);
+    g_array_set_size(pids, out);
+    return pids;
+}
+
+static GArray *
+pid_array_new(void)
+{
+    return g_array_new(FALSE, FALSE, sizeof(pid_t));
+}
+
+static GArray *
+resolve_pidfile(const gchar *spec, const gchar *path, const gchar *sysroot, GError **error)
+{
+    g_autofree gchar *file = under(sysroot, path);
+    g_autofree gchar *text = NULL;
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GArray) pids = pid_array_new();
+    gchar *eol;
+    pid_t pid;
+
+    if (!g_file_get_contents(file, &text, NULL, &local)) {
+        fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s", spec, local->message);
+        return NULL;
+    }
+    eol = strchr(text, '\n');
+    if (eol)
+        *eol = '\0';
+    if (!parse_pid(g_strstrip(text), &pid)) {
+        fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s holds \"%.20s\", not a pid",
+             spec, file, text);
+        return NULL;
+    }
+    g_array_append_val(pids, pid);
+    return g_steal_pointer(&pids);
+}
+
+/* Adds the pids of <dir>/cgroup.procs and of every sub-cgroup of `dir`. */
+static gboolean
+read_cgroup_procs(const gchar *spec, const gchar *dir, guint depth, GArray *pids,
+                  GError **error)
+{
+    g_autofree gchar *procs = g_build_filename(dir, "cgroup.procs", NULL);
+    g_autofree gchar *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GDir) d = NULL;
+    const gchar *name;
+
+    if (!g_file_get_contents(procs, &text, NULL, &local))
+        return fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s", spec, local->message);
+    lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+        pid_t pid;
+
+        if (!*g_strstrip(lines[i]))
+            continue;
+        if (!parse_pid(lines[i], &pid))
+            return fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s: \"%.20s\" is not a pid",
+                        spec, procs, lines[i]);
+        g_array_append_val(pids, pid);
+    }
+    d = depth < MAX_CGROUP_DEPTH ? g_dir_open(dir, 0, NULL) : NULL;
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *sub = g_build_filename(dir, name, NULL);
+
+        if (g_file_test(sub, G_FILE_TEST_IS_DIR) &&
+            !read_cgroup_procs(spec, sub, depth + 1, pids, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* The unit's cgroup: cgroup v2 (unified), hybrid, then v1 name=systemd. */
+static gchar *
+unit_cgroup_dir(const gchar *unit, const gchar *sysroot)
+{
+    static const gchar *const roots[] = {
+        "sys/fs/cgroup", "sys/fs/cgroup/unified", "sys/fs/cgroup/systemd",
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS(roots); i++) {
+        g_autofree gchar *rel = g_build_filename(roots[i], "system.slice", unit, NULL);
+        g_autofree gchar *dir = under(sysroot, rel);
+
+        if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+            return g_steal_pointer(&dir);
+    }
+    return NULL;
+}
+
+static GArray *
+resolve_unit(const gchar *spec, const gchar *unit, const gchar *sysroot, GError **error)
+{
+    g_autofree gchar *dir = unit_cgroup_dir(unit, sysroot);
+    g_autoptr(GArray) pids = pid_array_new();
+    g_autofree gchar *cgroup_root = under(sysroot, "sys/fs/cgroup");
+
+    if (!dir) {
+        fail(error, VN_DATAPLANE_ERROR_RESOLVE,
+             "%s: no cgroup system.slice/%s under %s (v2, hybrid or v1 name=systemd): "
+             "is the unit running?", spec, unit, cgroup_root);
+        return NULL;
+    }
+    if (!read_cgroup_procs(spec, dir, 0, pids, error))
+        return NULL;
+    if (pids->len == 0) {
+        fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: no processes in %s", spec, dir);
+        return NULL;
+    }
+    return sorted_unique(g_steal_pointer(&pids));
+}
+
+GArray *
+vn_dataplane_resolve(const gchar *spec, const gchar *sysroot, GError **error)
+{
+    VnDataplaneSpecKind kind;
+    g_autofree gchar *value = NULL;
+
+    g_return_val_if_fail(spec != NULL, NULL);
+    if (!vn_dataplane_spec_parse(spec, &kind, &value, error))
+        return NULL;
+    if (kind == VN_DATAPLANE_SPEC_PIDFILE)
+        return resolve_pidfile(spec, value, sysroot, error);
+    return resolve_unit(spec, value, sysroot, error);
+}
+
+/* ---- vhost workers ---- */
+
+/* The comm of <dir>/comm without its newline; NULL when gone. */
+static gchar *
+read_comm(const gchar *dir)
+{
+    g_autofree gchar *path = g_build_filename(dir, "comm", NULL);
+    gchar *text = NULL;
+
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return NULL;
+    return g_strchomp(text);
+}
+
+/* Appends every numeric entry of `dir` whose comm `match` accepts. */
+static gboolean
+scan_comms(const gchar *dir, gboolean (*match)(const gchar *comm, const gchar *want),
+           const gchar *want, pid_t skip, GArray *ids, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+    const gchar *name;
+
+    if (!d)
+        return fail(error, VN_DATAPLANE_ERROR_PROC, "%s", local->message);
+    while ((name = g_dir_read_name(d))) {
+        g_autofree gchar *sub = NULL;
+        g_autofree gchar *comm = NULL;
+        pid_t id;
+
+        if (!parse_pid(name, &id) || id == skip)
+            continue;
+        sub = g_build_filename(dir, name, NULL);
+        comm = read_comm(sub);
+        if (comm && match(comm, want))
+            g_array_append_val(ids, id);
+    }
+    return TRUE;
+}
+
+static gboolean
+has_prefix(const gchar *comm, const gchar *want)
+{
+    return g_str_has_prefix(comm, want);
+}
+
+static gboolean
+equals(const gchar *comm, const gchar *want)
+{
+    return g_str_equal(comm, want);
+}
+
+GArray *
+vn_dataplane_vhost_threads(const gchar *procroot, pid_t qemu_pid, GError **error)
+{
+    g_autofree gchar *pid_text = g_strdup_printf("%d", (int)qemu_pid);
+    g_autofree gchar *kthread_name = g_strconcat("vhost-", pid_text, NULL);
+    g_autofree gchar *proc = under(procroot, "proc");
+    g_autofree gchar *tasks = g_build_filename(proc, pid_text, "task", NULL);
+    g_autoptr(GArray) ids = pid_array_new();
+    g_autoptr(GError) local = NULL;
+
+    g_return_val_if_fail(qemu_pid > 0, NULL);
+    if (!scan_comms(tasks, has_prefix, "vhost-", 0, ids, &local)) {
+        fail(error, VN_DATAPLANE_ERROR_PROC, "QEMU process %d: %s", (int)qemu_pid,
+             local->message);
+        return NULL;
+    }
+    /* Before Linux 6.4: kthreads of their own, never the QEMU pid itself. */
+    if (!scan_comms(proc, equals, kthread_name, qemu_pid, ids, error))
+        return NULL;
+    return sorted_unique(g_steal_pointer(&ids));
+}

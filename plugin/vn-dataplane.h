@@ -1,0 +1,110 @@
+/* vn-dataplane.h: the VM's data path follows it (issue 5).
+ *
+ * libvirt pins vCPUs, the emulator and IOThreads, but two parts of a VM's
+ * I/O path run outside what its pins cover (reference/libvirt-facts.md
+ * section 6):
+ *  - vhost workers (vhost-net, vhost-scsi, vsock) named `vhost-<qemu pid>`:
+ *    since Linux 6.4 threads of the QEMU process (comm "vhost-..."), before
+ *    that kernel threads of their own found anywhere in /proc;
+ *  - vhost-user back-ends and other data-plane processes (OVS-DPDK, SPDK,
+ *    virtiofsd...), separate processes that vnuma.conf [dataplane] names
+ *    per VM as specs: `pidfile:/run/x.pid` or `unit:NAME.service`.
+ * This module finds them (discovery and resolution read a procroot or a
+ * sysroot, so fixture trees stand in for the host) and steers them: CPU
+ * affinity with sched_setaffinity(2), existing pages with migrate_pages(2).
+ * Another process's memory policy cannot be set from outside; with its
+ * threads on the VM's CPUs its later allocations come from those nodes
+ * under the default local policy.
+ *
+ * Nothing here prints: steps are appended to a caller's log as lines.
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <glib.h>
+#include "vn-bitmap.h"
+#include "vn-config.h"
+#include "vn-ledger.h"
+
+#define VN_DATAPLANE_ERROR (vn_dataplane_error_quark())
+GQuark vn_dataplane_error_quark(void);
+typedef enum {
+    VN_DATAPLANE_ERROR_SPEC,     /* not pidfile:/ABSOLUTE or unit:NAME.service */
+    VN_DATAPLANE_ERROR_RESOLVE,  /* pid file or unit cgroup missing, unreadable or empty */
+    VN_DATAPLANE_ERROR_PROC,     /* the QEMU process is not in the procroot */
+    VN_DATAPLANE_ERROR_STEER,    /* the kernel refused an affinity or a page move */
+    VN_DATAPLANE_ERROR_MAX
+} VnDataplaneError;
+
+/* The kinds of spec, written before the first ':'. */
+typedef enum {
+    VN_DATAPLANE_SPEC_PIDFILE,   /* "pidfile:/run/ovs-vswitchd.pid" */
+    VN_DATAPLANE_SPEC_UNIT,      /* "unit:spdk-vhost.service" */
+    VN_DATAPLANE_SPEC_MAX
+} VnDataplaneSpecKind;
+
+const gchar *vn_dataplane_spec_kind_to_string(VnDataplaneSpecKind k);
+gint vn_dataplane_spec_kind_from_string(const gchar *s);   /* -1 if unknown */
+
+/* Largest CPU number + 1 the steering accepts (Linux's NR_CPUS bound). */
+#define VN_DATAPLANE_MAX_CPUS 8192
+
+/* Splits `spec` into its kind and its value (newly allocated): a pid file
+ * must be an absolute path; a unit a plain name ending in ".service"
+ * (no '/', not hidden).  VN_DATAPLANE_ERROR_SPEC otherwise, the message
+ * quoting the spec.  Pure: nothing is read. */
+gboolean vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind,
+                                 gchar **ret_value, GError **error);
+
+/* The tids of the vhost workers serving the QEMU process `qemu_pid`,
+ * ascending, each once (GArray of pid_t): threads of that process whose
+ * comm starts with "vhost-" (Linux >= 6.4), and processes anywhere in
+ * /proc whose comm is exactly "vhost-<qemu_pid>" (older kernels' kthreads).
+ * Reads <procroot>/proc (procroot "/" = the live host, else a fixture
+ * tree).  Threads that vanish while being read are skipped.  An empty
+ * array when there are none; VN_DATAPLANE_ERROR_PROC when the QEMU process
+ * itself is not there. */
+GArray *vn_dataplane_vhost_threads(const gchar *procroot, pid_t qemu_pid, GError **error);
+
+/* The pids of the data-plane process(es) `spec` names, ascending, each
+ * once (GArray of pid_t):
+ *  - pidfile:PATH  the first line of <sysroot>PATH, a positive pid;
+ *  - unit:NAME     the unit's cgroup.procs and those of its sub-cgroups
+ *                  (a unit with Delegate= keeps its processes below), from
+ *                  <sysroot>/sys/fs/cgroup/system.slice/NAME (cgroup v2),
+ *                  else .../unified/system.slice/NAME (hybrid), else the v1
+ *                  name=systemd hierarchy .../systemd/system.slice/NAME.
+ * `sysroot` NULL or "" = "/".  Does not check that the processes run
+ * (vn_dataplane_steer() logs the ones gone).  Errors are one line starting
+ * with the spec: VN_DATAPLANE_ERROR_SPEC for a bad spec,
+ * VN_DATAPLANE_ERROR_RESOLVE for a missing/unreadable/empty source. */
+GArray *vn_dataplane_resolve(const gchar *spec, const gchar *sysroot, GError **error);
+
+/* vn-dataplane-steer.c: steers each id of `pids_or_tids` (GArray of pid_t) on the live host:
+ *  - whole_process FALSE: sched_setaffinity(tid, cpus) on that thread;
+ *  - whole_process TRUE: the same on every thread in /proc/<pid>/task, then,
+ *    when `nodes` is not NULL, migrate_pages(2) of its existing pages
+ *    (from any node) to `nodes`.
+ * `cpus` must not be empty; node numbers are kernel node ids.  One line per
+ * thread or process is appended to `ret_log` (GPtrArray of gchar*, may be
+ * NULL), including one for a process or thread that vanished meanwhile,
+ * which is not an error.  Fails with VN_DATAPLANE_ERROR_STEER on the first
+ * refusal (EPERM, EINVAL: no allowed CPU in `cpus`...), after the ids
+ * before it were steered. */
+gboolean vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
+                            const VnBitmap *cpus, const VnBitmap *nodes,
+                            GPtrArray *ret_log, GError **error);
+
+/* vn-dataplane-follow.c: everything above for the running domain of
+ * record `r`, as `vnumactl apply` does after the live pins:
+ *  - its QEMU pid from <libvirt run dir>/NAME.pid (vn_ledger_libvirt_run_dir());
+ *    its vhost workers -> the emulator's CPUs (the first cell's, as
+ *    vn_live_apply() pins the emulator);
+ *  - each [dataplane] spec of `c` for r->name -> the union of the cells'
+ *    CPUs, pages to the cells' nodes; a spec another VM names too is
+ *    shared and never steered (it serves several VMs), which is logged.
+ * One line per step in `ret_log` (GPtrArray of gchar*).  Every step is
+ * tried; when any failed, FALSE with VN_DATAPLANE_ERROR_STEER counting
+ * them (each is in the log). */
+gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c,
+                             GPtrArray *ret_log, GError **error);

@@ -1,0 +1,590 @@
+/* test-dataplane.c: the VM's data path follows it (issue 5).
+ *
+ * Discovery and resolution run on fixture trees (tests/data/dataplane/,
+ * one case per directory with its expectation in case.conf).  Steering is
+ * real: a forked child names a thread "vhost-<its pid>" as the kernel
+ * names vhost workers, a `sleep` with a pid file stands in for a
+ * data-plane back-end, and their /proc/<tid>/status shows the result. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <numa.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "vn-config.h"
+#include "vn-cpulist.h"
+#include "vn-dataplane.h"
+#include "vn-test-fixture.h"
+
+/* "4250,4251" */
+static gchar *
+ids_string(const GArray *ids)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    for (guint i = 0; i < ids->len; i++)
+        g_string_append_printf(s, "%s%d", i ? "," : "", (int)g_array_index(ids, pid_t, i));
+    return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static GKeyFile *
+load_case(const gchar *dir)
+{
+    g_autofree gchar *path = g_build_filename(dir, "case.conf", NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) error = NULL;
+
+    g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &error);
+    g_assert_no_error(error);
+    return g_steal_pointer(&kf);
+}
+
+static gint
+error_code(const gchar *name)
+{
+    if (g_str_equal(name, "spec"))
+        return VN_DATAPLANE_ERROR_SPEC;
+    if (g_str_equal(name, "resolve"))
+        return VN_DATAPLANE_ERROR_RESOLVE;
+    g_assert_cmpstr(name, ==, "proc");
+    return VN_DATAPLANE_ERROR_PROC;
+}
+
+/* ---- fixture cases ---- */
+
+static void
+test_vhost_case(gconstpointer data)
+{
+    const gchar *dir = data;
+    g_autoptr(GKeyFile) kf = load_case(dir);
+    gint pid = g_key_file_get_integer(kf, "case", "qemu_pid", NULL);
+    g_autofree gchar *expect = g_key_file_get_string(kf, "case", "tids", NULL);
+    g_autofree gchar *err = g_key_file_get_string(kf, "case", "error", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) tids = vn_dataplane_vhost_threads(dir, (pid_t)pid, &error);
+
+    if (err) {
+        g_assert_null(tids);
+        g_assert_error(error, VN_DATAPLANE_ERROR, error_code(err));
+        g_assert_nonnull(strstr(error->message, "4242"));
+        return;
+    }
+    g_assert_no_error(error);
+    g_autofree gchar *got = ids_string(tids);
+    g_assert_cmpstr(got, ==, expect);
+}
+
+static void
+test_resolve_case(gconstpointer data)
+{
+    const gchar *dir = data;
+    g_autoptr(GKeyFile) kf = load_case(dir);
+    g_autofree gchar *spec = g_key_file_get_string(kf, "case", "spec", NULL);
+    g_autofree gchar *expect = g_key_file_get_string(kf, "case", "pids", NULL);
+    g_autofree gchar *err = g_key_file_get_string(kf, "case", "error", NULL);
+    g_autofree gchar *sysroot = g_build_filename(dir, "sysroot", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) pids = vn_dataplane_resolve(spec, sysroot, &error);
+
+    if (err) {
+        g_assert_null(pids);
+        g_assert_error(error, VN_DATAPLANE_ERROR, error_code(err));
+        /* one line, naming the spec */
+        g_assert_nonnull(strstr(error->message, spec));
+        g_assert_null(strchr(error->message, '\n'));
+        return;
+    }
+    g_assert_no_error(error);
+    g_autofree gchar *got = ids_string(pids);
+    g_assert_cmpstr(got, ==, expect);
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* One test per directory under tests/data/dataplane/<kind>, by name. */
+static void
+add_cases(GPtrArray *keep, const gchar *kind, GTestDataFunc fn)
+{
+    g_autofree gchar *root = vn_test_data_path("dataplane", kind, NULL);
+    g_autoptr(GDir) d = g_dir_open(root, 0, NULL);
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    const gchar *name;
+
+    g_assert_nonnull(d);
+    while ((name = g_dir_read_name(d)))
+        g_ptr_array_add(names, g_strdup(name));
+    g_assert_cmpuint(names->len, >, 0);
+    g_ptr_array_sort(names, compare_names);
+    for (guint i = 0; i < names->len; i++) {
+        const gchar *n = g_ptr_array_index(names, i);
+        g_autofree gchar *path = g_strdup_printf("/dataplane/%s/%s", kind, n);
+        gchar *dir = g_build_filename(root, n, NULL);
+
+        g_ptr_array_add(keep, dir);
+        g_test_add_data_func(path, dir, fn);
+    }
+}
+
+/* ---- specs ---- */
+
+static const gchar *const bad_specs[] = {
+    "spdk-vhost.service", "pidfile:", "pidfile:run/x.pid", "unit:", "unit:.service",
+    "unit:spdk-vhost", "unit:a/b.service", "unit:../x.service", "socket:/run/x.sock",
+    ":/run/x.pid",
+};
+
+static void
+test_spec_bad(void)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(bad_specs); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GArray) pids = vn_dataplane_resolve(bad_specs[i], "/nonexistent", &error);
+
+        g_assert_null(pids);
+        g_assert_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_SPEC);
+        g_assert_nonnull(strstr(error->message, bad_specs[i]));
+    }
+}
+
+static void
+test_spec_good(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *value = NULL;
+    g_autofree gchar *value2 = NULL;
+    VnDataplaneSpecKind kind;
+
+    g_assert_true(vn_dataplane_spec_parse("unit:spdk-vhost.service", &kind, &value, &error));
+    g_assert_cmpint(kind, ==, VN_DATAPLANE_SPEC_UNIT);
+    g_assert_cmpstr(value, ==, "spdk-vhost.service");
+    g_assert_true(vn_dataplane_spec_parse("pidfile:/run/a:b.pid", &kind, &value2, &error));
+    g_assert_cmpint(kind, ==, VN_DATAPLANE_SPEC_PIDFILE);
+    g_assert_cmpstr(value2, ==, "/run/a:b.pid");
+    for (gint k = 0; k < VN_DATAPLANE_SPEC_MAX; k++)
+        g_assert_cmpint(vn_dataplane_spec_kind_from_string(vn_dataplane_spec_kind_to_string(k)),
+                        ==, k);
+    g_assert_cmpint(vn_dataplane_spec_kind_from_string("socket"), ==, -1);
+}
+
+/* ---- vnuma.conf [dataplane] ---- */
+
+static VnConfig *
+load_config(const gchar *text, GError **error)
+{
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autofree gchar *path = NULL;
+    gint fd = g_file_open_tmp("vnuma-dataplane-XXXXXX.conf", &path, NULL);
+    VnConfig *c;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    c = vn_config_load(path, t, error);
+    g_unlink(path);
+    return c;
+}
+
+static void
+test_config_good(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load_config(
+        "[dataplane]\n"
+        "vm1 = unit:spdk-vhost.service; pidfile:/run/openvswitch/ovs-vswitchd.pid;\n"
+        "vm2 = pidfile:/run/openvswitch/ovs-vswitchd.pid\n", &error);
+    const gchar *const vm1[] = { "unit:spdk-vhost.service",
+                                 "pidfile:/run/openvswitch/ovs-vswitchd.pid", NULL };
+
+    g_assert_no_error(error);
+    g_assert_true(g_strv_equal(vn_config_dataplane_specs(c, "vm1"), vm1));
+    g_assert_null(vn_config_dataplane_specs(c, "vm3"));
+    g_assert_cmpuint(vn_config_dataplane_users(c, "unit:spdk-vhost.service"), ==, 1);
+    g_assert_cmpuint(vn_config_dataplane_users(c, "pidfile:/run/openvswitch/ovs-vswitchd.pid"),
+                     ==, 2);
+    g_assert_cmpuint(vn_config_dataplane_users(c, "unit:other.service"), ==, 0);
+}
+
+static void
+test_config_none(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load_config("[hook]\nmanage = all\n", &error);
+
+    g_assert_no_error(error);
+    g_assert_null(vn_config_dataplane_specs(c, "vm1"));
+}
+
+static const gchar *const bad_configs[] = {
+    "[dataplane]\nvm1 =\n",
+    "[dataplane]\nvm1 = ;\n",
+    "[dataplane]\nvm1 = spdk-vhost.service\n",
+    "[dataplane]\nvm1 = unit:spdk-vhost.service;pidfile:run/x.pid\n",
+    "[dataplane]\nvm1 = pidfile:/run/x.pid; pidfile:/run/x.pid\n",
+};
+
+static void
+test_config_bad(void)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(bad_configs); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnConfig) c = load_config(bad_configs[i], &error);
+
+        g_assert_null(c);
+        g_assert_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID);
+        g_assert_nonnull(strstr(error->message, "[dataplane] vm1: "));
+    }
+}
+
+/* ---- live steering ---- */
+
+/* The last CPU this process may run on: "1" on a two-CPU machine. */
+static gint
+target_cpu(void)
+{
+    cpu_set_t set;
+    gint last = -1;
+
+    g_assert_cmpint(sched_getaffinity(0, sizeof(set), &set), ==, 0);
+    for (gint cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            last = cpu;
+    g_assert_cmpint(last, >=, 0);
+    return last;
+}
+
+static VnBitmap *
+one_bit(guint n_bits, guint bit)
+{
+    VnBitmap *b = vn_bitmap_new(n_bits);
+
+    vn_bitmap_set(b, bit);
+    return b;
+}
+
+/* The Cpus_allowed_list of a thread (any tid works under /proc). */
+static gchar *
+allowed_list(pid_t tid)
+{
+    g_autofree gchar *path = g_strdup_printf("/proc/%d/status", (int)tid);
+    g_autofree gchar *text = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i]; i++)
+        if (g_str_has_prefix(lines[i], "Cpus_allowed_list:"))
+            return g_strdup(g_strstrip(lines[i] + strlen("Cpus_allowed_list:")));
+    g_assert_not_reached();
+}
+
+static void
+assert_process_on(pid_t pid, const gchar *cpus)
+{
+    g_autofree gchar *dir = g_strdup_printf("/proc/%d/task", (int)pid);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+
+    g_assert_nonnull(d);
+    while ((name = g_dir_read_name(d))) {
+        g_autofree gchar *got = allowed_list((pid_t)atoi(name));
+
+        g_assert_cmpstr(got, ==, cpus);
+    }
+}
+
+static void *
+vhost_worker(void *arg)
+{
+    int fd = GPOINTER_TO_INT(arg);
+    char name[16];
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+
+    snprintf(name, sizeof(name), "vhost-%d", (int)getpid());
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+    if (write(fd, &tid, sizeof(tid)) != sizeof(tid))
+        _exit(1);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* A child that looks like a QEMU with one vhost worker (Linux >= 6.4): a
+ * thread named "vhost-<child pid>".  Its tid in *ret_tid. */
+static pid_t
+spawn_fake_qemu(pid_t *ret_tid)
+{
+    int fds[2];
+    pid_t pid;
+
+    g_assert_cmpint(pipe(fds), ==, 0);
+    pid = fork();
+    g_assert_cmpint(pid, >=, 0);
+    if (pid == 0) {
+        pthread_t thread;
+        int null = open("/dev/null", O_WRONLY);
+
+        /* never outlive the test, never hold meson's output pipes */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        close(fds[0]);
+        if (pthread_create(&thread, NULL, vhost_worker, GINT_TO_POINTER(fds[1])) != 0)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(fds[1]);
+    g_assert_cmpint(read(fds[0], ret_tid, sizeof(*ret_tid)), ==, sizeof(*ret_tid));
+    close(fds[0]);
+    return pid;
+}
+
+static void
+die_with_parent(gpointer data)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+
+/* `sleep 600` with its pid written to `pidfile`, as a daemon would. */
+static GPid
+spawn_sleep(const gchar *pidfile)
+{
+    const gchar *argv[] = { "sleep", "600", NULL };
+    g_autoptr(GError) error = NULL;
+    g_autofree gchar *text = NULL;
+    GPid pid;
+
+    g_spawn_async(NULL, (gchar **)argv, NULL,
+                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                  G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                  die_with_parent, NULL, &pid, &error);
+    g_assert_no_error(error);
+    text = g_strdup_printf("%d\n", (int)pid);
+    if (pidfile)
+        g_assert_true(g_file_set_contents(pidfile, text, -1, NULL));
+    return pid;
+}
+
+static void
+stop(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static gboolean
+log_has(const GPtrArray *log, const gchar *line)
+{
+    for (guint i = 0; i < log->len; i++)
+        if (g_str_equal(g_ptr_array_index(log, i), line))
+            return TRUE;
+    return FALSE;
+}
+
+static void
+dump_log(const GPtrArray *log)
+{
+    for (guint i = 0; i < log->len; i++)
+        g_test_message("log: %s", (const gchar *)g_ptr_array_index(log, i));
+}
+
+/* What steering a process to node 0 logs for its pages: the move, or
+ * (only where the kernel or a syscall emulator such as valgrind lacks
+ * migrate_pages(2), as a direct probe shows) that it is unavailable. */
+static gchar *
+pages_moved_text(void)
+{
+    unsigned long mask = 1;
+
+    if (syscall(SYS_migrate_pages, getpid(), 8 * sizeof(mask), &mask, &mask) < 0 &&
+        errno == ENOSYS)
+        return g_strdup("pages not moved: migrate_pages(2) is not available");
+    return g_strdup("existing pages -> node(s) 0 (0 not moved)");
+}
+
+/* The vhost thread of a live fake QEMU is found under "/" and pinned. */
+static void
+test_steer_vhost_thread(void)
+{
+    gint cpu = target_cpu();
+    g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
+    g_autoptr(VnBitmap) cpus = one_bit(VN_DATAPLANE_MAX_CPUS, (guint)cpu);
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) tids = NULL;
+    pid_t tid, qemu = spawn_fake_qemu(&tid);
+    g_autofree gchar *expect = g_strdup_printf("thread %d -> CPUs %d", (int)tid, cpu);
+    g_autofree gchar *got = NULL;
+    g_autofree gchar *main_thread = NULL;
+
+    tids = vn_dataplane_vhost_threads("/", qemu, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(tids->len, ==, 1);
+    g_assert_cmpint(g_array_index(tids, pid_t, 0), ==, tid);
+    g_assert_true(vn_dataplane_steer(tids, FALSE, cpus, NULL, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
+    g_assert_true(log_has(log, expect));
+    got = allowed_list(tid);
+    g_assert_cmpstr(got, ==, cpu_text);
+    /* only the worker: the rest of the QEMU stays where it was */
+    main_thread = allowed_list(qemu);
+    if (cpu > 0)
+        g_assert_cmpstr(main_thread, !=, cpu_text);
+    stop(qemu);
+}
+
+/* A data-plane process by pid file: every thread pinned, pages moved. */
+static void
+test_steer_process(void)
+{
+    gint cpu = target_cpu();
+    g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
+    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
+    g_autofree gchar *pidfile = g_build_filename(dir, "dp.pid", NULL);
+    g_autofree gchar *spec = g_strconcat("pidfile:", pidfile, NULL);
+    g_autoptr(VnBitmap) cpus = one_bit(VN_DATAPLANE_MAX_CPUS, (guint)cpu);
+    g_autoptr(VnBitmap) nodes = one_bit(1024, 0);
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) pids = NULL;
+    GPid pid = spawn_sleep(pidfile);
+    g_autofree gchar *expect = NULL;
+    g_autofree gchar *pages = NULL;
+
+    if (numa_available() < 0) {
+        stop(pid);
+        vn_test_remove_tree(dir);
+        g_test_skip("no NUMA support in this kernel");
+        return;
+    }
+    pids = vn_dataplane_resolve(spec, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(pids->len, ==, 1);
+    g_assert_cmpint(g_array_index(pids, pid_t, 0), ==, pid);
+    g_assert_true(vn_dataplane_steer(pids, TRUE, cpus, nodes, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
+    pages = pages_moved_text();
+    expect = g_strdup_printf("process %d: 1 thread(s) -> CPUs %d; %s", (int)pid, cpu, pages);
+    g_assert_true(log_has(log, expect));
+    assert_process_on(pid, cpu_text);
+    stop(pid);
+    vn_test_remove_tree(dir);
+}
+
+/* Exited meanwhile: logged, not an error; a refusal is an error. */
+static void
+test_steer_gone_and_refused(void)
+{
+    g_autoptr(VnBitmap) cpus = one_bit(VN_DATAPLANE_MAX_CPUS, (guint)target_cpu());
+    g_autoptr(VnBitmap) offline = one_bit(VN_DATAPLANE_MAX_CPUS, VN_DATAPLANE_MAX_CPUS - 1);
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+    pid_t pid = spawn_sleep(NULL);
+    g_autofree gchar *thread_gone = g_strdup_printf("thread %d is gone, not steered", (int)pid);
+    g_autofree gchar *process_gone = g_strdup_printf("process %d is gone, not steered", (int)pid);
+    pid_t self = getpid();
+
+    stop(pid);
+    g_array_append_val(ids, pid);
+    g_assert_true(vn_dataplane_steer(ids, FALSE, cpus, NULL, log, &error));
+    g_assert_true(vn_dataplane_steer(ids, TRUE, cpus, NULL, log, &error));
+    g_assert_no_error(error);
+    g_assert_true(log_has(log, thread_gone));
+    g_assert_true(log_has(log, process_gone));
+
+    /* no CPU of the set exists: the kernel refuses (EINVAL) */
+    g_array_index(ids, pid_t, 0) = self;
+    g_assert_false(vn_dataplane_steer(ids, FALSE, offline, NULL, log, &error));
+    g_assert_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER);
+    g_assert_nonnull(strstr(error->message, "sched_setaffinity"));
+}
+
+/* vn_dataplane_follow(): the whole step of `vnumactl apply`. */
+static void
+test_follow(void)
+{
+    gint cpu = target_cpu();
+    g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
+    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
+    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
+    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
+    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
+    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
+                                             "vm1 = pidfile:%s;pidfile:%s;unit:vn-absent.service\n"
+                                             "vm2 = pidfile:%s\n",
+                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = load_config(conf, &error);
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    pid_t tid, qemu = spawn_fake_qemu(&tid);
+    GPid dp = spawn_sleep(dp_pidfile), shared = spawn_sleep(shared_pidfile);
+    g_autofree gchar *qemu_text = g_strdup_printf("%d\n", (int)qemu);
+    g_autofree gchar *shared_before = allowed_list(shared);
+    g_autofree gchar *shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in "
+                                                    "[dataplane], not steered", shared_pidfile);
+    g_autofree gchar *got = NULL;
+
+    g_assert_no_error(error);
+    g_assert_true(g_file_set_contents(qemu_pidfile, qemu_text, -1, NULL));
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
+    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
+
+    g_assert_false(vn_dataplane_follow(r, c, log, &error));
+    dump_log(log);
+    g_assert_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER);
+    g_assert_nonnull(strstr(error->message, "1 step(s) failed"));
+    got = allowed_list(tid);
+    g_assert_cmpstr(got, ==, cpu_text);
+    assert_process_on(dp, cpu_text);
+    g_assert_true(log_has(log, shared_line));
+    g_clear_pointer(&got, g_free);
+    got = allowed_list(shared);
+    g_assert_cmpstr(got, ==, shared_before);
+    g_assert_true(g_str_has_prefix(g_ptr_array_index(log, log->len - 1),
+                                   "data plane unit:vn-absent.service: no cgroup"));
+    g_assert_true(g_str_has_suffix(g_ptr_array_index(log, log->len - 1), "; not steered"));
+
+    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
+    stop(qemu);
+    stop(dp);
+    stop(shared);
+    vn_test_remove_tree(dir);
+}
+
+int
+main(int argc, char **argv)
+{
+    g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+    int rc;
+
+    g_test_init(&argc, &argv, NULL);
+    add_cases(keep, "vhost", test_vhost_case);
+    add_cases(keep, "resolve", test_resolve_case);
+    g_test_add_func("/dataplane/spec/good", test_spec_good);
+    g_test_add_func("/dataplane/spec/bad", test_spec_bad);
+    g_test_add_func("/dataplane/config/good", test_config_good);
+    g_test_add_func("/dataplane/config/none", test_config_none);
+    g_test_add_func("/dataplane/config/bad", test_config_bad);
+    g_test_add_func("/dataplane/steer/vhost-thread", test_steer_vhost_thread);
+    g_test_add_func("/dataplane/steer/process", test_steer_process);
+    g_test_add_func("/dataplane/steer/gone-and-refused", test_steer_gone_and_refused);
+    g_test_add_func("/dataplane/follow/vm", test_follow);
+    rc = g_test_run();
+    return rc;
+}
