@@ -94,11 +94,15 @@ steer_logged(Follow *f, const gchar *prefix, const GArray *ids, gboolean whole_p
 static void
 follow_vhost(Follow *f)
 {
+    const gchar *run_dir = vn_ledger_libvirt_run_dir();
+    /* a relative run dir ($VNUMA_LIBVIRT_RUN_DIR in tests) is relative to
+     * the working directory, not to "/" */
+    const gchar *root = g_path_is_absolute(run_dir) ? NULL : ".";
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) tids = NULL;
     gint64 pid = 0;
 
-    if (!vn_numa_maps_domain_pid(NULL, vn_ledger_libvirt_run_dir(), f->r->name, &pid, &error) ||
+    if (!vn_numa_maps_domain_pid(root, run_dir, f->r->name, &pid, &error) ||
         !(tids = vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
         step_failed(f, "vhost workers", error);
         return;

@@ -5,12 +5,18 @@
  * (--connect URI, default qemu:///system), waits for the domain to run
  * (--timeout, default 60 s, longer than libvirt's 30 s job wait), pins vCPUs,
  * emulator and IOThreads, moves the memory nodeset when the domain's mode
- * allows it, then clears the record's needs_apply flag.  One line per step
- * on stdout (the hook sends it to <state_dir>/apply.log). */
+ * allows it, then clears the record's needs_apply flag.  Then the VM's
+ * data path follows it (vn-dataplane.h): its vhost workers go to the
+ * emulator's CPUs, the data-plane processes vnuma.conf [dataplane] names
+ * for it (and for no other VM) to its CPUs and nodes.  With
+ * --dataplane-only, only that last step runs, without libvirt: the hook
+ * asks for it at `started` when no live pin is due.  One line per step on
+ * stdout (the hook sends it to <state_dir>/apply.log). */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include "vnumactl.h"
 
+#include "vn-dataplane.h"
 #include "vn-ledger.h"
 #include "vn-live-apply.h"
 
@@ -19,16 +25,37 @@ static void quiet_libvirt(void *data, virErrorPtr e)
     /* errors are reported through GError, once, by us */
 }
 
-static gchar *state_dir_or_config(const gchar *given, GError **error)
+/* vnuma.conf ($VNUMA_CONFIG or the default) for this host. */
+static VnConfig *load_config(GError **error)
 {
     VnSourceOptions none = { 0 };
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;
-    if (given)
-        return g_strdup(given);
     if (!vn_source_load(&none, &t, NULL, &config, error))
         return NULL;
-    return g_strdup(config->state_dir);
+    return g_steal_pointer(&config);
+}
+
+static void print_log(const gchar *name, const GPtrArray *log)
+{
+    for (guint i = 0; i < log->len; i++)
+        g_print("%s: %s\n", name, (const gchar *)g_ptr_array_index(log, i));
+}
+
+/* The data path after the pins; `config` NULL (unreadable, the reason in
+ * `config_error`) steers nothing and fails. */
+static gboolean follow_dataplane(const VnLedgerRecord *r, const VnConfig *config,
+                                 const GError *config_error, GError **error)
+{
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    if (!config) {
+        g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_SPEC,
+                    "data path of %s not steered: %s", r->name, config_error->message);
+        return FALSE;
+    }
+    gboolean ok = vn_dataplane_follow(r, config, log, error);
+    print_log(r->name, log);
+    return ok;
 }
 
 /* Under the ledger lock: the record still there, same placement, applied. */
@@ -44,7 +71,40 @@ static gboolean mark_applied(const gchar *dir, const VnLedgerRecord *applied, GE
     return vn_ledger_commit(l, error);
 }
 
-static int apply(const gchar *uri, const gchar *dir, const gchar *name, guint timeout_s)
+/* The live pins through libvirt, then the record marked applied. */
+static gboolean pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r,
+                         guint timeout_s, GError **error)
+{
+    const gchar *name = r->name;
+    virSetErrorFunc(NULL, quiet_libvirt);
+    virConnectPtr conn = virConnectOpen(uri);
+    if (!conn) {
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT,
+                    "cannot connect to %s: %s", uri, virGetLastErrorMessage());
+        return FALSE;
+    }
+    virDomainPtr dom = virDomainLookupByName(conn, name);
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    gboolean ok = dom && vn_live_apply(dom, r, timeout_s, log, error);
+    print_log(name, log);
+    if (!dom)
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT,
+                    "no domain %s: %s", name, virGetLastErrorMessage());
+    if (dom)
+        virDomainFree(dom);
+    virConnectClose(conn);
+    if (!ok || !mark_applied(dir, r, error))
+        return FALSE;
+    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
+    g_print("%s: placement applied on node(s) %s\n", name, nodes);
+    return TRUE;
+}
+
+/* The pins (unless `dataplane_only`), then the data path.  The config is
+ * read for [dataplane] only: a broken one still lets the pins happen. */
+static int apply(const gchar *uri, const gchar *dir, const VnConfig *config,
+                 const GError *config_error, const gchar *name, guint timeout_s,
+                 gboolean dataplane_only)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
@@ -54,25 +114,10 @@ static int apply(const gchar *uri, const gchar *dir, const gchar *name, guint ti
     if (!found)
         return vn_cli_fail_printf("no reservation for domain \"%s\" in %s", name, dir);
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_copy(found);
-    virSetErrorFunc(NULL, quiet_libvirt);
-    virConnectPtr conn = virConnectOpen(uri);
-    if (!conn)
-        return vn_cli_fail_printf("cannot connect to %s: %s", uri, virGetLastErrorMessage());
-    virDomainPtr dom = virDomainLookupByName(conn, name);
-    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
-    gboolean ok = dom && vn_live_apply(dom, r, timeout_s, log, &error);
-    for (guint i = 0; i < log->len; i++)
-        g_print("%s: %s\n", name, (const gchar *)g_ptr_array_index(log, i));
-    if (!dom)
-        g_set_error(&error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT,
-                    "no domain %s: %s", name, virGetLastErrorMessage());
-    if (dom)
-        virDomainFree(dom);
-    virConnectClose(conn);
-    if (!ok || !mark_applied(dir, r, &error))
+    if (!dataplane_only && !pin_live(uri, dir, r, timeout_s, &error))
         return vn_cli_fail(error);
-    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-    g_print("%s: placement applied on node(s) %s\n", name, nodes);
+    if (!follow_dataplane(r, config, config_error, &error))
+        return vn_cli_fail(error);
     return VN_EXIT_OK;
 }
 
@@ -82,6 +127,7 @@ vn_cmd_apply(int argc, char **argv)
     g_autofree gchar *uri = NULL;
     g_autofree gchar *state_dir = NULL;
     gint timeout_s = 60;
+    gboolean dataplane_only = FALSE;
     const GOptionEntry entries[] = {
         { "connect", 'c', 0, G_OPTION_ARG_STRING, &uri,
           "libvirt URI (default qemu:///system)", "URI" },
@@ -89,6 +135,8 @@ vn_cmd_apply(int argc, char **argv)
           "Ledger directory (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
         { "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s,
           "Seconds to wait for the domain to run (default 60)", "S" },
+        { "dataplane-only", 0, 0, G_OPTION_ARG_NONE, &dataplane_only,
+          "Only steer the data path (vhost workers, [dataplane] processes); no libvirt", NULL },
         { NULL }
     };
     g_autoptr(GOptionContext) ctx =
@@ -105,8 +153,10 @@ vn_cmd_apply(int argc, char **argv)
         return vn_cli_fail_printf("--timeout %d: not within 0..3600 seconds", timeout_s);
     if (!state_dir && g_getenv("VNUMA_STATE_DIR"))
         state_dir = g_strdup(g_getenv("VNUMA_STATE_DIR"));
-    g_autofree gchar *dir = state_dir_or_config(state_dir, &error);
-    if (!dir)
+    g_autoptr(VnConfig) config = load_config(&error);
+    if (!config && !state_dir)
         return vn_cli_fail(error);
-    return apply(uri ? uri : "qemu:///system", dir, name, (guint)timeout_s);
+    const gchar *dir = state_dir ? state_dir : config->state_dir;
+    return apply(uri ? uri : "qemu:///system", dir, config, error, name, (guint)timeout_s,
+                 dataplane_only);
 }
