@@ -28,21 +28,31 @@ static void load_best_effort(VnHook *h)
                          "%s: domain XML unusable, keyed by name: %s", h->vm, err->message);
 }
 
-static gboolean request_apply(VnHook *h, VnLedgerRecord *r, GError **error)
+/* `vnumactl apply NAME` detached: the live pins and the data path, or
+ * with `dataplane_only` just the data path (vn-dataplane.h). */
+static gboolean request_apply(VnHook *h, VnLedgerRecord *r, gboolean dataplane_only,
+                              GError **error)
 {
+    const gchar *what = dataplane_only ? "data path steering" : "live apply";
     g_autofree gchar *vnumactl = vn_hook_find_vnumactl();
     if (!vnumactl) {
-        vn_hook_decide(h, "running", h->nodes,
-                       "live apply needed but vnumactl was not found");
+        vn_hook_decide(h, "running", h->nodes, "%s needed but vnumactl was not found", what);
         return TRUE;
     }
-    const gchar *argv[] = { vnumactl, "apply", r->name, NULL };
+    const gchar *argv[] = { vnumactl, "apply", dataplane_only ? "--dataplane-only" : r->name,
+                            dataplane_only ? r->name : NULL, NULL };
     g_autofree gchar *log = g_build_filename(vn_hook_state_dir(h), "apply.log", NULL);
     if (!vn_hook_spawn_detached(argv, log, error))
         return FALSE;
-    vn_hook_decide(h, "apply", h->nodes, "live apply started in the background (%s apply %s)",
-                   vnumactl, r->name);
+    vn_hook_decide(h, "apply", h->nodes, "%s started in the background (%s apply %s%s)",
+                   what, vnumactl, dataplane_only ? "--dataplane-only " : "", r->name);
     return TRUE;
+}
+
+/* vnuma.conf names data-plane processes for this VM ([dataplane]). */
+static gboolean has_dataplane(const VnHook *h, const VnLedgerRecord *r)
+{
+    return h->config && vn_config_dataplane_specs(h->config, r->name);
 }
 
 gboolean vn_hook_started(VnHook *h, GError **error)
@@ -61,8 +71,8 @@ gboolean vn_hook_started(VnHook *h, GError **error)
     h->nodes = vn_ledger_record_nodes_string(r);
     if (!vn_ledger_commit(l, error))
         return FALSE;
-    if (r->needs_apply)
-        return request_apply(h, r, error);
+    if (r->needs_apply || has_dataplane(h, r))
+        return request_apply(h, r, !r->needs_apply, error);
     vn_hook_decide(h, "running", h->nodes, "reservation confirmed");
     return TRUE;
 }

@@ -263,6 +263,30 @@ static void test_started_apply(Fixture *f, gconstpointer data)
     g_assert_cmpint(vn_ledger_lookup_name(l, "vm-managed")->state, ==, VN_LEDGER_STATE_RUNNING);
 }
 
+/* started with no live pin due but [dataplane] processes named for the VM:
+ * the helper is started to steer only its data path (issue 5). */
+static void test_started_dataplane(Fixture *f, gconstpointer data)
+{
+    f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
+    f->config = g_build_filename(f->state_dir, "dataplane.conf", NULL);
+    g_autofree gchar *done = g_build_filename(f->state_dir, "apply-done", NULL);
+    g_autofree gchar *script = g_strdup_printf("#!/bin/sh\necho \"helper $*\"\ntouch '%s'\n", done);
+    g_assert_true(g_file_set_contents(f->vnumactl, script, -1, NULL));
+    g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
+    g_assert_true(g_file_set_contents(f->config, "[dataplane]\n"
+                                      "vm-placed = pidfile:/run/vnuma-test-dp.pid\n", -1, NULL));
+
+    hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    mark_running(f, "vm-placed");
+    hook_ok(f, "vm-placed", "started", "begin", "placed");
+    for (guint i = 0; i < 200 && !g_file_test(done, G_FILE_TEST_EXISTS); i++)
+        g_usleep(50000);
+    g_autofree gchar *log = read_state_file(f, "apply.log");
+    g_assert_cmpstr(log, ==, "helper apply --dataplane-only vm-placed\n");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "data path steering started in the background"));
+}
+
 static void test_fail_open(Fixture *f, gconstpointer data)
 {
     Run r = { 0 };
@@ -530,6 +554,7 @@ int main(int argc, char **argv)
     ADD("/hook/prepare/concurrent", test_concurrent_prepares);
     ADD("/hook/release", test_release);
     ADD("/hook/started/apply-detached", test_started_apply);
+    ADD("/hook/started/dataplane-detached", test_started_dataplane);
     ADD("/hook/fail-open", test_fail_open);
     ADD("/hook/reconnect", test_reconnect);
     ADD("/hook/ledger/rebuild", test_rebuild);
