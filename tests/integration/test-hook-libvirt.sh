@@ -8,7 +8,8 @@
 # an unmanaged one is left alone (manage = all takes it); a daemon restart
 # keeps a running guest alive and the hook re-registers it (even with the
 # ledger wiped); broken vnuma metadata never blocks a start (unless strict);
-# the refuse policy gives `virsh start` a readable error.
+# the refuse policy gives `virsh start` a readable error; a data-plane
+# process named in [dataplane] follows its guest.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -259,6 +260,38 @@ else
     fail "virsh save vnt-restore failed"
 fi
 rm -f "$save"
+
+# 10. the data path follows the guest (vnuma.conf [dataplane]): a placed
+#     guest (no live pin due) with a pidfile'd `sleep` standing in for its
+#     data-plane back-end; the hook starts `vnumactl apply --dataplane-only`,
+#     which pins every thread of it to the guest's CPU 1 and moves its pages
+#     to node 0.  A second `sleep` named for two VMs is shared: left alone.
+dp_pidfile=/run/vnuma-itest-dp.pid shared_pidfile=/run/vnuma-itest-shared.pid
+sleep 300 & dp=$!
+sleep 300 & shared=$!
+echo "$dp" > "$dp_pidfile"; echo "$shared" > "$shared_pidfile"
+allowed() { awk '/Cpus_allowed_list/ {print $2}' "/proc/$1/status"; }
+shared_before=$(allowed "$shared")
+printf '[dataplane]\nvnt-dp = pidfile:%s;pidfile:%s\nvnt-other = pidfile:%s\n' \
+    "$dp_pidfile" "$shared_pidfile" "$shared_pidfile" > "$conf"
+define vnt-dp 64 "$(placement 0 1 64)"
+virsh -q start vnt-dp >/dev/null || fail "start vnt-dp"
+for _ in $(seq 100); do
+    grep -q "vnt-dp: data plane pidfile:$shared_pidfile" "$state/apply.log" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q '"vm":"vnt-dp","phase":"started","decision":"apply"' "$state/history.log" ||
+    fail "vnt-dp: the hook did not start the data-path helper"
+grep -q "vnt-dp: data plane pidfile:$dp_pidfile: process $dp: 1 thread(s) -> CPUs 1; existing pages -> node(s) 0 (0 not moved)" "$state/apply.log" &&
+    [ "$(allowed "$dp")" = 1 ] && ok "data plane: the guest's back-end pinned to CPU 1, pages on node 0" ||
+    fail "data plane: $dp on '$(allowed "$dp")'; $(grep vnt-dp "$state/apply.log")"
+grep -q "vnt-dp: data plane pidfile:$shared_pidfile: shared by 2 VMs in \[dataplane\], not steered" "$state/apply.log" &&
+    [ "$(allowed "$shared")" = "$shared_before" ] && ok "data plane: a shared back-end left alone" ||
+    fail "data plane: shared $shared on '$(allowed "$shared")' (was $shared_before)"
+virsh -q destroy vnt-dp >/dev/null
+kill "$dp" "$shared"; wait "$dp" "$shared" 2>/dev/null
+rm -f "$dp_pidfile" "$shared_pidfile"
+: > "$conf"
 
 echo "history:"; sed 's/^/   /' "$state/history.log"
 echo "apply.log:"; sed 's/^/   /' "$state/apply.log"
