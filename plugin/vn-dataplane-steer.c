@@ -45,10 +45,12 @@ log_line(const Steer *s, const gchar *fmt, ...)
     va_end(args);
 }
 
+/* The set is sized for VN_DATAPLANE_MAX_CPUS whatever the bitmap's
+ * capacity: sched_getaffinity() refuses a set smaller than the kernel's. */
 static gboolean
 steer_init(Steer *s, const VnBitmap *cpus, GError **error)
 {
-    guint n = MIN(cpus->n_bits, VN_DATAPLANE_MAX_CPUS);
+    guint n = VN_DATAPLANE_MAX_CPUS;
 
     s->set = CPU_ALLOC(n);
     s->set_size = CPU_ALLOC_SIZE(n);
@@ -65,17 +67,35 @@ steer_init(Steer *s, const VnBitmap *cpus, GError **error)
     return TRUE;
 }
 
-/* 0, or the errno of sched_setaffinity(tid). */
+/* Pins `tid` to the target CPUs unless its affinity already lies within
+ * them: a thread its program pinned to one of the VM's CPUs (a DPDK
+ * poll-mode thread on a core of its own) keeps that narrower pinning.
+ * 0 (with *ret_kept), or the errno of the syscalls (ESRCH: gone). */
 static int
-set_affinity(const Steer *s, pid_t tid)
+pin_thread(const Steer *s, pid_t tid, gboolean *ret_kept)
 {
-    return sched_setaffinity(tid, s->set_size, s->set) == 0 ? 0 : errno;
+    cpu_set_t *now = CPU_ALLOC(VN_DATAPLANE_MAX_CPUS);
+    cpu_set_t *inside = CPU_ALLOC(VN_DATAPLANE_MAX_CPUS);
+    int err = 0;
+
+    if (sched_getaffinity(tid, s->set_size, now) != 0) {
+        err = errno;
+    } else {
+        CPU_AND_S(s->set_size, inside, now, s->set);
+        *ret_kept = CPU_EQUAL_S(s->set_size, inside, now);
+        if (!*ret_kept && sched_setaffinity(tid, s->set_size, s->set) != 0)
+            err = errno;
+    }
+    CPU_FREE(now);
+    CPU_FREE(inside);
+    return err;
 }
 
 static gboolean
 steer_thread(const Steer *s, pid_t tid, GError **error)
 {
-    int err = set_affinity(s, tid);
+    gboolean kept = FALSE;
+    int err = pin_thread(s, tid, &kept);
 
     if (err == ESRCH) {
         log_line(s, "thread %d is gone, not steered", (int)tid);
@@ -87,24 +107,33 @@ steer_thread(const Steer *s, pid_t tid, GError **error)
                     g_strerror(err));
         return FALSE;
     }
-    log_line(s, "thread %d -> CPUs %s", (int)tid, s->cpus_text);
+    if (kept)
+        log_line(s, "thread %d already within CPUs %s, kept", (int)tid, s->cpus_text);
+    else
+        log_line(s, "thread %d -> CPUs %s", (int)tid, s->cpus_text);
     return TRUE;
 }
 
-/* One pass over /proc/<pid>/task: steers the threads not in `done`.
- * *ret_new counts them; *ret_gone is set when the process has no task
- * directory any more. */
+/* Threads of one process: pinned, and already within the CPUs. */
+typedef struct {
+    guint pinned;
+    guint kept;
+} Count;
+
+/* One pass over /proc/<pid>/task: steers the threads not in `done`,
+ * adding them to `count`; *ret_new counts the threads seen alive for the
+ * first time. */
 static gboolean
-steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, guint *ret_new,
-                 gboolean *ret_gone, GError **error)
+steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, Count *count, guint *ret_new,
+                 GError **error)
 {
     g_autofree gchar *dir = g_strdup_printf("/proc/%d/task", (int)pid);
     g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
     const gchar *name;
     guint fresh = 0;
 
-    *ret_gone = d == NULL;
     while (d && (name = g_dir_read_name(d))) {
+        gboolean kept = FALSE;
         guint64 tid;
         int err;
 
@@ -112,14 +141,20 @@ steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, guint *ret_new,
             g_hash_table_contains(done, GUINT_TO_POINTER((guint)tid)))
             continue;
         g_hash_table_add(done, GUINT_TO_POINTER((guint)tid));
-        err = set_affinity(s, (pid_t)tid);
+        err = pin_thread(s, (pid_t)tid, &kept);
         if (err && err != ESRCH) {
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
                         "sched_setaffinity(process %d thread %d, CPUs %s): %s", (int)pid,
                         (int)tid, s->cpus_text, g_strerror(err));
             return FALSE;
         }
-        fresh += err == 0;
+        if (err)
+            continue;   /* ESRCH: exited meanwhile */
+        fresh++;
+        if (kept)
+            count->kept++;
+        else
+            count->pinned++;
     }
     *ret_new = fresh;
     return TRUE;
@@ -190,22 +225,23 @@ steer_process(const Steer *s, pid_t pid, GError **error)
 {
     g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
     g_autofree gchar *pages = NULL;
-    gboolean gone = FALSE;
-    guint fresh = 1, steered = 0;
+    g_autofree gchar *kept = NULL;
+    Count count = { 0 };
+    guint fresh = 1;
 
-    for (guint pass = 0; fresh > 0 && !gone && pass < MAX_TASK_PASSES; pass++) {
-        if (!steer_tasks_once(s, pid, done, &fresh, &gone, error))
+    for (guint pass = 0; fresh > 0 && pass < MAX_TASK_PASSES; pass++)
+        if (!steer_tasks_once(s, pid, done, &count, &fresh, error))
             return FALSE;
-        steered += fresh;
-    }
-    if (steered == 0) {
+    if (count.pinned + count.kept == 0) {
         log_line(s, "process %d is gone, not steered", (int)pid);
         return TRUE;
     }
     if (s->nodes && !migrate(s, pid, &pages, error))
         return FALSE;
-    log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s", (int)pid, steered, s->cpus_text,
-             pages ? "; " : "", pages ? pages : "");
+    kept = count.kept ? g_strdup_printf(" (%u already within them, kept)", count.kept)
+                      : g_strdup("");
+    log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s%s", (int)pid, count.pinned,
+             s->cpus_text, kept, pages ? "; " : "", pages ? pages : "");
     return TRUE;
 }
 

@@ -85,6 +85,8 @@ GArray *vn_dataplane_resolve(const gchar *spec, const gchar *sysroot, GError **e
  *  - whole_process TRUE: the same on every thread in /proc/<pid>/task, then,
  *    when `nodes` is not NULL, migrate_pages(2) of its existing pages
  *    (from any node) to `nodes`.
+ * A thread whose affinity already lies within `cpus` keeps it (a DPDK
+ * poll-mode thread pinned to one of the VM's cores stays on it).
  * `cpus` must not be empty; node numbers are kernel node ids.  One line per
  * thread or process is appended to `ret_log` (GPtrArray of gchar*, may be
  * NULL), including one for a process or thread that vanished meanwhile,

@@ -264,6 +264,20 @@ target_cpu(void)
     return last;
 }
 
+/* The CPUs this process may run on. */
+static VnBitmap *
+own_cpus(void)
+{
+    VnBitmap *b = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+    cpu_set_t set;
+
+    g_assert_cmpint(sched_getaffinity(0, sizeof(set), &set), ==, 0);
+    for (guint cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            vn_bitmap_set(b, cpu);
+    return b;
+}
+
 static VnBitmap *
 one_bit(guint n_bits, guint bit)
 {
@@ -439,6 +453,11 @@ test_steer_vhost_thread(void)
     g_assert_true(log_has(log, expect));
     got = allowed_list(tid);
     g_assert_cmpstr(got, ==, cpu_text);
+    /* again: already within the CPUs, so kept (not widened or re-pinned) */
+    g_clear_pointer(&expect, g_free);
+    expect = g_strdup_printf("thread %d already within CPUs %d, kept", (int)tid, cpu);
+    g_assert_true(vn_dataplane_steer(tids, FALSE, cpus, NULL, log, &error));
+    g_assert_true(log_has(log, expect));
     /* only the worker: the rest of the QEMU stays where it was */
     main_thread = allowed_list(qemu);
     if (cpu > 0)
@@ -463,6 +482,8 @@ test_steer_process(void)
     GPid pid = spawn_sleep(pidfile);
     g_autofree gchar *expect = NULL;
     g_autofree gchar *pages = NULL;
+    g_autoptr(VnBitmap) all = own_cpus();
+    g_autofree gchar *all_text = vn_cpulist_format(all);
 
     if (numa_available() < 0) {
         stop(pid);
@@ -479,6 +500,16 @@ test_steer_process(void)
     dump_log(log);
     pages = pages_moved_text();
     expect = g_strdup_printf("process %d: 1 thread(s) -> CPUs %d; %s", (int)pid, cpu, pages);
+    g_assert_true(log_has(log, expect));
+    assert_process_on(pid, cpu_text);
+
+    /* a wider set (every CPU of ours): the narrower pinning is kept */
+    g_clear_pointer(&expect, g_free);
+    expect = g_strdup_printf("process %d: 0 thread(s) -> CPUs %s (1 already within them, "
+                             "kept); %s", (int)pid, all_text, pages);
+    g_assert_true(vn_dataplane_steer(pids, TRUE, all, nodes, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
     g_assert_true(log_has(log, expect));
     assert_process_on(pid, cpu_text);
     stop(pid);
