@@ -11,6 +11,7 @@
 #include <libvirt/virterror.h>
 #include "vnumactl.h"
 #include "vn-cpulist.h"
+#include "vn-dataplane.h"
 #include "vn-ledger.h"
 #include "vn-live-apply.h"
 #include "vn-placement-json.h"
@@ -53,10 +54,11 @@ target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, gui
 
 /* Live first, ledger second: a move libvirt refuses changes nothing. */
 static gboolean
-apply_move(virConnectPtr conn, const gchar *state_dir, const VnTopology *t, const VnLoad *load,
-           const VnPolicy *policy, const VnMove *m, GError **error)
+apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, const VnLoad *load,
+           const VnMove *m, GError **error)
 {
-    g_autoptr(VnLedger) l = vn_ledger_open(state_dir, error);
+    g_autoptr(VnLedger) l = vn_ledger_open(config->state_dir, error);
+    g_autoptr(GError) dataplane_error = NULL;
     g_autoptr(VnLedgerRecord) moved = NULL;
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
     VnLedgerRecord *r;
@@ -76,7 +78,7 @@ apply_move(virConnectPtr conn, const gchar *state_dir, const VnTopology *t, cons
             continue;
         cell->node_os_id = t->nodes[m->to_node].os_id;
         g_free(cell->cpus);
-        cell->cpus = target_cpus(t, load, policy, m->to_node);
+        cell->cpus = target_cpus(t, load, config->policy, m->to_node);
     }
     if (!(dom = virDomainLookupByName(conn, m->vm))) {
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",
@@ -87,6 +89,10 @@ apply_move(virConnectPtr conn, const gchar *state_dir, const VnTopology *t, cons
     virDomainFree(dom);
     if (!ok)
         return FALSE;
+    /* the data path follows the VM: vhost workers, [dataplane] processes;
+     * a failure there is reported but does not undo the move */
+    if (!vn_dataplane_follow(moved, config, log, &dataplane_error))
+        g_printerr("%s: %s: data path: %s\n", g_get_prgname(), m->vm, dataplane_error->message);
     moved->time = g_get_real_time() / G_USEC_PER_SEC;
     vn_ledger_put(l, g_steal_pointer(&moved));
     return vn_ledger_commit(l, error);
@@ -180,8 +186,7 @@ vn_cmd_rebalance(int argc, char **argv)
                                       virGetLastErrorMessage());
         for (guint i = 0; i < moves->len; i++) {
             g_autoptr(GError) move_error = NULL;
-            applied[i] = apply_move(conn, config->state_dir, t, load, config->policy,
-                                    g_ptr_array_index(moves, i), &move_error);
+            applied[i] = apply_move(conn, config, t, load, g_ptr_array_index(moves, i), &move_error);
             if (!applied[i]) {
                 g_printerr("%s: %s: %s\n", g_get_prgname(),
                            ((VnMove *)g_ptr_array_index(moves, i))->vm, move_error->message);
