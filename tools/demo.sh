@@ -46,6 +46,12 @@ plan "R815: a VM with 2 IOThreads and a NIC on node 5" \
     --topology "$fixture" --vcpus 4 --memory 8G --iothreads 2 --device-node 5
 plan "R815: a VM that fits nowhere" --topology "$fixture" --vcpus 8 --memory 200G
 
+# 3b. The same for a libvirt domain: the example database VM from
+#     xml-templates/, rewritten with its placement (what `vnumactl define`
+#     would hand to libvirt).
+section "R815: vnumactl plan xml-templates/db-12vcpu.xml (the rewritten domain XML)"
+"$vnumactl" plan "$root/xml-templates/db-12vcpu.xml" --topology "$fixture" || true
+
 # 4. The operator's view (issue 8): what if 300 VMs of the Azure mix arrive
 #    on the R815, with vnuma and with the policies of its peers; and a
 #    picture of a host with VMs on it (a captured two-node host).
