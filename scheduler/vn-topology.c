@@ -102,7 +102,8 @@ finish_distances(VnTopology *t, GError **error)
 
     if (!t->distance) {
         t->distance = g_new0(guint, (gsize)n * n);
-        t->distances_assumed = TRUE;
+        /* one node has nothing remote to assume */
+        t->distances_assumed = n > 1;
         for (guint i = 0; i < n; i++)
             for (guint j = 0; j < n; j++)
                 t->distance[i * n + j] = i == j ? VN_DISTANCE_LOCAL : VN_DISTANCE_REMOTE_DEFAULT;
