@@ -5,28 +5,12 @@
 #include "vn-config.h"
 #include "vn-test-fixture.h"
 
-/* Loads `text` as a config file; NULL + error when refused. */
-static VnConfig *
-load(const gchar *text, GError **error)
-{
-    g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autofree gchar *path = NULL;
-    gint fd = g_file_open_tmp("vnuma-api-XXXXXX.conf", &path, NULL);
-    VnConfig *c;
-
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-    c = vn_config_load(path, t, error);
-    g_unlink(path);
-    return c;
-}
 
 static void
 test_defaults(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load("", &error);
+    g_autoptr(VnConfig) c = vn_test_config_from_text("", &error);
 
     g_assert_no_error(error);
     g_assert_null(c->api_socket);
@@ -41,7 +25,7 @@ static void
 test_good(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
+    g_autoptr(VnConfig) c = vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                                  "bearer_token = 0123456789abcdef\n"
                                  "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n", &error);
 
@@ -74,7 +58,7 @@ test_bad(gconstpointer data)
 {
     guint i = GPOINTER_TO_UINT(data);
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load(bad[i].text, &error);
+    g_autoptr(VnConfig) c = vn_test_config_from_text(bad[i].text, &error);
 
     g_assert_null(c);
     g_assert_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID);

@@ -180,27 +180,12 @@ test_spec_good(void)
 
 /* ---- vnuma.conf [dataplane] ---- */
 
-static VnConfig *
-load_config(const gchar *text, GError **error)
-{
-    g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autofree gchar *path = NULL;
-    gint fd = g_file_open_tmp("vnuma-dataplane-XXXXXX.conf", &path, NULL);
-    VnConfig *c;
-
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-    c = vn_config_load(path, t, error);
-    g_unlink(path);
-    return c;
-}
 
 static void
 test_config_good(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load_config(
+    g_autoptr(VnConfig) c = vn_test_config_from_text(
         "[dataplane]\n"
         "vm1 = unit:spdk-vhost.service; pidfile:/run/openvswitch/ovs-vswitchd.pid;\n"
         "vm2 = pidfile:/run/openvswitch/ovs-vswitchd.pid\n", &error);
@@ -220,7 +205,7 @@ static void
 test_config_none(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load_config("[hook]\nmanage = all\n", &error);
+    g_autoptr(VnConfig) c = vn_test_config_from_text("[hook]\nmanage = all\n", &error);
 
     g_assert_no_error(error);
     g_assert_null(vn_config_dataplane_specs(c, "vm1"));
@@ -239,7 +224,7 @@ test_config_bad(void)
 {
     for (gsize i = 0; i < G_N_ELEMENTS(bad_configs); i++) {
         g_autoptr(GError) error = NULL;
-        g_autoptr(VnConfig) c = load_config(bad_configs[i], &error);
+        g_autoptr(VnConfig) c = vn_test_config_from_text(bad_configs[i], &error);
 
         g_assert_null(c);
         g_assert_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID);
@@ -560,7 +545,7 @@ test_follow(void)
                                              "vm2 = pidfile:%s\n",
                                              dp_pidfile, shared_pidfile, shared_pidfile);
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = load_config(conf, &error);
+    g_autoptr(VnConfig) c = vn_test_config_from_text(conf, &error);
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
     pid_t tid, qemu = spawn_fake_qemu(&tid);

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 gchar *
 vn_test_data_path(const gchar *first, ...)
@@ -59,4 +60,20 @@ vn_test_topology_new(void)
     g_assert_true(vn_topology_finish(t, &error));
     g_assert_no_error(error);
     return g_steal_pointer(&t);
+}
+
+VnConfig *
+vn_test_config_from_text(const gchar *text, GError **error)
+{
+    g_autoptr(VnTopology) t = vn_test_topology_new();
+    g_autofree gchar *path = NULL;
+    gint fd = g_file_open_tmp("vnuma-test-XXXXXX.conf", &path, NULL);
+    VnConfig *c;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    c = vn_config_load(path, t, error);
+    g_unlink(path);
+    return c;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include "vn-config.h"
 #include "vn-topology.h"
 
 /* Path of a file under tests/data ($VN_TEST_DATA); skips the test run
@@ -17,3 +18,7 @@ void vn_test_remove_tree(const gchar *dir);
  * node), node 3 is memory-only; 16 GiB, 16 GiB and 64 GiB; distances
  * 10/21 between the CPU nodes and 30 to node 3. */
 VnTopology *vn_test_topology_new(void);
+
+/* Loads `text` as a vnuma.conf for vn_test_topology_new()'s host (through
+ * a temporary file, removed again); NULL + error when it is refused. */
+VnConfig *vn_test_config_from_text(const gchar *text, GError **error);
