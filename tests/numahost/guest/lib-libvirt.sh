@@ -1,5 +1,5 @@
 # guest/lib-libvirt.sh - libvirt inside the emulated NUMA host (rootfs boot
-# only).  Source after lib.sh.  Debian 12's libvirt 9.0 has only the
+# only; bash).  Source after lib.sh.  Debian 12's libvirt 9.0 has only the
 # monolithic libvirtd; there is no systemd, so the daemons are started here.
 
 VIRSH="virsh -q -c qemu:///system"
@@ -55,4 +55,156 @@ thread_affinity() {
             echo "$_c|$(awk '/Cpus_allowed_list/ { print $2 }' "$_t/status")" ;;
         esac
     done
+}
+
+# --- vnuma's own pieces inside the emulated host (scenarios 2, 4, 5, 6) ---
+
+# vnuma_conf LINE...: /etc/vnuma/vnuma.conf, read by the hook at every call
+# and by vnumactl (libvirt passes a hook no VNUMA_CONFIG)
+vnuma_conf() {
+    mkdir -p /etc/vnuma
+    printf '%s\n' "$@" > /etc/vnuma/vnuma.conf
+}
+
+# libvirt_down: stop the libvirtd libvirt_up started (by its pid file)
+libvirt_down() {
+    _p=$(cat /run/libvirtd.pid 2>/dev/null) || return 0
+    kill "$_p" 2>/dev/null
+    _i=0
+    while kill -0 "$_p" 2>/dev/null && [ $_i -lt 150 ]; do sleep 0.2; _i=$((_i + 1)); done
+    rm -f /run/libvirt/libvirt-sock
+}
+
+# vnuma_hook_up: vnuma-hook installed as qemu.d/vnuma, then libvirtd up.
+# libvirt finds hooks when the daemon starts, so a libvirtd that runs
+# without the hook is restarted.  The hook finds vnumactl (for the detached
+# live apply) at its built-in /usr/local/sbin/vnumactl or in PATH.
+vnuma_hook_up() {
+    _h=/etc/libvirt/hooks/qemu.d/vnuma
+    [ -x /opt/vnuma/bin/vnuma-hook ] && [ -x /opt/vnuma/bin/vnumactl ] || return 1
+    if ! cmp -s /opt/vnuma/bin/vnuma-hook "$_h"; then
+        mkdir -p "${_h%/*}" /usr/local/sbin
+        cp /opt/vnuma/bin/vnuma-hook "$_h" && chmod 0755 "$_h"
+        ln -sf /opt/vnuma/bin/vnumactl /usr/local/sbin/vnumactl
+        libvirt_down
+    fi
+    libvirt_up
+}
+
+# small_guest NAME MIB [XML...]: a 1-vCPU TCG guest without disk whose RAM
+# QEMU touches at start (prealloc), so every page exists before any pin;
+# its "OS" is guest/payload/toucher.elf, which writes every page and halts
+# (an idle guest costs the emulated host no CPU, where SeaBIOS looking for
+# a boot disk would spin).  The extra XML (metadata, cputune, numatune,
+# iothreads) goes after <vcpu>.
+TOUCHER=/var/lib/libvirt/boot/toucher.elf
+small_guest() {
+    _n=$1 _m=$2
+    shift 2
+    [ -f $TOUCHER ] || { mkdir -p ${TOUCHER%/*}; cp "$NH/guest/payload/toucher.elf" $TOUCHER; }
+    cat <<XML
+<domain type='qemu'>
+  <name>$_n</name>
+  <memory unit='MiB'>$_m</memory>
+  <vcpu placement='static'>1</vcpu>
+  $*
+  <memoryBacking><allocation mode='immediate'/></memoryBacking>
+  <os><type arch='x86_64' machine='pc'>hvm</type><kernel>$TOUCHER</kernel></os>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <serial type='pty'/>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+XML
+}
+
+# recorded_on NODE: vnuma metadata + pins + restrictive numatune of a
+# one-cell placement on NODE, as `vnumactl define` writes it
+recorded_on() {
+    _c=$(kernel_cpulist "$1")
+    cat <<XML
+<metadata>
+    <vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>
+      <vnuma:placement version='0.1.0' time='2026-01-01T00:00:00Z' memory-mode='restrictive' dedicated='no' hugepage-kib='0' threads-per-core='1'>
+        <vnuma:cell id='0' node='$1' vcpus='0' cpus='$_c' memory-kib='$2'/>
+        <vnuma:emulator cpus='$_c'/>
+      </vnuma:placement>
+    </vnuma:vnuma>
+  </metadata>
+  <cputune><vcpupin vcpu='0' cpuset='$_c'/><emulatorpin cpuset='$_c'/></cputune>
+  <numatune><memory mode='restrictive' nodeset='$1'/></numatune>
+XML
+}
+
+# guest_up NAME XMLFILE: define and start; 0 when running
+guest_up() {
+    $VIRSH define "$2" > /tmp/guest_up.err 2>&1 && $VIRSH start "$1" >> /tmp/guest_up.err 2>&1 && return 0
+    tail -5 /tmp/guest_up.err
+    tail -10 "/var/log/libvirt/qemu/$1.log" 2>/dev/null
+    return 1
+}
+# guests_gone NAME...: destroy and undefine, quietly
+guests_gone() {
+    for _g in "$@"; do
+        $VIRSH destroy "$_g" > /dev/null 2>&1
+        $VIRSH undefine "$_g" > /dev/null 2>&1
+    done
+}
+
+# reservation NAME FIELD: a field of the domain's ledger record
+# (needs_apply, state) or "node" (its first cell's node)
+reservation() {
+    vnumactl reservations --json 2>/dev/null | jq -r --arg n "$1" --arg f "$2" '
+        .domains[] | select(.name == $n) |
+        if $f == "node" then .cells[0].node else .[$f] end'
+}
+# wait_applied NAME SECONDS: until the hook's detached `vnumactl apply` has
+# cleared the record's needs_apply flag
+wait_applied() {
+    _i=0
+    while [ $_i -lt $(($2 * 2)) ]; do
+        [ "$(reservation "$1" needs_apply)" = false ] && return 0
+        sleep 0.5
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
+# guest_ram_pages PID MIB: "N0=.. total=.." of the guest RAM block (the
+# anonymous VMA of exactly MIB MiB in /proc/PID/maps)
+guest_ram_pages() {
+    local range rest a=
+    while read -r range rest; do
+        [ $(( (16#${range#*-} - 16#${range%-*}) >> 20 )) = "$2" ] && { a=${range%-*}; break; }
+    done < "/proc/$1/maps"
+    [ -n "$a" ] || { echo "total=0"; return 1; }
+    grep "^$a " "/proc/$1/numa_maps" | tr ' ' '\n' |
+        awk -F= '/^N[0-9]+=/ { printf "%s=%s ", $1, $2; t += $2 } END { printf "total=%d", t }'
+}
+# wait_pages_on PID MIB NODE SECONDS: until >= 95 % of the RAM block is on NODE;
+# prints the last count
+wait_pages_on() {
+    _i=0
+    while :; do
+        _pg=$(guest_ram_pages "$1" "$2")
+        [ "$(node_share "$_pg" "$3")" -ge 95 ] && break
+        [ $_i -ge $(($4 * 2)) ] && break
+        sleep 0.5
+        _i=$((_i + 1))
+    done
+    echo "$_pg"
+}
+
+# cpus_within LIST OUTER: every CPU of cpulist LIST is in cpulist OUTER
+cpus_within() {
+    [ -n "$1" ] && [ -n "$2" ] || return 1
+    awk -v a="$1" -v b="$2" '
+        function expand(s, set,   n, p, i, r, k) {
+            n = split(s, p, ",")
+            for (i = 1; i <= n; i++) { if (p[i] == "") continue
+                if (split(p[i], r, "-") == 1) r[2] = r[1]
+                for (k = r[1]; k <= r[2]; k++) set[k] = 1 }
+        }
+        BEGIN { expand(a, A); expand(b, B); for (k in A) if (!(k in B)) exit 1 }'
 }
