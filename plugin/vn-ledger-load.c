@@ -111,10 +111,22 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
         }
         return TRUE;
     }
-    guint ncpus = vn_topology_node_ncpus(t, idx);
-    if (ncpus == 0)
+    /* shared vCPUs may float over their cell's CPUs: none of them may be
+     * the host's or another domain's own (the config may have changed
+     * since this placement was recorded) */
+    if (vn_bitmap_intersects(cpus, policy->reserved_cpus) ||
+        vn_bitmap_intersects(cpus, load->dedicated_cpus)) {
+        *why = g_strdup_printf("cell %u: CPUs %s include CPUs reserved for the host "
+                               "or dedicated to another domain", c->id, c->cpus);
+        return FALSE;
+    }
+    if (vn_topology_node_ncpus(t, idx) == 0)
         return TRUE;   /* memory-only node: its vCPUs run elsewhere */
-    guint limit = (guint)(ncpus * policy->cpu_overcommit);
+    g_autoptr(VnBitmap) usable = vn_bitmap_copy(t->nodes[idx].cpus);
+    vn_bitmap_and_not(usable, policy->reserved_cpus);
+    vn_bitmap_and_not(usable, load->dedicated_cpus);
+    /* the same capacity as vn_plan(): usable CPUs x overcommit */
+    guint limit = (guint)(vn_bitmap_count(usable) * policy->cpu_overcommit);
     guint used = load->nodes[idx].committed_vcpus + tally->vcpus[idx];
     if (used + c->vcpus > limit) {
         *why = g_strdup_printf("node %u: %u of %u shared vCPUs committed, cell %u needs %u",

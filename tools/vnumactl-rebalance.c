@@ -126,14 +126,14 @@ limits_from_options(const RebalanceOptions *o, VnRebalanceLimits *lim, GError **
     }
     if (o->threshold > 0)
         lim->threshold = o->threshold;
-    if (o->max_moves < 0 || o->max_moves > 1000 || o->cooldown < 0) {
+    if (o->max_moves < 0 || o->max_moves > 1000 || o->cooldown < 0 || o->cooldown > 86400) {
         g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "--max-moves must be within 0..1000 and --cooldown not negative");
+                            "--max-moves must be within 0..1000 and --cooldown within 0..86400 seconds");
         return FALSE;
     }
     if (o->max_moves > 0)
         lim->max_moves = (guint)o->max_moves;
-    if (o->cooldown > 0)
+    if (o->cooldown >= 0)
         lim->cooldown_s = o->cooldown;
     if (o->max_memory && !vn_size_parse_kib(o->max_memory, &lim->max_memory_kib, error)) {
         g_prefix_error(error, "--max-memory: ");
@@ -145,7 +145,7 @@ limits_from_options(const RebalanceOptions *o, VnRebalanceLimits *lim, GError **
 int
 vn_cmd_rebalance(int argc, char **argv)
 {
-    g_auto(RebalanceOptions) o = { 0 };
+    g_auto(RebalanceOptions) o = { .cooldown = 300 };
     const GOptionEntry entries[] = {
         { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o.dry_run, "Print the moves, change nothing", NULL },
         { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.threshold, "Hot: utilisation above the mean by this much (default 0.15)", "X" },

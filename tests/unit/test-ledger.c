@@ -244,6 +244,13 @@ static void test_fits(void)
     ded->dedicated = TRUE;
     vn_bitmap_set(load->dedicated_cpus, 5);
     assert_refused(ded, t, load, pol, "dedicated to another domain");
+
+    /* A shared placement recorded before CPU 4 was reserved for the host
+     * no longer fits (and the hook re-plans it). */
+    g_autoptr(VnLedgerRecord) shared = make_record("u", "shared", 1, "4,6-7", 2, 64);
+    g_assert_true(vn_ledger_record_fits(shared, t, load, pol, NULL));
+    vn_bitmap_set(pol->reserved_cpus, 4);
+    assert_refused(shared, t, load, pol, "reserved for the host");
 }
 
 static void test_reclaim(void)
