@@ -198,6 +198,23 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     if (note)
         vn_placement_add_reason(p, "emulator thread on node %u uses %s",
                                 c->t->nodes[set->nodes[emu]].os_id, note);
+    /* A VM over several nodes: QEMU preallocates (and libvirt binds) each
+     * cell's memory from helper threads pinned to that cell's node, inside
+     * the emulator's CPU set — pinned to one node, a split VM with
+     * preallocated memory (hugepages) does not start (seen on the emulated
+     * NUMA host with libvirt 9.0 / QEMU 7.2: "Setting CPU affinity failed").
+     * So the emulator may run on the helper CPUs of every cell's node. */
+    if (set->k > 1) {
+        for (guint i = 0; i < set->k; i++) {
+            g_autoptr(VnBitmap) more = NULL;
+            if (i == emu || c->cap[set->nodes[i]].memory_only)
+                continue;
+            more = helper_cpus(c, set->nodes[i], taken, own, &note);
+            vn_bitmap_or(p->emulator_cpus, more);
+        }
+        vn_placement_add_reason(p, "emulator thread on the CPUs of all the VM's nodes "
+                                   "(QEMU fills each cell's memory from threads on that cell's node)");
+    }
 
     for (guint id = 1; id <= c->req->iothreads; id++) {
         VnIOThreadPin io = { .id = id };
