@@ -122,9 +122,7 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
     }
     if (vn_topology_node_ncpus(t, idx) == 0)
         return TRUE;   /* memory-only node: its vCPUs run elsewhere */
-    g_autoptr(VnBitmap) usable = vn_bitmap_copy(t->nodes[idx].cpus);
-    vn_bitmap_and_not(usable, policy->reserved_cpus);
-    vn_bitmap_and_not(usable, load->dedicated_cpus);
+    g_autoptr(VnBitmap) usable = vn_policy_usable_cpus(policy, t, load, idx);
     /* the same capacity as vn_plan(): usable CPUs x overcommit */
     guint limit = (guint)(vn_bitmap_count(usable) * policy->cpu_overcommit);
     guint used = load->nodes[idx].committed_vcpus + tally->vcpus[idx];

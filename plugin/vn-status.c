@@ -102,12 +102,11 @@ collect_node(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
              const gchar *sysroot, guint i, VnStatusNode *n)
 {
     const VnNode *node = &t->nodes[i];
-    g_autoptr(VnBitmap) cpus = vn_bitmap_copy(node->cpus);
+    g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
     guint64 headroom = node->mem_total_kib / 100 * policy->headroom_percent;
     guint64 keep = headroom + policy->reserved_memory_kib;
     VnNumastat st;
 
-    vn_bitmap_and_not(cpus, policy->reserved_cpus);
     n->os_id = node->os_id;
     n->n_cpus = vn_topology_node_ncpus(t, i);
     n->vcpu_capacity = vn_bitmap_count(cpus) * policy->cpu_overcommit;

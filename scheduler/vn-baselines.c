@@ -53,12 +53,10 @@ node_room(const Ctx *c, guint i, Room *r)
 {
     const VnNode *node = &c->t->nodes[i];
     const VnNodeLoad *nl = &c->load->nodes[i];
-    g_autoptr(VnBitmap) cpus = vn_bitmap_copy(node->cpus);
+    g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(c->policy, c->t, c->load, i);
     guint64 base, headroom, avail;
     guint capacity;
 
-    vn_bitmap_and_not(cpus, c->policy->reserved_cpus);
-    vn_bitmap_and_not(cpus, c->load->dedicated_cpus);
     r->n_cpus = vn_bitmap_count(cpus);
     capacity = (guint)(r->n_cpus * c->policy->cpu_overcommit);
     r->vcpus = capacity > nl->committed_vcpus ? capacity - nl->committed_vcpus : 0;

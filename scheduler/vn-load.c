@@ -77,6 +77,19 @@ vn_policy_free(VnPolicy *p)
     g_free(p);
 }
 
+VnBitmap *
+vn_policy_usable_cpus(const VnPolicy *p, const VnTopology *t, const VnLoad *load, guint node)
+{
+    VnBitmap *cpus;
+
+    g_return_val_if_fail(node < t->n_nodes, NULL);
+    cpus = vn_bitmap_copy(t->nodes[node].cpus);
+    vn_bitmap_and_not(cpus, p->reserved_cpus);
+    if (load)
+        vn_bitmap_and_not(cpus, load->dedicated_cpus);
+    return cpus;
+}
+
 guint64
 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib)
 {

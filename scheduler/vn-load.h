@@ -44,6 +44,12 @@ typedef struct {
  * headroom, overcommit 4.0.  `t` sizes the reserved CPU bitmap. */
 VnPolicy *vn_policy_new_default(const VnTopology *t);
 void vn_policy_free(VnPolicy *p);
+/* The CPUs of node index `node` that guests may use: the node's CPUs less
+ * the host-reserved ones and, when `load` is given, less those dedicated
+ * to placed VMs.  A new bitmap of t->n_cpu_ids bits. */
+VnBitmap *vn_policy_usable_cpus(const VnPolicy *p, const VnTopology *t, const VnLoad *load,
+                                guint node);
+
 /* QEMU overhead for a VM of `memory_kib` guest memory. */
 guint64 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib);
 

@@ -22,11 +22,8 @@ vn_plan_free_cpus(const VnPlanCtx *c, guint node)
 {
     VnNodeCap *cap = &c->cap[node];
 
-    if (!cap->free_cpus) {
-        cap->free_cpus = vn_bitmap_copy(c->t->nodes[node].cpus);
-        vn_bitmap_and_not(cap->free_cpus, c->policy->reserved_cpus);
-        vn_bitmap_and_not(cap->free_cpus, c->load->dedicated_cpus);
-    }
+    if (!cap->free_cpus)
+        cap->free_cpus = vn_policy_usable_cpus(c->policy, c->t, c->load, node);
     return cap->free_cpus;
 }
 

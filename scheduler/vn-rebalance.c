@@ -80,12 +80,10 @@ state_init(State *s, const VnTopology *t, const VnLoad *load, const VnPolicy *po
     s->high = g_new0(gdouble, s->n);
     for (guint i = 0; i < s->n; i++) {
         const VnNode *node = &t->nodes[i];
-        g_autoptr(VnBitmap) usable = vn_bitmap_copy(node->cpus);
+        g_autoptr(VnBitmap) usable = vn_policy_usable_cpus(policy, t, load, i);
         gdouble base = node->mem_total_kib > policy->reserved_memory_kib
                        ? (gdouble)(node->mem_total_kib - policy->reserved_memory_kib) : 0.0;
 
-        vn_bitmap_and_not(usable, policy->reserved_cpus);
-        vn_bitmap_and_not(usable, load->dedicated_cpus);
         s->vcpu_cap[i] = vn_bitmap_count(usable) * policy->cpu_overcommit;
         s->busy[i] = load->nodes[i].cpu_busy;
         s->mem_base[i] = base;

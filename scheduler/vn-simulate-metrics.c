@@ -34,8 +34,7 @@ vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace
     }
     s->host_cpu_frac = g_new0(gdouble, MAX(t->n_nodes, 1));
     for (guint i = 0; i < t->n_nodes; i++) {
-        g_autoptr(VnBitmap) cpus = vn_bitmap_copy(t->nodes[i].cpus);
-        vn_bitmap_and_not(cpus, policy->reserved_cpus);
+        g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
         s->host_cpu_frac[i] = node_usable(t, i) ? vn_bitmap_count(cpus) : 0;
         total += (guint)s->host_cpu_frac[i];
     }

@@ -45,10 +45,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 static gchar *
 target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, guint node)
 {
-    g_autoptr(VnBitmap) cpus = vn_bitmap_copy(t->nodes[node].cpus);
+    g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, load, node);
 
-    vn_bitmap_and_not(cpus, policy->reserved_cpus);
-    vn_bitmap_and_not(cpus, load->dedicated_cpus);
     return vn_cpulist_format(cpus);
 }
 
