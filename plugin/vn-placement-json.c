@@ -65,9 +65,9 @@ add_candidates(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
 }
 
 static void
-add_reasons(JsonBuilder *b, GPtrArray *reasons)
+add_strings(JsonBuilder *b, const gchar *member, GPtrArray *reasons)
 {
-    json_builder_set_member_name(b, "reasons");
+    json_builder_set_member_name(b, member);
     json_builder_begin_array(b);
     for (guint i = 0; reasons && i < reasons->len; i++)
         json_builder_add_string_value(b, g_ptr_array_index(reasons, i));
@@ -124,7 +124,8 @@ vn_placement_to_json(const VnTopology *t, const VnPlacement *p, gboolean with_ca
 
     json_builder_begin_object(b);
     add_placement(b, t, p);
-    add_reasons(b, p->reasons);
+    add_strings(b, "reasons", p->reasons);
+    add_strings(b, "warnings", p->warnings);
     if (with_candidates)
         add_candidates(b, t, p);
     json_builder_end_object(b);
@@ -139,7 +140,7 @@ vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "error");
     json_builder_add_string_value(b, error->message);
-    add_reasons(b, reasons);
+    add_strings(b, "reasons", reasons);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }

@@ -26,6 +26,7 @@ vn_placement_new(void)
     p->iothreads = g_array_new(FALSE, TRUE, sizeof(VnIOThreadPin));
     g_array_set_clear_func(p->iothreads, iothread_clear);
     p->reasons = g_ptr_array_new_with_free_func(g_free);
+    p->warnings = g_ptr_array_new_with_free_func(g_free);
     p->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)vn_candidate_free);
     p->threads_per_core = 1;
     return p;
@@ -42,6 +43,7 @@ vn_placement_free(VnPlacement *p)
     vn_bitmap_free(p->isolated_cpus);
     g_array_unref(p->iothreads);
     g_ptr_array_unref(p->reasons);
+    g_ptr_array_unref(p->warnings);
     g_ptr_array_unref(p->candidates);
     g_free(p);
 }
@@ -53,6 +55,16 @@ vn_placement_add_reason(VnPlacement *p, const gchar *fmt, ...)
 
     va_start(ap, fmt);
     g_ptr_array_add(p->reasons, g_strdup_vprintf(fmt, ap));
+    va_end(ap);
+}
+
+void
+vn_placement_add_warning(VnPlacement *p, const gchar *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    g_ptr_array_add(p->warnings, g_strdup_vprintf(fmt, ap));
     va_end(ap);
 }
 

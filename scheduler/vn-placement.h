@@ -49,12 +49,17 @@ typedef struct {
      * nobody else may use them while the VM lives. */
     VnBitmap *isolated_cpus;
     GPtrArray *reasons;    /* of gchar*: why this placement */
+    /* of gchar*: what the placement cannot give the guest as written
+     * (added by the domain writer, e.g. cells a guest without ACPI cannot
+     * see); empty when nothing is wrong */
+    GPtrArray *warnings;
     GPtrArray *candidates; /* of VnCandidate*, best first */
 } VnPlacement;
 
 VnPlacement *vn_placement_new(void);
 void vn_placement_free(VnPlacement *p);
 void vn_placement_add_reason(VnPlacement *p, const gchar *fmt, ...) G_GNUC_PRINTF(2, 3);
+void vn_placement_add_warning(VnPlacement *p, const gchar *fmt, ...) G_GNUC_PRINTF(2, 3);
 void vn_candidate_free(VnCandidate *c);
 
 /* The host node indices used, ascending, each once. */

@@ -72,6 +72,14 @@ vn_cli_fail_printf(const gchar *fmt, ...)
 }
 
 void
+vn_cli_print_warnings(const VnPlacement *p)
+{
+    for (guint i = 0; i < p->warnings->len; i++)
+        g_printerr("%s: warning: %s\n", g_get_prgname(),
+                   (const gchar *)g_ptr_array_index(p->warnings, i));
+}
+
+void
 vn_cli_print_json(JsonNode *node)
 {
     g_autofree gchar *text = json_to_string(node, TRUE);

@@ -96,6 +96,7 @@ place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, const gch
                         &reasons, &error);
     if (!p)
         return fail_place(error, reasons);
+    vn_cli_print_warnings(p);
     xml = vn_domain_to_string(d);
     if (o->dry_run) {
         fputs(xml, stdout);

@@ -270,6 +270,7 @@ run_plan(int argc, char **argv, gboolean explain)
         return report_no_fit(&o, error, reasons);
     if (!p)
         return vn_cli_fail(error);
+    vn_cli_print_warnings(p);
 
     if (o.json) {
         g_autoptr(JsonNode) node = vn_placement_to_json(t, p, explain);

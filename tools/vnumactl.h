@@ -69,5 +69,8 @@ gboolean vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
 int vn_cli_fail(const GError *error);
 int vn_cli_fail_printf(const gchar *fmt, ...) G_GNUC_PRINTF(1, 2);
 
+/* Prints "<prgname>: warning: <w>" on stderr for each of p->warnings. */
+void vn_cli_print_warnings(const VnPlacement *p);
+
 /* Prints `node` as pretty JSON and a newline on stdout. */
 void vn_cli_print_json(JsonNode *node);
