@@ -1,9 +1,9 @@
 /* vnd-metrics.c: GET /metrics, Prometheus text format 0.0.4.
  *
- * Counters live here (requests by route and status, reservations, the
- * plan-latency histogram); gauges are read when scraped (committed and
- * measured load per node from the current load, locality per VM from
- * numa_maps), so a scrape always shows the present. */
+ * Counters live here (requests by route and status, reservations, config
+ * reloads, the plan-latency histogram); gauges are read when scraped
+ * (committed and measured load per node from the current load, locality
+ * per VM from numa_maps), so a scrape always shows the present. */
 #include "vnd.h"
 
 #include <math.h>
@@ -22,6 +22,8 @@ struct _VndMetrics {
     guint64 plan_bucket[N_BUCKETS];
     guint64 plan_count;
     guint64 moves;
+    guint64 reloads_ok, reloads_failed;
+    gboolean last_reload_ok;   /* TRUE until a reload fails */
     gdouble plan_sum;
 };
 
@@ -32,6 +34,7 @@ vnd_metrics_new(void)
 
     m->requests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     m->reservations = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    m->last_reload_ok = TRUE;
     return m;
 }
 
@@ -76,6 +79,16 @@ void
 vnd_metrics_count_moves(VndMetrics *m, guint applied)
 {
     m->moves += applied;
+}
+
+void
+vnd_metrics_count_reload(VndMetrics *m, gboolean ok)
+{
+    if (ok)
+        m->reloads_ok++;
+    else
+        m->reloads_failed++;
+    m->last_reload_ok = ok;
 }
 
 void
@@ -172,6 +185,19 @@ format_reservations(GString *out, VndDaemon *d)
 }
 
 static void
+format_reloads(GString *out, VndMetrics *m)
+{
+    header(out, "vnuma_config_reloads_total", "counter", "vnuma.conf reloads on SIGHUP, by result.");
+    g_string_append_printf(out, "vnuma_config_reloads_total{result=\"ok\"} %" G_GUINT64_FORMAT "\n",
+                           m->reloads_ok);
+    g_string_append_printf(out, "vnuma_config_reloads_total{result=\"failed\"} %" G_GUINT64_FORMAT "\n",
+                           m->reloads_failed);
+    header(out, "vnuma_config_last_reload_successful", "gauge",
+           "0 when the last reload failed (the config before it stays in effect), else 1.");
+    g_string_append_printf(out, "vnuma_config_last_reload_successful %d\n", m->last_reload_ok ? 1 : 0);
+}
+
+static void
 format_nodes(GString *out, VndDaemon *d, const VnLoad *load)
 {
     const VnTopology *t = vnd_state_topology(d->state);
@@ -258,6 +284,7 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_reservations(out, d);
     header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
     g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n", d->metrics->moves);
+    format_reloads(out, d->metrics);
     format_requests(out, d->metrics);
     format_histogram(out, d->metrics);
     len = out->len;

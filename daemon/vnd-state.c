@@ -1,9 +1,13 @@
 /* vnd-state.c: the host the daemon plans for, and its current load.
  *
- * The topology and config are read once at start (restart the daemon after
- * changing vnuma.conf).  The load is rebuilt only when something it depends
- * on changed: ledger.json (the hook and the daemon replace it atomically,
- * so a new inode/mtime/size means new content), or a new measurement.
+ * The topology is read once at start; the config at start and again on
+ * SIGHUP (vnd-reload.c decides what of it may change), from the file
+ * remembered as an absolute path, since a detached daemon runs in /.
+ *
+ * The load is rebuilt only when something it depends on changed:
+ * ledger.json (the hook and the daemon replace it atomically, so a new
+ * inode/mtime/size means new content), a new measurement, or a new
+ * config (its policy shapes the load).
  * That keeps a plan request at one stat() plus the plan itself.
  *
  * Unlike `vnumactl plan --topology`, the daemon always counts the ledger of
@@ -13,6 +17,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include "vn-config-build.h"
 #include "vn-history.h"
 #include "vn-host-load.h"
 #include "vn-load-file.h"
@@ -21,6 +26,7 @@
 struct _VndState {
     VnTopology *topology;
     VnConfig *config;
+    gchar *config_path;      /* absolute; NULL = the default lookup */
     gchar *sysroot;          /* NULL = "/" */
     gchar *load_file;
     gboolean live;           /* the real host: measure it */
@@ -35,6 +41,7 @@ struct _VndState {
 const VnTopology *vnd_state_topology(const VndState *s) { return s->topology; }
 const VnConfig *vnd_state_config(const VndState *s) { return s->config; }
 const gchar *vnd_state_sysroot(const VndState *s) { return s->sysroot; }
+
 gboolean vnd_state_measured(const VndState *s) { return s->live || s->sysroot; }
 const gchar *const *vnd_state_source_args(const VndState *s) { return (const gchar *const *)s->source_args; }
 
@@ -67,6 +74,7 @@ vnd_state_free(VndState *s)
         return;
     vn_topology_free(s->topology);
     vn_config_free(s->config);
+    g_free(s->config_path);
     g_free(s->sysroot);
     g_free(s->load_file);
     vn_cpu_snapshot_free(s->last);
@@ -82,6 +90,40 @@ is_live(const VnSourceOptions *o)
     const gchar *env = g_getenv("VNUMA_TOPOLOGY");
 
     return !o->topology_file && !o->synthetic && !o->capabilities && !(env && *env);
+}
+
+const gchar *
+vnd_state_config_file(const VndState *s)
+{
+    return s->config_path ? s->config_path : VNUMA_DEFAULT_CONFIG;
+}
+
+/* The file vn_source_load() read the config from, as vn_config_load()
+ * looks for it: --config, else $VNUMA_CONFIG, else (NULL) the default,
+ * whose absence means defaults. */
+static gchar *
+config_path(const VnSourceOptions *o)
+{
+    const gchar *env = g_getenv("VNUMA_CONFIG");
+    const gchar *path = o->config_file ? o->config_file : env && *env ? env : NULL;
+
+    return path ? g_canonicalize_filename(path, NULL) : NULL;
+}
+
+VnConfig *
+vnd_state_config_read(const VndState *s, GError **error)
+{
+    return vn_config_load(s->config_path, s->topology, error);
+}
+
+void
+vnd_state_config_replace(VndState *s, VnConfig *config)
+{
+    g_return_if_fail(config != NULL);
+    vn_config_free(s->config);
+    s->config = config;
+    /* the policy (reserved CPUs, overhead) shapes the ledger's load */
+    vnd_state_invalidate(s);
 }
 
 /* CPU busy into s->busy: since the last reading, or since boot. */
@@ -118,6 +160,7 @@ vnd_state_new(const VnSourceOptions *o, GError **error)
     s = g_new0(VndState, 1);
     s->topology = g_steal_pointer(&t);
     s->config = g_steal_pointer(&config);
+    s->config_path = config_path(o);
     /* absolute: a detached daemon runs in / */
     s->sysroot = o->sysroot ? g_canonicalize_filename(o->sysroot, NULL) : NULL;
     s->load_file = o->load_file ? g_canonicalize_filename(o->load_file, NULL) : NULL;

@@ -55,7 +55,19 @@ typedef struct _VndState VndState;
 VndState *vnd_state_new(const VnSourceOptions *o, GError **error);
 void vnd_state_free(VndState *s);
 const VnTopology *vnd_state_topology(const VndState *s);
+/* The config in effect: borrowed, valid until the next reload, so never
+ * kept across a return to the main loop. */
 const VnConfig *vnd_state_config(const VndState *s);
+/* The config file for messages: the one named at start (--config, else
+ * $VNUMA_CONFIG), absolute, else VNUMA_DEFAULT_CONFIG. */
+const gchar *vnd_state_config_file(const VndState *s);
+/* Reads that file again, validated against the topology, as at start (a
+ * missing default file means defaults).  A new config, not yet in effect;
+ * VN_CONFIG_ERROR naming the file when it does not load. */
+VnConfig *vnd_state_config_read(const VndState *s, GError **error);
+/* Puts `config` (taken) in effect for every later request, freeing the
+ * old one, and drops the cached load (the policy shapes it). */
+void vnd_state_config_replace(VndState *s, VnConfig *config);
 const gchar *vnd_state_sysroot(const VndState *s);
 /* Whether /proc and /sys describe this topology (live host or --sysroot). */
 gboolean vnd_state_measured(const VndState *s);
@@ -85,6 +97,7 @@ void vnd_metrics_count_request(VndMetrics *m, const gchar *route, guint status);
 void vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds);
 void vnd_metrics_count_reservation(VndMetrics *m, const gchar *event);
 void vnd_metrics_count_moves(VndMetrics *m, guint applied);
+void vnd_metrics_count_reload(VndMetrics *m, gboolean ok);
 
 /* ---- the daemon ------------------------------------------------------- */
 typedef struct {
@@ -93,6 +106,7 @@ typedef struct {
     SoupServer *server;
     GMainLoop *loop;
     GHashTable *conns;         /* vnd-conn.c: client sockets watched */
+    guint sample_source;       /* the sampling timer ([rebalance] interval) */
     gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
     guint hot_streak;          /* samples in a row with moves proposed */
 } VndDaemon;
@@ -151,6 +165,23 @@ void vnd_reservations_reclaim(VndDaemon *d);
 /* The running domains' view (vnd-domains.c), also used by /metrics:
  * a JSON array of domain objects. */
 JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
+
+/* ---- the sampling timer (vnumad.c) ------------------------------------ */
+/* (Re)arms it at the config's [rebalance] interval: every tick measures
+ * the host, reclaims lapsed reservations and runs vnd_rebalance_tick(). */
+void vnd_sample_arm(VndDaemon *d);
+
+/* ---- config reload on SIGHUP (vnd-reload.c) --------------------------- */
+/* Re-reads the config file the daemon started with.  When it loads and
+ * validates, it replaces the running config at once for every later
+ * request, except the settings bound at start ([api] socket and
+ * tcp_listen, [paths] state_dir; bearer_token too when tcp_listen
+ * changed), which keep their running values until a restart; the
+ * sampling timer follows a new interval.  When it does not, the running
+ * config stays, whole.  Either way one log line says what happened
+ * (what changed, or "unchanged"; or the file and its problem), and the
+ * reload is counted in /metrics.  Never stops the daemon. */
+void vnd_reload(VndDaemon *d);
 
 /* ---- idle connections closed by clients (vnd-conn.c) ------------------ */
 /* Works around libsoup 3.2 leaking them (see vnd-conn.c). */

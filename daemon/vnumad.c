@@ -2,10 +2,11 @@
  *
  *   vnumad [--socket PATH] [--topology FILE ...] [--config FILE] [--foreground]
  *
- * Reads the host (or a fixture standing in for it) and vnuma.conf once,
- * listens on a unix socket (and on TCP when configured), and answers JSON
- * over HTTP: see doc/openapi.yaml.  Exit status: 0 after SIGTERM/SIGINT,
- * 1 when it cannot start (one line on stderr saying why).
+ * Reads the host (or a fixture standing in for it) once and vnuma.conf at
+ * start and on SIGHUP (vnd-reload.c), listens on a unix socket (and on TCP
+ * when configured), and answers JSON over HTTP: see doc/openapi.yaml.
+ * Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (one line on
+ * stderr saying why).
  */
 #include "vnd.h"
 #include "vnd-daemon.h"
@@ -66,6 +67,15 @@ on_quit(gpointer user_data)
     return G_SOURCE_CONTINUE;
 }
 
+/* Signals arrive here through the main loop (g_unix_signal_add), never
+ * in a raw handler: reloading allocates, reads files and logs. */
+static gboolean
+on_reload(gpointer user_data)
+{
+    vnd_reload(user_data);
+    return G_SOURCE_CONTINUE;
+}
+
 static gboolean
 on_sample(gpointer user_data)
 {
@@ -75,6 +85,15 @@ on_sample(gpointer user_data)
     vnd_reservations_reclaim(d);
     vnd_rebalance_tick(d);
     return G_SOURCE_CONTINUE;
+}
+
+void
+vnd_sample_arm(VndDaemon *d)
+{
+    if (d->sample_source)
+        g_source_remove(d->sample_source);
+    d->sample_source = g_timeout_add_seconds(vnd_state_config(d->state)->rebalance_interval_s,
+                                             on_sample, d);
 }
 
 static int
@@ -110,15 +129,16 @@ run(Options *o)
     d.metrics = vnd_metrics_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
-        guint sample = g_timeout_add_seconds(vnd_state_config(d.state)->rebalance_interval_s,
-                                             on_sample, &d);
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
         guint intr = g_unix_signal_add(SIGINT, on_quit, &d);
+        guint hup = g_unix_signal_add(SIGHUP, on_reload, &d);
+        vnd_sample_arm(&d);
         vnd_daemon_ready();
         g_main_loop_run(d.loop);
-        g_source_remove(sample);
+        g_source_remove(d.sample_source);
         g_source_remove(term);
         g_source_remove(intr);
+        g_source_remove(hup);
     } else {
         status = fail("", error);
     }

@@ -5,8 +5,9 @@
 # Every endpoint with good and bad requests, socket permissions, a 2 MiB
 # body (413, declared and chunked), 404/405, reservations with a TTL and
 # under 100 concurrent clients, /v1/domains from a replayed sysroot with a
-# QEMU's numa_maps, /metrics, bearer tokens on TCP, a second daemon on a
-# live socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
+# QEMU's numa_maps, /metrics, bearer tokens on TCP, SIGHUP reloading
+# vnuma.conf (and refusing a broken one), a second daemon on a live
+# socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
 # missing.  VNUMAD_WRAPPER (e.g. "valgrind -q --error-exitcode=9") runs
 # the daemons under a wrapper (tests/api/libsoup-3.2.supp names a known
 # libsoup 3.2 leak for valgrind).
@@ -337,6 +338,94 @@ check "auto rebalance: logged" grep -q "rebalancing round: 1 move(s) applied" "$
 kill -TERM "$pid_auto"; wait "$pid_auto"
 check "auto: clean exit" test $? = 0
 
+# --- SIGHUP: vnuma.conf read again --------------------------------------------------
+# reloads SOCKET RESULT COUNT: until /metrics counts COUNT reloads with RESULT
+reloads() {
+    for _ in $(seq 1 100); do
+        curl -s --unix-socket "$1" http://vnumad/metrics |
+            grep -qxF "vnuma_config_reloads_total{result=\"$2\"} $3" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+R=$tmp/reload.sock
+printf '[host]\nheadroom_percent = 5\n' >"$tmp/reload.conf"
+VNUMA_STATE_DIR=$tmp/state6 start reload "$R" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" \
+    --config "$tmp/reload.conf" || nok "reload: daemon starts"
+S_main=$S; S=$R
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
+check "reload: before, 14000 MiB fit one node (headroom 5 %)" jqb '.placement.cells | length == 1'
+req GET /v1/host
+check "reload: before, memory_mode auto" jqb '.memory_mode == "auto"'
+free5=$(jq .capacity.largest_single_node_free_mib "$tmp/body")
+printf '[host]\nheadroom_percent = 40\n[placement]\nmemory_mode = strict\n[api]\nsocket = %s\n' \
+    "$tmp/elsewhere.sock" >"$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: SIGHUP counted as a reload in /metrics" reloads "$R" ok 1
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
+check "reload: the new headroom (40 %) is in effect: 14000 MiB now take 2 cells" jqb '.placement.cells | length == 2'
+req GET /v1/host
+check "reload: the new memory_mode is in effect" jqb '.memory_mode == "strict"'
+check "reload: a node's free memory shrank with the headroom ($free5 MiB before)" \
+    jqb ".capacity.largest_single_node_free_mib < $free5 * 0.7"
+check "reload: one log line saying what changed" \
+    test "$(grep -c "config reloaded from $tmp/reload.conf: \[host\] headroom_percent 5 -> 40, \[placement\] memory_mode auto -> strict; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log")" = 1
+check "reload: [api] socket needs a restart: still on the old socket only" \
+    test -S "$R" -a ! -e "$tmp/elsewhere.sock"
+kill -HUP "$pid_reload"
+check "reload: the same file again is counted" reloads "$R" ok 2
+check "reload: the same file again is logged as unchanged" \
+    grep -q "config reloaded from $tmp/reload.conf: unchanged; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log"
+# a broken file: the running config stays whole, the daemon answers
+printf '[host]\nheadroom_percent = 400\n[placement]\nmemory_mode = restrictive\n' >"$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: an invalid value is counted as failed" reloads "$R" failed 1
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
+check "reload: after an invalid file, the daemon answers with the old headroom (2 cells)" \
+    jqb '.placement.cells | length == 2'
+req GET /v1/host
+check "reload: after an invalid file, the old memory_mode too (nothing half-applied)" jqb '.memory_mode == "strict"'
+check "reload: one error line naming the file, the key and the problem" \
+    test "$(grep -c "config reload failed, the running config stays in effect: $tmp/reload.conf: \[host\] headroom_percent: \"400\" is not a whole number" "$tmp/reload.log")" = 1
+printf 'headroom_percent 7\n' >"$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: a file that is not a key file is counted as failed" reloads "$R" failed 2
+check "reload: its error line names the file" \
+    grep -q "config reload failed, the running config stays in effect: $tmp/reload.conf: .*headroom_percent 7" "$tmp/reload.log"
+rm "$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: a missing file is counted as failed" reloads "$R" failed 3
+req GET /metrics
+check "metrics: the last reload failed" grep -qx 'vnuma_config_last_reload_successful 0' "$tmp/body"
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
+check "reload: the daemon still plans with the last good config" jqb '.placement.cells | length == 2'
+printf '[host]\nheadroom_percent = 5\n' >"$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: a good file again" reloads "$R" ok 3
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
+check "reload: back to headroom 5 %: one node again" jqb '.placement.cells | length == 1'
+req GET /metrics
+check "metrics: the last reload succeeded" grep -qx 'vnuma_config_last_reload_successful 1' "$tmp/body"
+S=$S_main
+
+# [rebalance] reloads too: a daemon sampling hourly without the loop gets
+# auto = true, interval = 1, and applies a round within seconds (the timer
+# is re-armed, the loop switched on)
+rm -f "$tmp/fake-calls"
+mkdir -p "$tmp/state7"
+cp "$tmp/state2/ledger.json" "$tmp/state7/"
+printf '[rebalance]\nauto = false\ninterval = 3600\n' >"$tmp/loop.conf"
+VNUMA_VNUMACTL=$tmp/fake-vnumactl VNUMA_STATE_DIR=$tmp/state7 start loop "$tmp/loop.sock" \
+    --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" --config "$tmp/loop.conf" ||
+    nok "reload: loop daemon starts"
+printf '[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 1\n' >"$tmp/loop.conf"
+kill -HUP "$pid_loop"
+reloads "$tmp/loop.sock" ok 1
+for _ in $(seq 1 80); do grep -q "rebalancing round" "$tmp/loop.log" && break; sleep 0.1; done
+check "reload: [rebalance] auto and interval in effect: a round ran" grep -q -- "rebalance --json --synthetic" "$tmp/fake-calls"
+check "reload: logged what changed in [rebalance]" \
+    grep -q "\[rebalance\] auto false -> true, \[rebalance\] interval 3600 -> 1, \[rebalance\] hot_intervals 3 -> 1$" "$tmp/loop.log"
+
 # --- TCP with a bearer token -----------------------------------------------------
 token=0123456789abcdef-test-token
 for attempt in 1 2 3; do
@@ -354,6 +443,23 @@ check "tcp: no token with a 2 MiB body -> 401 before the body is read" test "$co
 check "tcp: token -> 200" test "$(tcp -H "Authorization: Bearer $token")" = 200
 check "tcp: the unix socket needs no token" \
     test "$(curl -s --unix-socket "$tmp/tcp.sock" -o /dev/null -w '%{http_code}' http://vnumad/v1/host)" = 200
+# SIGHUP rotates the token on the same listener; a new tcp_listen waits
+# for a restart, and so does its token
+token2=fedcba9876543210-new-token
+printf '[api]\ntcp_listen = 127.0.0.1:%s\nbearer_token = %s\n' "$port" "$token2" >"$tmp/tcp.conf"
+eval "kill -HUP \$pid_tcp$attempt"
+reloads "$tmp/tcp.sock" ok 1
+check "tcp reload: the new token -> 200" test "$(tcp -H "Authorization: Bearer $token2")" = 200
+check "tcp reload: the old token -> 401" test "$(tcp -H "Authorization: Bearer $token")" = 401
+check "tcp reload: the token is not logged" \
+    test "$(grep -c "bearer_token changed" "$tmp/tcp$attempt.log")" = 1 -a "$(grep -c -- "$token2" "$tmp/tcp$attempt.log")" = 0
+printf '[api]\ntcp_listen = 127.0.0.1:%s\nbearer_token = %s\n' "$((port + 1))" "$token" >"$tmp/tcp.conf"
+eval "kill -HUP \$pid_tcp$attempt"
+reloads "$tmp/tcp.sock" ok 2
+check "tcp reload: a new tcp_listen needs a restart, and keeps the running token" \
+    test "$(tcp -H "Authorization: Bearer $token2")" = 200
+check "tcp reload: logged as needing a restart" \
+    grep -q "unchanged; needs a restart, running value kept: \[api\] tcp_listen, \[api\] bearer_token$" "$tmp/tcp$attempt.log"
 printf '[api]\ntcp_listen = 127.0.0.1:%s\n' "$port" >"$tmp/notoken.conf"
 "$vnumad" --foreground --socket "$tmp/x.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" \
     --config "$tmp/notoken.conf" 2>"$tmp/err"
@@ -393,7 +499,7 @@ check "SIGTERM: exit 0" test $? = 0
 check "SIGTERM: socket removed" test ! -e "$S"
 # the others too: under VNUMAD_WRAPPER (valgrind, ASan) a leak or a memory
 # error shows as a non-zero exit here
-for name in replay tcp$attempt; do
+for name in replay reload loop tcp$attempt; do
     eval "p=\$pid_$name"
     kill -TERM "$p"
     wait "$p"
