@@ -167,6 +167,72 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
     }
 }
 
+/* One guest cell of its own size on member `member`, its vCPUs taking the
+ * next of the CPUs picked on that node (dedicated) or the node's CPUs. */
+static void
+add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArray *cpus_on_node,
+               guint *used, guint *vcpu_next, VnPlacement *p)
+{
+    guint member = set->cell_member[cell_index], node = set->nodes[member];
+    VnCell cell = { .id = cell_index, .node = node, .node_os_id = c->t->nodes[node].os_id,
+                    .vcpu_first = *vcpu_next, .n_vcpus = c->sizes[cell_index].vcpus,
+                    .memory_kib = c->sizes[cell_index].memory_kib };
+
+    cell.cpus = vn_bitmap_new(c->t->n_cpu_ids);
+    for (guint v = 0; v < cell.n_vcpus; v++) {
+        VnBitmap *pin;
+        if (c->req->dedicated) {
+            pin = vn_bitmap_new(c->t->n_cpu_ids);
+            vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, (*used)++));
+        } else {
+            pin = vn_bitmap_copy(vn_plan_free_cpus(c, node));
+        }
+        vn_bitmap_or(cell.cpus, pin);
+        g_ptr_array_add(p->vcpu_pins, pin);
+    }
+    *vcpu_next += cell.n_vcpus;
+    g_array_append_val(p->cells, cell);
+}
+
+static gboolean
+pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken,
+                 GArray *cpus, VnPlacement *p, GError **error)
+{
+    if (!c->req->dedicated ||
+        pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus))
+        return TRUE;
+    g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                "node %u: not enough free %s for %u dedicated vCPUs",
+                c->t->nodes[set->nodes[i]].os_id,
+                c->req->smt == VN_SMT_PREFER ? "CPUs" : "whole cores", set->vcpus[i]);
+    return FALSE;
+}
+
+/* Guest cells of their own sizes, in the user's order (cell i stays cell
+ * i, whatever node holds it); CPUs are picked node by node first, as for
+ * even cells, so a node's cells share its cores the same way. */
+static gboolean
+add_all_sized_cells(const VnPlanCtx *c, const VnNodeSet *set, VnBitmap *taken, guint *first_cell,
+                    VnPlacement *p, GError **error)
+{
+    g_autoptr(GPtrArray) cpus = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autofree guint *used = g_new0(guint, set->k);
+    guint vcpu_next = 0;
+
+    for (guint i = 0; i < set->k; i++) {
+        g_ptr_array_add(cpus, g_array_new(FALSE, FALSE, sizeof(guint)));
+        if (!pick_member_cpus(c, set, i, taken, cpus->pdata[i], p, error))
+            return FALSE;
+        first_cell[i] = G_MAXUINT;
+    }
+    for (guint ci = 0; ci < c->fixed_cells; ci++) {
+        guint member = set->cell_member[ci];
+        first_cell[member] = MIN(first_cell[member], ci);
+        add_sized_cell(c, set, ci, cpus->pdata[member], &used[member], &vcpu_next, p);
+    }
+    return TRUE;
+}
+
 gboolean
 vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GError **error)
 {
@@ -177,16 +243,12 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     const gchar *note;
 
     p->isolated_cpus = vn_bitmap_new(c->t->n_cpu_ids);
-    for (guint i = 0; i < set->k; i++) {
+    if (c->sizes && !add_all_sized_cells(c, set, taken, first_cell, p, error))
+        return FALSE;
+    for (guint i = 0; !c->sizes && i < set->k; i++) {
         g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
-        if (c->req->dedicated &&
-            !pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus)) {
-            g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
-                        "node %u: not enough free %s for %u dedicated vCPUs",
-                        c->t->nodes[set->nodes[i]].os_id,
-                        c->req->smt == VN_SMT_PREFER ? "CPUs" : "whole cores", set->vcpus[i]);
+        if (!pick_member_cpus(c, set, i, taken, cpus, p, error))
             return FALSE;
-        }
         first_cell[i] = p->cells->len;
         add_cells(c, set, i, cpus, &vcpu_next, p);
     }

@@ -40,22 +40,35 @@ vn_node_set_free(VnNodeSet *s)
     g_free(s->vcpus);
     g_free(s->mem_kib);
     g_free(s->cells);
+    g_free(s->cell_member);
     g_free(s);
 }
 
-static VnNodeSet *
-node_set_copy(const VnNodeSet *s)
+/* `d` becomes `s` (same k); n_cells: the request's sized cells, or 0. */
+static void
+node_set_assign(VnNodeSet *d, const VnNodeSet *s, guint n_cells)
 {
-    VnNodeSet *d = vn_node_set_new(s->k);
-
     memcpy(d->nodes, s->nodes, s->k * sizeof(guint));
     memcpy(d->vcpus, s->vcpus, s->k * sizeof(guint));
     memcpy(d->mem_kib, s->mem_kib, s->k * sizeof(guint64));
     memcpy(d->cells, s->cells, s->k * sizeof(guint));
+    if (s->cell_member) {
+        if (!d->cell_member)
+            d->cell_member = g_new(guint, n_cells);
+        memcpy(d->cell_member, s->cell_member, n_cells * sizeof(guint));
+    }
     d->internal_distance = s->internal_distance;
     d->device_distance = s->device_distance;
     d->load_after = s->load_after;
     d->score = s->score;
+}
+
+static VnNodeSet *
+node_set_copy(const VnPlanCtx *c, const VnNodeSet *s)
+{
+    VnNodeSet *d = vn_node_set_new(s->k);
+
+    node_set_assign(d, s, c->sizes ? c->fixed_cells : 0);
     return d;
 }
 
@@ -113,6 +126,10 @@ typedef struct {
     guint *vorder, *morder;     /* node indices, largest capacity first */
     guint *vpos, *mpos;         /* rank of each node in those orders */
     guint64 vneed, mneed;
+    /* sized cells: the cells each node holds alone, and a matching of
+     * the growing set's members (by step) to cells of their own */
+    guint64 *fit, *member_fit;
+    gint *match, *trial;
 } Bounds;
 
 /* Per growth step: the sum of the `left` (and `left`+1) largest capacities
@@ -144,6 +161,24 @@ order_by(const VnPlanCtx *c, const guint64 *caps, guint *order, guint *pos, guin
     }
 }
 
+/* Sized cells: a node takes no more than the cells it can hold on its own
+ * add up to (a node that holds only a 1 GiB cell adds 1 GiB, whatever
+ * its free memory). */
+static void
+sized_caps(const VnPlanCtx *c, Bounds *b, guint node)
+{
+    guint64 vsum = 0, msum = 0;
+
+    b->fit[node] = vn_plan_cells_fit_mask(c, node);
+    for (guint i = 0; i < c->fixed_cells; i++)
+        if (b->fit[node] & (G_GUINT64_CONSTANT(1) << i)) {
+            vsum += c->sizes[i].vcpus / c->vcpu_unit;
+            msum += (c->sizes[i].memory_kib + c->mem_unit_kib - 1) / c->mem_unit_kib;
+        }
+    b->vcap[node] = MIN(b->vcap[node], vsum);
+    b->mcap[node] = MIN(b->mcap[node], msum);
+}
+
 static void
 bounds_init(const VnPlanCtx *c, Bounds *b)
 {
@@ -158,7 +193,7 @@ bounds_init(const VnPlanCtx *c, Bounds *b)
     for (guint i = 0; i < c->n; i++) {
         if (!c->cap[i].usable)
             continue;
-        if (c->fixed_cells) {
+        if (c->fixed_cells && !c->sizes) {
             b->vcap[i] = MIN(c->cap[i].vcpus / c->vshare_fixed,
                              c->cap[i].mem_kib / c->mem_unit_kib / c->mshare_fixed);
             b->mcap[i] = b->vcap[i];
@@ -167,10 +202,20 @@ bounds_init(const VnPlanCtx *c, Bounds *b)
             b->mcap[i] = c->cap[i].mem_kib / c->mem_unit_kib;
         }
     }
+    b->fit = b->member_fit = NULL;
+    b->match = b->trial = NULL;
+    if (c->sizes) {
+        b->fit = g_new0(guint64, c->n);
+        b->member_fit = g_new0(guint64, c->n);
+        b->match = g_new(gint, c->fixed_cells);
+        b->trial = g_new(gint, c->fixed_cells);
+        for (guint i = 0; i < c->n; i++)
+            sized_caps(c, b, i);
+    }
     order_by(c, b->vcap, b->vorder, b->vpos, b->vtop);
     order_by(c, b->mcap, b->morder, b->mpos, b->mtop);
-    b->vneed = c->fixed_cells ? c->fixed_cells : c->req->vcpus / c->vcpu_unit;
-    b->mneed = c->fixed_cells ? c->fixed_cells : c->req->memory_kib / c->mem_unit_kib;
+    b->vneed = c->fixed_cells && !c->sizes ? c->fixed_cells : c->req->vcpus / c->vcpu_unit;
+    b->mneed = c->fixed_cells && !c->sizes ? c->fixed_cells : c->req->memory_kib / c->mem_unit_kib;
 }
 
 static void
@@ -216,6 +261,10 @@ bounds_clear(Bounds *b)
     g_free(b->morder);
     g_free(b->vpos);
     g_free(b->mpos);
+    g_free(b->fit);
+    g_free(b->member_fit);
+    g_free(b->match);
+    g_free(b->trial);
 }
 
 /* Fewest nodes that could hold the VM if the largest ones were free for it. */
@@ -226,6 +275,47 @@ bounds_min_nodes(const VnPlanCtx *c, const Bounds *b)
         if (b->vtop[k] >= b->vneed && b->mtop[k] >= b->mneed)
             return k;
     return 0;
+}
+
+/* ---- sized cells: each member needs a cell of its own ---- */
+
+/* With as many cells as nodes, a member set can grow into a feasible set
+ * exactly when its members can each be matched to a cell they hold alone
+ * and all cells can be matched to some nodes (Mendelsohn-Dulmage: then one
+ * matching does both).  The second half does not depend on the set. */
+static gboolean
+sized_all_cells_placeable(const VnPlanCtx *c, const Bounds *b)
+{
+    guint matched = 0;
+
+    for (guint i = 0; i < c->fixed_cells; i++)
+        b->match[i] = -1;
+    for (guint node = 0; node < c->n; node++)
+        if (b->fit[node] && vn_plan_cells_augment(c, b->fit, node, b->match))
+            matched++;
+    return matched == c->fixed_cells;
+}
+
+static gboolean
+sized_start(const VnPlanCtx *c, const Bounds *b, guint seed)
+{
+    for (guint i = 0; i < c->fixed_cells; i++)
+        b->match[i] = -1;
+    b->member_fit[0] = b->fit[seed];
+    return vn_plan_cells_augment(c, b->member_fit, 0, b->match);
+}
+
+/* Whether `node` joining as member `step` keeps a cell for every member;
+ * `commit` keeps the new matching. */
+static gboolean
+sized_join(const VnPlanCtx *c, const Bounds *b, guint step, guint node, gboolean commit)
+{
+    gint *m = commit ? b->match : b->trial;
+
+    if (!commit)
+        memcpy(b->trial, b->match, c->fixed_cells * sizeof(gint));
+    b->member_fit[step] = b->fit[node];
+    return vn_plan_cells_augment(c, b->member_fit, step, m);
 }
 
 /* ---- growth from one seed ---- */
@@ -242,6 +332,8 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
 {
     guint64 vhave = b->vcap[seed], mhave = b->mcap[seed];
 
+    if (c->sizes && !sized_start(c, b, seed))
+        return FALSE;
     memset(in, 0, c->n * sizeof(gboolean));
     for (guint j = 0; j < c->n; j++)
         dsum[j] = vn_topology_distance(c->t, seed, j);
@@ -261,12 +353,15 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
                 mhave + b->mcap[j] + rest_for(&rm, b->mpos, b->mcap, j, left) < b->mneed)
                 continue;
             /* nearest to the set; among equals the least loaded now */
-            if (best < 0 || dsum[j] < dsum[best] ||
-                (dsum[j] == dsum[best] && node_util(c, j) < node_util(c, (guint)best) - 1e-12))
+            if ((best < 0 || dsum[j] < dsum[best] ||
+                 (dsum[j] == dsum[best] && node_util(c, j) < node_util(c, (guint)best) - 1e-12)) &&
+                (!c->sizes || sized_join(c, b, step, j, FALSE)))
                 best = (gint)j;
         }
         if (best < 0)
             return FALSE;
+        if (c->sizes)
+            sized_join(c, b, step, (guint)best, TRUE);
         in[best] = TRUE;
         out->nodes[step] = (guint)best;
         vhave += b->vcap[best];
@@ -283,7 +378,7 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
 static void
 refine(const VnPlanCtx *c, VnNodeSet *s, guint *dsum, gboolean *in)
 {
-    g_autoptr(VnNodeSet) trial = node_set_copy(s);
+    g_autoptr(VnNodeSet) trial = node_set_copy(c, s);
 
     memset(in, 0, c->n * sizeof(gboolean));
     memset(dsum, 0, c->n * sizeof(guint));
@@ -312,14 +407,7 @@ refine(const VnPlanCtx *c, VnNodeSet *s, guint *dsum, gboolean *in)
                 in[j] = TRUE;
                 for (guint x = 0; x < c->n; x++)
                     dsum[x] += vn_topology_distance(c->t, j, x) - vn_topology_distance(c->t, out, x);
-                memcpy(s->nodes, trial->nodes, s->k * sizeof(guint));
-                memcpy(s->vcpus, trial->vcpus, s->k * sizeof(guint));
-                memcpy(s->mem_kib, trial->mem_kib, s->k * sizeof(guint64));
-                memcpy(s->cells, trial->cells, s->k * sizeof(guint));
-                s->internal_distance = trial->internal_distance;
-                s->device_distance = trial->device_distance;
-                s->load_after = trial->load_after;
-                s->score = trial->score;
+                node_set_assign(s, trial, c->sizes ? c->fixed_cells : 0);
                 improved = TRUE;
             }
         }
@@ -383,7 +471,7 @@ best_single(const VnPlanCtx *c, GPtrArray *candidates)
         if (c->cap[i].usable && evaluate(c, s)) {
             if (sets->len < MAX_CANDIDATES ||
                 s->score < ((VnNodeSet *)g_ptr_array_index(sets, sets->len - 1))->score)
-                keep_best(sets, node_set_copy(s), MAX_CANDIDATES);
+                keep_best(sets, node_set_copy(c, s), MAX_CANDIDATES);
         } else if (candidates && candidates->len < MAX_CANDIDATES) {
             s->internal_distance = 0;
             s->load_after = 0;
@@ -393,7 +481,7 @@ best_single(const VnPlanCtx *c, GPtrArray *candidates)
     }
     for (guint i = 0; candidates && i < sets->len && i < MAX_CANDIDATES; i++)
         add_candidate(candidates, g_ptr_array_index(sets, i), TRUE, NULL);
-    return sets->len ? node_set_copy(g_ptr_array_index(sets, 0)) : NULL;
+    return sets->len ? node_set_copy(c, g_ptr_array_index(sets, 0)) : NULL;
 }
 
 VnNodeSet *
@@ -408,7 +496,8 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     if (k == 1)
         return best_single(c, candidates);
     bounds_init(c, &b);
-    if (k > c->n || b.vtop[k] < b.vneed || b.mtop[k] < b.mneed) {
+    if (k > c->n || b.vtop[k] < b.vneed || b.mtop[k] < b.mneed ||
+        (c->sizes && k == c->fixed_cells && !sized_all_cells_placeable(c, &b))) {
         bounds_clear(&b);
         return NULL;
     }
@@ -438,10 +527,10 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     {
         g_autoptr(GPtrArray) sorted = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
         for (guint i = 0; i < sets->len; i++)
-            keep_best(sorted, node_set_copy(g_ptr_array_index(sets, i)), MAX_CANDIDATES);
+            keep_best(sorted, node_set_copy(c, g_ptr_array_index(sets, i)), MAX_CANDIDATES);
         for (guint i = 0; candidates && i < sorted->len; i++)
             add_candidate(candidates, g_ptr_array_index(sorted, i), TRUE, NULL);
-        return sorted->len ? node_set_copy(g_ptr_array_index(sorted, 0)) : NULL;
+        return sorted->len ? node_set_copy(c, g_ptr_array_index(sorted, 0)) : NULL;
     }
 }
 

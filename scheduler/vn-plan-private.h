@@ -32,6 +32,10 @@ typedef struct {
     guint fixed_cells;     /* 0 = auto */
     guint64 vshare_fixed;  /* fixed cells: vCPUs per cell (max) */
     guint64 mshare_fixed;  /* fixed cells: KiB per cell (max) */
+    const VnCellSize *sizes;/* fixed cells of their own sizes, or NULL */
+    guint *cell_order;     /* sized cells: cell indices, largest first */
+    guint64 *cell_scratch; /* sized cells: working space for the
+                            * assignment (vn-plan-cells.c) */
     gint *dev_node;        /* device node indices (-1 unknown) */
     guint n_dev;
     guint64 *scratch;      /* 4 * n words for the split: no allocation per
@@ -45,6 +49,8 @@ typedef struct {
     guint *vcpus;          /* vCPUs per node */
     guint64 *mem_kib;      /* guest KiB per node */
     guint *cells;          /* guest cells per node (1 unless fixed cells) */
+    guint *cell_member;    /* sized cells: per guest cell, its index in
+                            * nodes; NULL otherwise */
     guint internal_distance;
     guint device_distance;
     gdouble load_after;
@@ -61,6 +67,26 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
 /* vn-plan-split.c: fills set->vcpus/mem_kib/cells; FALSE if the set cannot
  * hold the VM. */
 gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
+
+/* vn-plan-cells.c: guest cells of their own sizes (VnRequest.cell_sizes).
+ *
+ * A node "holds" a cell when the cell's vCPUs and memory fit in what the
+ * node can still take; a node holding several cells holds their sums.
+ * Cells fit to at most VN_PLAN_MAX_SIZED_CELLS per request (bit masks). */
+#define VN_PLAN_MAX_SIZED_CELLS 64
+void vn_plan_cells_init(VnPlanCtx *c);
+void vn_plan_cells_clear(VnPlanCtx *c);
+/* The cells `node` can hold on its own (bit i = cell i). */
+guint64 vn_plan_cells_fit_mask(const VnPlanCtx *c, guint node);
+/* Matches `member` (bit mask of the cells it can hold: masks[member]) to
+ * a cell of its own, moving earlier members to other cells when needed
+ * (one augmenting path).  member_of_cell: per cell, the member or -1.
+ * FALSE, with the matching unchanged, when it cannot. */
+gboolean vn_plan_cells_augment(const VnPlanCtx *c, const guint64 *masks, guint member,
+                               gint *member_of_cell);
+/* Fills set->cell_member, vcpus, mem_kib and cells; FALSE when the set
+ * cannot hold the cells with every node holding at least one. */
+gboolean vn_plan_split_sized(const VnPlanCtx *c, VnNodeSet *set);
 
 /* vn-plan-nodeset.c: best set of exactly k nodes, or NULL. */
 VnNodeSet *vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates);

@@ -2,7 +2,8 @@
  *
  * Even first (guest-friendly: identical cells), uneven only where a node's
  * capacity forces it: the shortfall moves to the nodes with room, in node
- * order, so the result is deterministic.
+ * order, so the result is deterministic.  Guest cells of their own sizes
+ * are assigned whole to nodes instead: vn-plan-cells.c.
  */
 #include "vn-plan-private.h"
 
@@ -111,5 +112,7 @@ split_fixed(const VnPlanCtx *c, VnNodeSet *s)
 gboolean
 vn_plan_split(const VnPlanCtx *c, VnNodeSet *s)
 {
+    if (c->sizes)
+        return vn_plan_split_sized(c, s);
     return c->fixed_cells ? split_fixed(c, s) : split_auto(c, s);
 }

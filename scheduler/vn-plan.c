@@ -17,6 +17,52 @@ G_DEFINE_QUARK(vn-plan-error-quark, vn_plan_error)
 #define VN_MAX_VCPUS 4096
 #define VN_EXTRA_K_TRIES 3
 
+/* Guest cells of their own sizes: as many as `cells`, summing to the
+ * request, each in whole cores (SMT require) and whole hugepages. */
+static gboolean
+validate_cell_sizes(const VnTopology *t, const VnRequest *r, GError **error)
+{
+    const GArray *sizes = r->cell_sizes;
+    guint vcpus = 0;
+    guint64 kib = 0;
+
+    if (sizes->len != r->cells || sizes->len > VN_PLAN_MAX_SIZED_CELLS) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "per-cell sizes are given for %u guest cells, the request has %u cells "
+                    "(at most %u cells with their own sizes)", sizes->len, r->cells,
+                    VN_PLAN_MAX_SIZED_CELLS);
+        return FALSE;
+    }
+    for (guint i = 0; i < sizes->len; i++) {
+        const VnCellSize *cs = &g_array_index(sizes, VnCellSize, i);
+        const gchar *bad = NULL;
+        if (cs->vcpus == 0 && cs->memory_kib == 0)
+            bad = "has neither vCPUs nor memory";
+        else if (cs->vcpus > VN_MAX_VCPUS)
+            bad = "has more vCPUs than any VM may";
+        else if (r->dedicated && r->smt == VN_SMT_REQUIRE && cs->vcpus % t->smt_width)
+            bad = "is not whole cores, as SMT policy require needs";
+        else if (r->hugepage_kib && cs->memory_kib % r->hugepage_kib)
+            bad = "has memory that is not a multiple of the hugepage size";
+        if (bad) {
+            g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                        "guest cell %u (%u vCPUs, %" G_GUINT64_FORMAT " KiB) %s", i, cs->vcpus,
+                        cs->memory_kib, bad);
+            return FALSE;
+        }
+        vcpus += cs->vcpus;
+        kib += cs->memory_kib;
+    }
+    if (vcpus != r->vcpus || kib != r->memory_kib) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "the guest cells hold %u vCPUs and %" G_GUINT64_FORMAT " KiB in all, "
+                    "the request %u vCPUs and %" G_GUINT64_FORMAT " KiB", vcpus, kib,
+                    r->vcpus, r->memory_kib);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean
 validate(const VnTopology *t, const VnRequest *r, GError **error)
 {
@@ -36,7 +82,9 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
                     G_GUINT64_FORMAT " KiB)", r->memory_kib, r->hugepage_kib);
         return FALSE;
     }
-    if (r->cells > r->vcpus) {
+    if (r->cell_sizes && !validate_cell_sizes(t, r, error))
+        return FALSE;
+    if (r->cells > r->vcpus && !r->cell_sizes) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
                     "%u guest cells need at least %u vCPUs, got %u", r->cells, r->cells, r->vcpus);
         return FALSE;
@@ -74,6 +122,12 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
         c->mem_unit_kib = req->hugepage_kib;
     else
         c->mem_unit_kib = req->memory_kib % 1024 == 0 ? 1024 : 4;
+    if (req->cell_sizes) {
+        c->sizes = (const VnCellSize *)(gconstpointer)req->cell_sizes->data;
+        for (guint i = 0; !req->hugepage_kib && i < req->cells; i++)
+            if (c->sizes[i].memory_kib % c->mem_unit_kib)
+                c->mem_unit_kib = 4;
+    }
     c->vcpu_unit = req->dedicated && req->smt == VN_SMT_REQUIRE ? t->smt_width : 1;
     c->fixed_cells = req->cells;
     if (req->cells) {
@@ -86,6 +140,8 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
     c->scratch = g_new(guint64, 5 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
+    if (c->sizes)
+        vn_plan_cells_init(c);
     for (guint d = 0; d < c->n_dev; d++)
         c->dev_node[d] = vn_topology_node_by_os_id(t, g_array_index(req->devices, VnDevice, d).node_os_id);
 }
@@ -94,6 +150,7 @@ static void
 ctx_clear(VnPlanCtx *c)
 {
     vn_plan_capacity_clear(c);
+    vn_plan_cells_clear(c);
     g_free(c->dev_node);
     g_free(c->scratch);
 }
@@ -139,7 +196,11 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 
     if (c->t->distances_assumed)
         vn_placement_add_reason(p, "host reports no NUMA distances: assumed 10 local, 20 remote");
-    if (c->fixed_cells)
+    if (c->sizes)
+        vn_placement_add_reason(p, "guest topology fixed at %u cells of their own sizes: "
+                                "placed on %u node(s), each holding its cells whole",
+                                c->fixed_cells, set->k);
+    else if (c->fixed_cells)
         vn_placement_add_reason(p, "guest topology fixed at %u cells: placed on %u node(s)",
                                 c->fixed_cells, set->k);
     else if (set->k == 1)
@@ -231,7 +292,8 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
         g_autofree gchar *mem = vn_plan_format_kib(req->memory_kib);
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                     "no placement for %u vCPUs and %s on this host now%s", req->vcpus, mem,
-                    req->cells ? " with the fixed guest cell count" : "");
+                    req->cell_sizes ? " with the guest cells' own sizes"
+                    : req->cells ? " with the fixed guest cell count" : "");
         if (ret_reasons) {
             if (!c.cap)
                 vn_plan_capacity_compute(&c, c.overhead_kib);

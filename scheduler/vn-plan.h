@@ -3,7 +3,9 @@
  * vn_plan() is a pure function: topology + load + policy + request ->
  * placement.  No I/O, no clock, no globals.  Its cost is bounded by
  * O(N^2 * k) for N nodes and k cells whatever the host (no enumeration of
- * subsets or permutations).
+ * subsets or permutations).  Guest cells of their own sizes (c of them,
+ * at most 64) add a matching of cells to nodes: O(N^2 * k * c^2) in all
+ * (vn-plan-cells.c).
  *
  * On failure it returns NULL with VN_PLAN_ERROR and, when `ret_reasons` is
  * given, the list of what is short ("node 3: 2 GiB free, needs 8 GiB").

@@ -27,6 +27,7 @@ vn_request_free(VnRequest *r)
     if (!r)
         return;
     g_clear_pointer(&r->devices, g_array_unref);
+    g_clear_pointer(&r->cell_sizes, g_array_unref);
     g_free(r);
 }
 
@@ -40,6 +41,16 @@ vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread, const gchar
         g_array_set_clear_func(r->devices, device_clear);
     }
     g_array_append_val(r->devices, d);
+}
+
+void
+vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib)
+{
+    VnCellSize size = { .vcpus = vcpus, .memory_kib = memory_kib };
+
+    if (!r->cell_sizes)
+        r->cell_sizes = g_array_new(FALSE, TRUE, sizeof(VnCellSize));
+    g_array_append_val(r->cell_sizes, size);
 }
 
 const gchar *

@@ -23,6 +23,14 @@ typedef struct {
     gchar *name;       /* for reasons: "hostdev 0000:3b:00.0", "disk vda" */
 } VnDevice;
 
+/* The size of one guest cell when the guest topology is given cell by
+ * cell (the user's <cpu><numa> cells).  vcpus may be 0 (a CPU-less guest
+ * cell); vcpus and memory_kib are not both 0. */
+typedef struct {
+    guint vcpus;
+    guint64 memory_kib;
+} VnCellSize;
+
 typedef struct {
     guint vcpus;
     guint64 memory_kib;
@@ -32,6 +40,12 @@ typedef struct {
     guint iothreads;
     VnPriority priority;
     guint cells;               /* 0: let vnuma choose; else fixed guest cells */
+    /* Of VnCellSize, or NULL: `cells` cells of equal size (the even split).
+     * When set, guest cell i has exactly these vCPUs (the i-th range of
+     * vcpus in the placement) and this memory; its length is `cells`, and
+     * its vCPUs and memory sum to vcpus and memory_kib (vn_plan() refuses
+     * the request otherwise, VN_PLAN_ERROR_INVALID_REQUEST). */
+    GArray *cell_sizes;
     gboolean allow_memory_only;/* may use memory-only nodes (HBM, CXL) */
     GArray *devices;           /* of VnDevice; may be NULL */
 } VnRequest;
@@ -40,6 +54,9 @@ VnRequest *vn_request_new(void);
 void vn_request_free(VnRequest *r);
 void vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread,
                            const gchar *name);
+/* Appends guest cell `cell_sizes->len` of the given size; `cells`, `vcpus`
+ * and `memory_kib` are left to the caller. */
+void vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib);
 
 const gchar *vn_smt_policy_to_string(VnSmtPolicy p);
 gboolean vn_smt_policy_from_string(const gchar *s, VnSmtPolicy *ret_p);

@@ -27,6 +27,22 @@ vn_test_request(guint vcpus, guint64 mem_gib)
     return r;
 }
 
+VnRequest *
+vn_test_sized_request(GRand *rand, guint max_cells, guint max_vcpus, guint64 max_gib)
+{
+    VnRequest *r = vn_request_new();
+
+    r->cells = (guint)g_rand_int_range(rand, 2, (gint)max_cells + 1);
+    for (guint i = 0; i < r->cells; i++) {
+        guint vcpus = (guint)g_rand_int_range(rand, 1, (gint)max_vcpus + 1);
+        guint64 kib = (guint64)g_rand_int_range(rand, 1, (gint)max_gib + 1) * GIB;
+        vn_request_add_cell_size(r, vcpus, kib);
+        r->vcpus += vcpus;
+        r->memory_kib += kib;
+    }
+    return r;
+}
+
 VnPlacement *
 vn_test_plan_ok(VnTestHost *h, const VnRequest *r)
 {
@@ -47,6 +63,15 @@ vn_test_assert_invariants(const VnTestHost *h, const VnRequest *r, const VnPlace
     guint64 mem = 0;
 
     g_assert_cmpuint(p->vcpu_pins->len, ==, r->vcpus);
+    if (r->cell_sizes) {   /* cell i is the request's cell i, whatever its node */
+        g_assert_cmpuint(p->cells->len, ==, r->cell_sizes->len);
+        for (guint i = 0; i < p->cells->len; i++) {
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, i).n_vcpus, ==,
+                             g_array_index(r->cell_sizes, VnCellSize, i).vcpus);
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, i).memory_kib, ==,
+                             g_array_index(r->cell_sizes, VnCellSize, i).memory_kib);
+        }
+    }
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_assert_cmpuint(c->id, ==, i);
@@ -83,6 +108,7 @@ vn_test_nodes_used(const VnPlacement *p)
 
 typedef struct {
     guint64 mem_cap[64];   /* MiB per node for a k-cell set (overhead/k off) */
+    guint64 mem_cap_kib[64];
     guint64 vcpu_cap[64];
 } OracleCaps;
 
@@ -98,9 +124,43 @@ oracle_caps(const VnTestHost *h, const VnRequest *r, guint k, OracleCaps *o)
         guint cpus = vn_bitmap_count(n->cpus);
         guint cap = (guint)(cpus * h->policy->cpu_overcommit);
 
-        o->mem_cap[i] = n->mem_total_kib > used ? (n->mem_total_kib - used) / 1024 : 0;
+        o->mem_cap_kib[i] = n->mem_total_kib > used ? n->mem_total_kib - used : 0;
+        o->mem_cap[i] = o->mem_cap_kib[i] / 1024;
         o->vcpu_cap[i] = cap > h->load->nodes[i].committed_vcpus ? cap - h->load->nodes[i].committed_vcpus : 0;
     }
+}
+
+/* Guest cells of their own sizes on the k nodes of `mask`: tries every map
+ * of cells to nodes (k^cells); a map fits when every node holds at least
+ * one cell and each node, on its own, the sums of its cells. */
+static gboolean
+oracle_cells_fit(const VnRequest *r, const OracleCaps *o, guint32 mask, guint k)
+{
+    guint nodes[32], n = 0, total = 1;
+
+    for (guint i = 0; i < 32; i++)
+        if (mask & (1u << i))
+            nodes[n++] = i;
+    for (guint c = 0; c < r->cells; c++)
+        total *= k;
+    for (guint code = 0; code < total; code++) {
+        guint64 mem[32] = { 0 }, vcpus[32] = { 0 };
+        guint used = 0, x = code;
+        gboolean ok = TRUE;
+        for (guint c = 0; c < r->cells; c++, x /= k) {
+            const VnCellSize *cs = &g_array_index(r->cell_sizes, VnCellSize, c);
+            mem[x % k] += cs->memory_kib;
+            vcpus[x % k] += cs->vcpus;
+            used |= 1u << (x % k);
+        }
+        if (used != (1u << k) - 1)
+            continue;
+        for (guint m = 0; m < k && ok; m++)
+            ok = mem[m] <= o->mem_cap_kib[nodes[m]] && vcpus[m] <= o->vcpu_cap[nodes[m]];
+        if (ok)
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* Minimal k and minimal internal distance for it over all k-subsets;
@@ -110,7 +170,8 @@ vn_test_oracle(const VnTestHost *h, const VnRequest *r, guint *ret_k, guint *ret
 {
     guint n = h->t->n_nodes;
 
-    for (guint k = 1; k <= MIN(n, r->vcpus); k++) {
+    g_assert_true(!r->cell_sizes || (r->cells <= 6 && r->cell_sizes->len == r->cells));
+    for (guint k = 1; k <= MIN(n, r->cell_sizes ? r->cells : r->vcpus); k++) {
         OracleCaps o;
         guint best = G_MAXUINT;
         oracle_caps(h, r, k, &o);
@@ -130,8 +191,12 @@ vn_test_oracle(const VnTestHost *h, const VnRequest *r, guint *ret_k, guint *ret
                     if (mask & (1u << j))
                         dist += vn_topology_distance(h->t, i, j);
             }
-            if (ok && mem >= r->memory_kib / 1024 && vc >= r->vcpus)
+            if (r->cell_sizes) {
+                if (ok && dist < best && oracle_cells_fit(r, &o, mask, k))
+                    best = dist;
+            } else if (ok && mem >= r->memory_kib / 1024 && vc >= r->vcpus) {
                 best = MIN(best, dist);
+            }
         }
         if (best != G_MAXUINT) {
             *ret_k = k;
@@ -140,6 +205,27 @@ vn_test_oracle(const VnTestHost *h, const VnRequest *r, guint *ret_k, guint *ret
         }
     }
     return FALSE;
+}
+
+void
+vn_test_assert_cells_fit(const VnTestHost *h, const VnRequest *r, const VnPlacement *p)
+{
+    g_autoptr(GArray) nodes = vn_placement_nodes(p);
+    guint64 mem[64] = { 0 }, vcpus[64] = { 0 };
+    OracleCaps o;
+
+    g_assert_nonnull(r->cell_sizes);
+    g_assert_cmpuint(p->cells->len, ==, r->cells);
+    oracle_caps(h, r, nodes->len, &o);
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        mem[c->node] += c->memory_kib;
+        vcpus[c->node] += c->n_vcpus;
+    }
+    for (guint i = 0; i < h->t->n_nodes; i++) {
+        g_assert_cmpuint(mem[i], <=, o.mem_cap_kib[i]);
+        g_assert_cmpuint(vcpus[i], <=, o.vcpu_cap[i]);
+    }
 }
 
 guint
@@ -154,3 +240,51 @@ vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p)
     return d;
 }
 
+
+void
+vn_test_check_sized_plan(VnTestHost *h, const VnRequest *r, VnTestSizedCounts *counts)
+{
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(GError) error = NULL;
+    guint k = 0, dist = 0;
+    gboolean fits = vn_test_oracle(h, r, &k, &dist);
+
+    p = vn_plan(h->t, h->load, h->policy, r, NULL, &error);
+    if (!fits) {
+        g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+        g_assert_null(p);
+        counts->refused++;
+        return;
+    }
+    if (p) {
+        vn_test_assert_invariants(h, r, p);
+        vn_test_assert_cells_fit(h, r, p);
+    }
+    if (k == 1 || k == r->cells) {
+        g_assert_no_error(error);
+        g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
+        g_assert_cmpuint(vn_test_placement_distance(h, p), ==, dist);
+        counts->exact++;
+        return;
+    }
+    counts->packed++;
+    if (!p) {
+        g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+        counts->worse++;
+        return;
+    }
+    g_assert_cmpuint(vn_test_nodes_used(p), >=, k);
+    if (vn_test_nodes_used(p) == k)
+        g_assert_cmpuint(vn_test_placement_distance(h, p), >=, dist);
+    if (vn_test_nodes_used(p) != k || vn_test_placement_distance(h, p) != dist)
+        counts->worse++;
+}
+
+void
+vn_test_sized_counts_check(const VnTestSizedCounts *counts)
+{
+    g_test_message("sized cells: %u placed as the oracle, %u refused, %u packed "
+                   "(%u on a worse set than the oracle's)",
+                   counts->exact, counts->refused, counts->packed, counts->worse);
+    g_assert_cmpuint(counts->worse * 10, <=, counts->packed);
+}

@@ -13,6 +13,45 @@
 
 typedef VnTopology *(*Loader)(const gchar *path, GError **error);
 
+/* Guest cells of their own sizes (2..4 cells, each up to a node's CPUs
+ * and half its memory) against the oracle, on hosts of up to 16 nodes. */
+static void
+check_host_sized(const gchar *path, Loader load)
+{
+    g_autoptr(GRand) rand = g_rand_new_with_seed(g_str_hash(path) + 1);
+    VnTestSizedCounts counts = { 0 };
+
+    for (guint round = 0; round < 20; round++) {
+        g_autoptr(GError) error = NULL;
+        VnTopology *t = load(path, &error);
+        g_autoptr(VnRequest) r = NULL;
+        VnTestHost h;
+        guint64 node_gib = 0;
+        guint ncpus = 0;
+
+        g_assert_no_error(error);
+        if (t->n_nodes > 16) {
+            vn_topology_free(t);
+            return;
+        }
+        vn_test_host_init(&h, t);
+        for (guint i = 0; i < t->n_nodes; i++) {
+            node_gib = MAX(node_gib, t->nodes[i].mem_total_kib / GIB);
+            ncpus = MAX(ncpus, vn_topology_node_ncpus(t, i));
+            h.load->nodes[i].committed_memory_kib = t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);
+            h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, (gint)MAX(ncpus, 1) * 2);
+        }
+        if (node_gib < 2) {
+            vn_test_host_clear(&h);
+            return;   /* hosts without (much) memory: nothing to size */
+        }
+        r = vn_test_sized_request(rand, 4, MAX(ncpus, 1), node_gib / 2);
+        vn_test_check_sized_plan(&h, r, &counts);
+        vn_test_host_clear(&h);
+    }
+    vn_test_sized_counts_check(&counts);
+}
+
 static void
 check_host(gconstpointer data)
 {
@@ -68,6 +107,7 @@ check_host(gconstpointer data)
         }
         vn_test_host_clear(&h);
     }
+    check_host_sized(path, load);
     /* a host with no memory at all (libvirt's test driver caps) places nothing */
     if (has_memory)
         g_assert_cmpuint(checked, >, 0);

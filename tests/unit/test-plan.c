@@ -121,8 +121,41 @@ check_against_oracle(VnShape shape, guint nodes, guint32 seed)
     }
 }
 
+/* Guest cells of their own, uneven sizes, against the oracle (see
+ * vn_test_check_sized_plan()). */
+static void
+check_sized_against_oracle(VnShape shape, guint nodes, guint32 seed)
+{
+    g_autoptr(GRand) rand = g_rand_new_with_seed(seed);
+    VnTestSizedCounts counts = { 0 };
+
+    for (guint round = 0; round < 60; round++) {
+        VnTestHost h;
+        g_autoptr(VnRequest) r = NULL;
+
+        vn_test_host_init(&h, vn_test_topology(shape, nodes, 4, 2, 16));
+        for (guint i = 0; i < h.t->n_nodes; i++) {
+            h.load->nodes[i].committed_memory_kib = (guint64)g_rand_int_range(rand, 0, 15) * GIB;
+            h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, 30);
+        }
+        r = vn_test_sized_request(rand, 4, 12, 14);
+        vn_test_check_sized_plan(&h, r, &counts);
+        vn_test_host_clear(&h);
+    }
+    vn_test_sized_counts_check(&counts);
+    g_assert_cmpuint(counts.exact, >, 0);
+}
+
 static void
 test_oracle_2s(void) { check_against_oracle(VN_SHAPE_INTEL_2S, 2, 1); }
+static void
+test_oracle_sized_2s(void) { check_sized_against_oracle(VN_SHAPE_INTEL_2S, 2, 11); }
+static void
+test_oracle_sized_epyc(void) { check_sized_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 12); }
+static void
+test_oracle_sized_8s(void) { check_sized_against_oracle(VN_SHAPE_INTEL_8S, 8, 13); }
+static void
+test_oracle_sized_16(void) { check_sized_against_oracle(VN_SHAPE_HIER, 16, 14); }
 static void
 test_oracle_epyc(void) { check_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2); }
 static void
@@ -452,6 +485,10 @@ main(int argc, char **argv)
     g_test_add_func("/plan/oracle/epyc-nps4", test_oracle_epyc);
     g_test_add_func("/plan/oracle/intel-8s", test_oracle_8s);
     g_test_add_func("/plan/oracle/16-node", test_oracle_16);
+    g_test_add_func("/plan/oracle/sized-cells/intel-2s", test_oracle_sized_2s);
+    g_test_add_func("/plan/oracle/sized-cells/epyc-nps4", test_oracle_sized_epyc);
+    g_test_add_func("/plan/oracle/sized-cells/intel-8s", test_oracle_sized_8s);
+    g_test_add_func("/plan/oracle/sized-cells/16-node", test_oracle_sized_16);
     g_test_add_func("/plan/cpus/dedicated-never-shared", test_dedicated_never_shared);
     g_test_add_func("/plan/cpus/smt-isolate-require", test_smt_isolate_require);
     g_test_add_func("/plan/cpus/reserved", test_reserved_never_handed_out);
