@@ -11,9 +11,10 @@
  * Distances are the host's between the cells' nodes; two cells on one
  * node get 11 (libvirt refuses 10 between different cells).
  *
- * The guest topology is sockets = cells, dies = 1, threads = the
- * placement's threads per core, so every cell is whole sockets; when the
- * vCPUs do not divide evenly it falls back to one socket.  A topology
+ * The guest topology is sockets = cells (the user's cells of different
+ * vCPU counts: sockets of their greatest common count), dies = 1, threads
+ * = the placement's threads per core, so every cell is whole sockets; when
+ * the vCPUs do not divide evenly it falls back to one socket.  A topology
  * already there is kept when it has exactly the vCPU count and its
  * sockets*dies split evenly into the cells (and, for SMT guests, the
  * same threads); a topology is never removed.  No `clusters` (libvirt 9.0).
@@ -66,11 +67,36 @@ vn_domain_parse_cpu_numa(VnDomain *d, xmlNode *root, GError **error)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* Sockets so that every cell is whole sockets: one per cell, or, for the
+ * user's cells of different vCPU counts, sockets of their greatest common
+ * count (cells of 2 and 6 vCPUs: 4 sockets of 2). */
+static guint
+cell_sockets(const VnDomain *d, const VnDomainWriteCtx *c)
+{
+    guint g = 0, first = 0;
+    gboolean differ = FALSE;
+
+    for (guint i = 0; c->keep_cells && i < c->n_cells; i++) {
+        guint n = vn_bitmap_count(c->cell_vcpus->pdata[i]), a = g, b = n;
+        if (n == 0)
+            continue;
+        differ |= first && n != first;
+        first = first ? first : n;
+        while (b) {
+            guint r = a % b;
+            a = b;
+            b = r;
+        }
+        g = a;
+    }
+    return differ ? d->vcpus_max / g : c->n_cells;
+}
+
 static void
 guest_topology(const VnDomain *d, const VnDomainWriteCtx *c, guint ret[4])
 {
     guint threads = MAX(1, c->p->threads_per_core);
-    guint sockets = c->n_cells;
+    guint sockets = cell_sockets(d, c);
 
     if (d->vcpus_max % (sockets * threads) != 0)
         sockets = 1;

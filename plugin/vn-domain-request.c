@@ -99,6 +99,45 @@ apply_hints(VnRequest *r, const VnDomainMetadata *m)
         r->priority = m->hint_priority;
 }
 
+/* Whether every vCPU is in exactly one cell. */
+static gboolean
+cells_partition_vcpus(const VnDomain *d)
+{
+    g_autoptr(VnBitmap) seen = vn_bitmap_new(MAX(d->vcpus_max, 1));
+
+    for (guint i = 0; i < d->cells->len; i++) {
+        const VnBitmap *v = g_array_index(d->cells, VnDomainCell, i).vcpus;
+        if (vn_bitmap_intersects(v, seen))
+            return FALSE;
+        vn_bitmap_or(seen, v);
+    }
+    return vn_bitmap_count(seen) == d->vcpus_max;
+}
+
+/* Cells of different sizes go to the planner one by one, so each lands on
+ * a node that holds it (and, dedicated, gets its own vCPU count of CPUs).
+ * Identical cells are the even split, planned as they always were.  Cells
+ * that leave a vCPU out or hold one twice are left to the writer, which
+ * refuses them. */
+static void
+add_cell_sizes(VnRequest *r, const VnDomain *d)
+{
+    gboolean uneven = FALSE;
+
+    for (guint i = 1; i < d->cells->len; i++) {
+        const VnDomainCell *a = &g_array_index(d->cells, VnDomainCell, 0);
+        const VnDomainCell *b = &g_array_index(d->cells, VnDomainCell, i);
+        uneven |= a->memory_kib != b->memory_kib ||
+                  vn_bitmap_count(a->vcpus) != vn_bitmap_count(b->vcpus);
+    }
+    if (!uneven || !cells_partition_vcpus(d))
+        return;
+    for (guint i = 0; i < d->cells->len; i++) {
+        const VnDomainCell *c = &g_array_index(d->cells, VnDomainCell, i);
+        vn_request_add_cell_size(r, vn_bitmap_count(c->vcpus), c->memory_kib);
+    }
+}
+
 VnRequest *
 vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
 {
@@ -122,8 +161,10 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
         r->hugepage_kib = 0;
     r->iothreads = d->iothread_ids->len;
     /* Existing guest cells are guest ABI, whoever wrote them: their count
-     * stays.  Removing <cpu><numa> lets vnuma choose again. */
+     * stays, and so do their sizes.  Removing <cpu><numa> lets vnuma
+     * choose again. */
     r->cells = d->cells->len;
+    add_cell_sizes(r, d);
     apply_hints(r, d->meta);
     for (guint i = 0; i < d->devices->len; i++) {
         const VnDomainDevice *dev = d->devices->pdata[i];

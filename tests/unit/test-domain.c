@@ -753,6 +753,91 @@ test_write_user_cells(void)
     g_assert_cmpstr(out, ==, again);
 }
 
+/* The user's cells of different sizes go into the request one by one;
+ * identical cells, and cells that leave a vCPU out, do not. */
+static void
+test_request_cell_sizes(void)
+{
+    static const gchar *const uneven =
+        "<domain><name>u</name><memory unit='MiB'>768</memory><vcpu>10</vcpu><cpu><numa>"
+        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' unit='MiB'/>"
+        "</numa></cpu></domain>";
+    static const gchar *const even =
+        "<domain><name>e</name><memory unit='MiB'>512</memory><vcpu>4</vcpu><cpu><numa>"
+        "<cell id='0' cpus='0,2' memory='256' unit='MiB'/><cell id='1' cpus='1,3' memory='256' unit='MiB'/>"
+        "</numa></cpu></domain>";
+    static const gchar *const gap =
+        "<domain><name>g</name><memory unit='MiB'>768</memory><vcpu>4</vcpu><cpu><numa>"
+        "<cell id='0' cpus='0' memory='512' unit='MiB'/><cell id='1' cpus='1-2' memory='256' unit='MiB'/>"
+        "</numa></cpu></domain>";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(uneven, &error);
+    g_autoptr(VnRequest) r = vn_domain_to_request(d, NULL, &error);
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(r->cells, ==, 2);
+    g_assert_nonnull(r->cell_sizes);
+    g_assert_cmpuint(r->cell_sizes->len, ==, 2);
+    g_assert_cmpuint(g_array_index(r->cell_sizes, VnCellSize, 0).vcpus, ==, 4);
+    g_assert_cmpuint(g_array_index(r->cell_sizes, VnCellSize, 0).memory_kib, ==, 512 * 1024);
+    g_assert_cmpuint(g_array_index(r->cell_sizes, VnCellSize, 1).vcpus, ==, 6);
+    g_assert_cmpuint(g_array_index(r->cell_sizes, VnCellSize, 1).memory_kib, ==, 256 * 1024);
+    for (guint i = 0; i < 2; i++) {
+        g_autoptr(VnDomain) o = load_text(i ? gap : even, &error);
+        g_autoptr(VnRequest) q = vn_domain_to_request(o, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(q->cells, ==, 2);
+        g_assert_null(q->cell_sizes);
+    }
+}
+
+/* A dedicated VM with the user's uneven cells (4 + 6 vCPUs: not one node
+ * of 8 CPUs) is placed, no longer refused: the cells stay as written, each
+ * vCPU on a CPU of its own cell's node, sockets of 2 vCPUs so every cell
+ * is whole sockets. */
+static void
+test_place_dedicated_uneven_cells(void)
+{
+    static const gchar *const xml =
+        "<domain><name>u</name>"
+        "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' dedicated='yes'/></metadata>"
+        "<memory unit='MiB'>768</memory><vcpu>10</vcpu><cpu><numa>"
+        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' unit='MiB'/>"
+        "</numa></cpu></domain>";
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnLoad) load = vn_load_new(t);
+    g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(xml, &error);
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(VnPlacement) rec = NULL;
+    g_autofree gchar *out = NULL;
+
+    g_assert_no_error(error);
+    p = vn_domain_place(d, t, load, policy, NULL, NULL, &fixed_time, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(p);
+    g_assert_true(p->dedicated);
+    g_assert_cmpuint(p->cells->len, ==, 2);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).n_vcpus, ==, 4);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).n_vcpus, ==, 6);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node, !=, g_array_index(p->cells, VnCell, 1).node);
+    /* the domain's own vcpupins, read back */
+    rec = vn_domain_recorded_placement(d, t, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(rec->vcpu_pins->len, ==, 10);
+    for (guint v = 0; v < 10; v++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, v < 4 ? 0 : 1);
+        const VnBitmap *pin = rec->vcpu_pins->pdata[v];
+        g_assert_cmpuint(vn_bitmap_count(pin), ==, 1);
+        g_assert_true(vn_bitmap_test(t->nodes[c->node].cpus, (guint)vn_bitmap_next(pin, -1)));
+    }
+    out = vn_domain_to_string(d);
+    assert_contains(out, "<cell id='0' cpus='0-3' memory='512' unit='MiB'>");
+    assert_contains(out, "<cell id='1' cpus='4-9' memory='256' unit='MiB'>");
+    assert_contains(out, "<topology sockets='5' dies='1' cores='1' threads='2'/>");
+}
+
 static void
 test_write_mismatch(void)
 {
@@ -821,6 +906,8 @@ main(int argc, char **argv)
     g_test_add_func("/domain/write/hand-edited", test_write_hand_edited_after_vnuma);
     g_test_add_func("/domain/write/user-cells", test_write_user_cells);
     g_test_add_func("/domain/write/mismatch", test_write_mismatch);
+    g_test_add_func("/domain/request/cell-sizes", test_request_cell_sizes);
+    g_test_add_func("/domain/place/dedicated-uneven-cells", test_place_dedicated_uneven_cells);
     g_test_add_func("/domain/recorded-placement", test_recorded_placement);
     return g_test_run();
 }
