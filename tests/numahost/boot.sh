@@ -14,7 +14,7 @@ img=$1 layer=$2 layout=$3 logdir=$4
 nh_layout_load "$layout"
 mapfile -t numa_args < <(nh_qemu_numa_args)
 timeout_s=${NH_BOOT_TIMEOUT:-300}
-[ "$NH_BOOT" = rootfs ] && timeout_s=${NH_BOOT_TIMEOUT:-600}
+[ "$NH_BOOT" = rootfs ] && timeout_s=${NH_BOOT_TIMEOUT:-900}
 
 mkdir -p "$logdir"
 initrd=$logdir/$layout.initrd

@@ -124,6 +124,10 @@ build_rootfs() {
         [ -f "$r/etc/libvirt/$d.conf" ] &&
             echo "log_outputs=\"3:file:/var/log/libvirt/$d.log\"" >> "$r/etc/libvirt/$d.conf"
     done
+    # the kernel the nested guest of scenario 3-define-large boots (its
+    # initramfs, a static busybox and a script, comes with the layer)
+    mkdir -p "$r/var/lib/libvirt/boot"
+    cp "$img/kernel/vmlinuz" "$r/var/lib/libvirt/boot/vmlinuz"
     mkdir -p "$r/opt/vnuma"
     nh_log "mke2fs rootfs.ext4 ($(du -sm "$r" | cut -f1) MiB of files)"
     mke2fs -q -t ext4 -L numahost -d "$r" "$img/rootfs.ext4" "$(( $(du -sm "$r" | cut -f1) + 768 ))M" >&2

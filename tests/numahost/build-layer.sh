@@ -31,6 +31,14 @@ done
 as --32 "$NH_DIR/guest/payload/toucher.S" -o "$r/toucher.o"
 ld -m elf_i386 -Ttext=0x100000 -o "$r/opt/vnuma/numahost/guest/payload/toucher.elf" "$r/toucher.o"
 rm "$r/toucher.o"
+# the nested Linux guest's initramfs (scenario 3-define-large): the host's
+# static busybox and guest/nested/init, nothing else
+ldd /bin/busybox > /dev/null 2>&1 && nh_die "/bin/busybox is not static (the busybox-static package)"
+mkdir -p "$r/nested/bin"
+cp /bin/busybox "$r/nested/bin/busybox"
+cp "$NH_DIR/guest/nested/init" "$r/nested/init"
+(cd "$r/nested" && find . | cpio -o -H newc --quiet | gzip -9) > "$r/opt/vnuma/numahost/guest/nested/initrd.gz"
+rm -rf "$r/nested"
 for b in $VNUMA_BINARIES; do
     [ -x "$VN_BUILD_ROOT/$b" ] || continue
     cp "$VN_BUILD_ROOT/$b" "$r/opt/vnuma/bin/"
