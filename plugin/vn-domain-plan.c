@@ -7,14 +7,16 @@
 /* Cells vnuma recorded may be re-chosen: the planner first gets a free
  * hand, and its answer is kept when it has the same number of cells (so
  * placing a placed domain again gives the same answer as placing it the
- * first time); otherwise the count stays, as for any existing cells. */
+ * first time); otherwise the count stays, as for any existing cells.
+ * Cells of their own sizes (the user's, uneven) are never re-chosen. */
 static VnPlacement *
 plan(const VnDomain *d, const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
      VnRequest *req, GPtrArray **ret_reasons, GError **error)
 {
     guint fixed = req->cells;
 
-    if (fixed > 0 && d->meta && d->meta->has_placement && d->meta->cells->len == fixed) {
+    if (fixed > 0 && !req->cell_sizes && d->meta && d->meta->has_placement &&
+        d->meta->cells->len == fixed) {
         g_autoptr(VnPlacement) p = NULL;
         req->cells = 0;
         p = vn_plan(t, load, policy, req, NULL, NULL);
