@@ -53,6 +53,22 @@ vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib)
     g_array_append_val(r->cell_sizes, size);
 }
 
+void
+vn_request_forget_even_cell_sizes(VnRequest *r)
+{
+    const VnCellSize *first;
+
+    if (!r->cell_sizes || r->cell_sizes->len == 0)
+        return;
+    first = &g_array_index(r->cell_sizes, VnCellSize, 0);
+    for (guint i = 1; i < r->cell_sizes->len; i++) {
+        const VnCellSize *c = &g_array_index(r->cell_sizes, VnCellSize, i);
+        if (c->vcpus != first->vcpus || c->memory_kib != first->memory_kib)
+            return;
+    }
+    g_clear_pointer(&r->cell_sizes, g_array_unref);
+}
+
 const gchar *
 vn_smt_policy_to_string(VnSmtPolicy p)
 {

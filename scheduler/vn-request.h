@@ -57,6 +57,11 @@ void vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread,
 /* Appends guest cell `cell_sizes->len` of the given size; `cells`, `vcpus`
  * and `memory_kib` are left to the caller. */
 void vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib);
+/* Drops `cell_sizes` when every cell has the same size: identical cells are
+ * the even split of `cells`, planned as `cells` alone is (the answer a
+ * domain's identical guest cells get).  `cells`, `vcpus` and `memory_kib`
+ * stay. */
+void vn_request_forget_even_cell_sizes(VnRequest *r);
 
 const gchar *vn_smt_policy_to_string(VnSmtPolicy p);
 gboolean vn_smt_policy_from_string(const gchar *s, VnSmtPolicy *ret_p);

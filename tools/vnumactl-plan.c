@@ -13,6 +13,10 @@
 
 #include <stdio.h>
 
+#define MAX_CELLS 256
+/* vn_plan() places at most 64 guest cells of their own sizes */
+#define MAX_SIZED_CELLS 64
+
 typedef struct {
     gint vcpus;
     gchar *memory;
@@ -22,6 +26,7 @@ typedef struct {
     gint iothreads;
     gchar *priority;
     gint cells;
+    gchar **cell_specs;
     gboolean memory_only_nodes;
     gchar **device_nodes;
     gint repeat;
@@ -38,6 +43,7 @@ plan_options_clear(PlanOptions *o)
     g_free(o->smt);
     g_free(o->priority);
     g_strfreev(o->device_nodes);
+    g_strfreev(o->cell_specs);
     vn_source_options_clear(&o->source);
 }
 
@@ -57,27 +63,130 @@ parse_uint_option(const gchar *flag, const gchar *text, guint max, guint *ret, G
     return TRUE;
 }
 
+/* --vcpus and --memory: the VM's size when no --cell gives it. */
+static gboolean
+size_from_options(const PlanOptions *o, VnRequest *r, GError **error)
+{
+    if (o->vcpus <= 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--vcpus: a positive number is required (got %d)", o->vcpus);
+        return FALSE;
+    }
+    r->vcpus = (guint)o->vcpus;
+    if (!o->memory) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--memory: required (a size such as 8G, or MiB)");
+        return FALSE;
+    }
+    if (!vn_size_parse_kib(o->memory, &r->memory_kib, error)) {
+        g_prefix_error(error, "--memory: ");
+        return FALSE;
+    }
+    if (o->cells < 0 || o->cells > MAX_CELLS) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cells: must be from 0 to %d", MAX_CELLS);
+        return FALSE;
+    }
+    r->cells = (guint)o->cells;
+    return TRUE;
+}
+
+/* One --cell VCPUS:SIZE, appended to the request's cell sizes. */
+static gboolean
+add_cell_option(const gchar *text, VnRequest *r, GError **error)
+{
+    g_auto(GStrv) parts = g_strsplit(text, ":", 2);
+    guint64 vcpus, kib;
+
+    if (g_strv_length(parts) != 2) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cell: '%s' is not VCPUS:SIZE (such as 2:4G)", text);
+        return FALSE;
+    }
+    if (!g_ascii_string_to_unsigned(parts[0], 10, 0, VN_DOMAIN_MAX_VCPUS, &vcpus, NULL)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cell: '%s': vCPUs must be a whole number from 0 to %d", text,
+                    VN_DOMAIN_MAX_VCPUS);
+        return FALSE;
+    }
+    if (!vn_size_parse_kib(parts[1], &kib, error)) {
+        g_prefix_error(error, "--cell: '%s': ", text);
+        return FALSE;
+    }
+    vn_request_add_cell_size(r, (guint)vcpus, kib);
+    r->vcpus += (guint)vcpus;
+    r->memory_kib += kib;
+    return TRUE;
+}
+
+/* --vcpus, --memory and --cells next to --cell: each must say what the
+ * cells say (scripts may pass both), never something else. */
+static gboolean
+check_cells_consistent(const PlanOptions *o, const VnRequest *r, GError **error)
+{
+    guint64 kib;
+
+    if (o->vcpus != 0 && (o->vcpus < 0 || (guint)o->vcpus != r->vcpus)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--vcpus: %d, but the --cell options hold %u vCPUs", o->vcpus, r->vcpus);
+        return FALSE;
+    }
+    if (o->memory && !vn_size_parse_kib(o->memory, &kib, error)) {
+        g_prefix_error(error, "--memory: ");
+        return FALSE;
+    }
+    if (o->memory && kib != r->memory_kib) {
+        g_autofree gchar *sum = r->memory_kib % 1024
+                                ? g_strdup_printf("%" G_GUINT64_FORMAT " KiB", r->memory_kib)
+                                : g_strdup_printf("%" G_GUINT64_FORMAT " MiB", r->memory_kib / 1024);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--memory: '%s', but the --cell options hold %s", o->memory, sum);
+        return FALSE;
+    }
+    if (o->cells != 0 && (o->cells < 0 || (guint)o->cells != r->cells)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cells: %d, but %u --cell options are given", o->cells, r->cells);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* --cell VCPUS:SIZE, repeated: guest cell i has exactly the i-th size, and
+ * the VM is their sum.  Cells all of one size are the even split, as
+ * --cells K (and a domain's identical guest cells) would be. */
+static gboolean
+cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
+{
+    guint n = g_strv_length(o->cell_specs);
+
+    if (n > MAX_SIZED_CELLS) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cell: at most %d guest cells of their own sizes (got %u)", MAX_SIZED_CELLS, n);
+        return FALSE;
+    }
+    for (guint i = 0; i < n; i++)
+        if (!add_cell_option(o->cell_specs[i], r, error))
+            return FALSE;
+    r->cells = n;
+    if (r->vcpus == 0) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--cell: no cell has vCPUs (at least one needs some)");
+        return FALSE;
+    }
+    if (!check_cells_consistent(o, r, error))
+        return FALSE;
+    vn_request_forget_even_cell_sizes(r);
+    return TRUE;
+}
+
 /* Flags -> request.  Every bad value names its flag. */
 static VnRequest *
 request_from_options(const PlanOptions *o, GError **error)
 {
     g_autoptr(VnRequest) r = vn_request_new();
 
-    if (o->vcpus <= 0) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--vcpus: a positive number is required (got %d)", o->vcpus);
+    if (o->cell_specs ? !cells_from_options(o, r, error) : !size_from_options(o, r, error))
         return NULL;
-    }
-    r->vcpus = (guint)o->vcpus;
-    if (!o->memory) {
-        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "--memory: required (a size such as 8G, or MiB)");
-        return NULL;
-    }
-    if (!vn_size_parse_kib(o->memory, &r->memory_kib, error)) {
-        g_prefix_error(error, "--memory: ");
-        return NULL;
-    }
     if (o->hugepages && !vn_size_parse_kib(o->hugepages, &r->hugepage_kib, error)) {
         g_prefix_error(error, "--hugepages: ");
         return NULL;
@@ -103,13 +212,12 @@ request_from_options(const PlanOptions *o, GError **error)
                     "--priority: '%s' is not one of high, normal, low", o->priority);
         return NULL;
     }
-    if (o->iothreads < 0 || o->iothreads > 256 || o->cells < 0 || o->cells > 256) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--%s: must be from 0 to 256", o->iothreads < 0 || o->iothreads > 256 ? "iothreads" : "cells");
+    if (o->iothreads < 0 || o->iothreads > 256) {
+        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--iothreads: must be from 0 to 256");
         return NULL;
     }
     r->iothreads = (guint)o->iothreads;
-    r->cells = (guint)o->cells;
     r->allow_memory_only = o->memory_only_nodes;
     for (guint i = 0; o->device_nodes && o->device_nodes[i]; i++) {
         guint node;
@@ -133,6 +241,7 @@ plan_context(PlanOptions *o, gboolean explain)
         { "iothreads", 0, 0, G_OPTION_ARG_INT, &o->iothreads, "IOThreads to place", "N" },
         { "priority", 0, 0, G_OPTION_ARG_STRING, &o->priority, "Contention priority (default normal)", "high|normal|low" },
         { "cells", 0, 0, G_OPTION_ARG_INT, &o->cells, "Fixed guest NUMA cell count (default: vnuma chooses)", "K" },
+        { "cell", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->cell_specs, "A guest cell of its own size, in order (repeatable; the VM is their sum)", "VCPUS:SIZE" },
         { "memory-only-nodes", 0, 0, G_OPTION_ARG_NONE, &o->memory_only_nodes, "May use memory-only nodes (HBM, CXL) as CPU-less guest cells", NULL },
         { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes, "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat, "Plan N times; print the median time on stderr", "N" },
@@ -146,6 +255,9 @@ plan_context(PlanOptions *o, gboolean explain)
         entries, &o->source);
 
     g_option_context_set_description(ctx, "The VM comes from the flags, or from DOMAIN.xml (flags then override nothing).\n"
+                                          "--cell VCPUS:SIZE, once per guest cell (--cell 2:12G --cell 6:4G), gives each cell\n"
+                                          "its own size; vCPUs, memory and cell count are then the cells' (--vcpus, --memory\n"
+                                          "and --cells may be left out, and when given must say the same).\n"
                                           "Exit status: 0 placed, 1 bad input, 2 no placement fits this host now.");
     return ctx;
 }

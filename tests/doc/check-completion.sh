@@ -42,6 +42,7 @@ expect "vnumactl " topology plan simulate status log trace-gen
 expect "vnumactl simulate --tr" --trace
 expect "vnumactl simulate --policy " vnuma first-fit most-free round-robin no-pinning
 expect "vnumactl plan --smt " prefer isolate require
+expect "vnumactl plan --cel" --cell --cells
 expect "vnumactl status --" --json --state-dir --sysroot --topology
 expect "vnumactl help sta" status
 expect "vnumactl trace-gen --" --vms --seed --hours --output

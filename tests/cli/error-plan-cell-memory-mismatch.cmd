@@ -1,0 +1,1 @@
+plan --topology tests/data/hwloc/64amd64-4p2n4ca2co.xml --cell 2:4G --cell 6:4G --memory 4G

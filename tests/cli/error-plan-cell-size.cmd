@@ -1,0 +1,1 @@
+plan --topology tests/data/hwloc/64amd64-4p2n4ca2co.xml --cell 2:lots
