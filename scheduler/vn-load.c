@@ -54,6 +54,35 @@ vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib)
     return v ? *v : 0;
 }
 
+static const gchar *const balance_names[VN_BALANCE_MAX + 1] = {
+    [VN_BALANCE_LOAD] = "load",
+    [VN_BALANCE_MEMORY_PACKING] = "memory-packing",
+    [VN_BALANCE_MAX] = NULL,
+};
+
+const gchar *
+vn_balance_to_string(VnBalance b)
+{
+    return b < VN_BALANCE_MAX ? balance_names[b] : NULL;
+}
+
+gboolean
+vn_balance_from_string(const gchar *s, VnBalance *ret_b)
+{
+    for (guint i = 0; i < VN_BALANCE_MAX; i++)
+        if (g_strcmp0(s, balance_names[i]) == 0) {
+            *ret_b = (VnBalance)i;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+const gchar *const *
+vn_balance_names(void)
+{
+    return balance_names;
+}
+
 VnPolicy *
 vn_policy_new_default(const VnTopology *t)
 {
@@ -65,6 +94,7 @@ vn_policy_new_default(const VnTopology *t)
     p->overhead_per_gib_kib = 8 * 1024;
     p->headroom_percent = 5;
     p->cpu_overcommit = 4.0;
+    p->balance = VN_BALANCE_LOAD;
     return p;
 }
 

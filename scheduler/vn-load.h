@@ -31,6 +31,39 @@ void vn_load_free(VnLoad *l);
 void vn_load_add_hugepages(VnLoad *l, guint node_index, guint64 size_kib, guint64 pages);
 guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib);
 
+/* [placement] balance: how vn_plan() breaks a tie between candidate node
+ * sets that are equally few and equally near (internal and device
+ * distance always come first; capacity limits always hold).
+ *
+ *   VN_BALANCE_LOAD            least loaded after placement: the smallest
+ *                              max(CPU use, memory use) of the busiest
+ *                              member (the default; spreads VMs out).
+ *   VN_BALANCE_MEMORY_PACKING  memory kept whole: the smallest
+ *                                cpu + VN_BALANCE_PACKING_FREE_WEIGHT x free
+ *                              where cpu is the busiest member's CPU use
+ *                              after placement (committed vCPUs over
+ *                              capacity or measured busy, plus contention)
+ *                              and free the largest share of its memory a
+ *                              member has left free after placement.  VMs
+ *                              go to the fullest nodes that hold them, so
+ *                              whole nodes stay free for big VMs arriving
+ *                              later (fewer split VMs), at the cost of an
+ *                              uneven memory spread. */
+typedef enum {
+    VN_BALANCE_LOAD,
+    VN_BALANCE_MEMORY_PACKING,
+    VN_BALANCE_MAX
+} VnBalance;
+
+/* Weight of the free-memory share against CPU use under memory packing:
+ * 10 points less free memory outweigh 3 points more CPU use. */
+#define VN_BALANCE_PACKING_FREE_WEIGHT 0.3
+
+const gchar *vn_balance_to_string(VnBalance b);
+gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
+/* The names, NULL-terminated, in enum order ("load", "memory-packing"). */
+const gchar *const *vn_balance_names(void);
+
 typedef struct {
     VnBitmap *reserved_cpus;        /* never handed to guests (host CPU ids) */
     guint64 reserved_memory_kib;    /* kept for the host on every node */
@@ -38,10 +71,11 @@ typedef struct {
     guint64 overhead_per_gib_kib;   /* per VM per GiB of guest memory */
     guint headroom_percent;         /* of each node's memory kept free */
     gdouble cpu_overcommit;         /* shared vCPUs per usable host CPU */
+    VnBalance balance;              /* tie-break between equally near sets */
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %
- * headroom, overcommit 4.0.  `t` sizes the reserved CPU bitmap. */
+ * headroom, overcommit 4.0, balance load.  `t` sizes the reserved CPU bitmap. */
 VnPolicy *vn_policy_new_default(const VnTopology *t);
 void vn_policy_free(VnPolicy *p);
 /* The CPUs of node index `node` that guests may use: the node's CPUs less

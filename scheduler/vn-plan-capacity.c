@@ -201,6 +201,28 @@ vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem
     return MAX(cpu, mem) + contention;
 }
 
+/* The parts memory packing weighs (VN_BALANCE_MEMORY_PACKING): CPU use
+ * after placement, contention included, and the share of the node's
+ * memory still free after it (0..1). */
+gdouble
+vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    gdouble contention = c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share
+                                                              : 0.1 * cap->high_share;
+
+    return cap->cpu_util + vcpus / cap->vcpu_capacity + contention;
+}
+
+gdouble
+vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    gdouble used = cap->mem_util + (gdouble)mem_kib / (gdouble)cap->mem_base_kib;
+
+    return CLAMP(1.0 - used, 0.0, 1.0);
+}
+
 gchar *
 vn_plan_format_kib(guint64 kib)
 {

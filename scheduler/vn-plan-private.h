@@ -53,8 +53,9 @@ typedef struct {
                             * nodes; NULL otherwise */
     guint internal_distance;
     guint device_distance;
-    gdouble load_after;
-    gdouble score;
+    gdouble load_after;    /* busiest member's utilisation after placement */
+    gdouble score;         /* lower is better: distance, devices, then
+                            * the policy's balance (vn_plan_score_set) */
 } VnNodeSet;
 
 /* vn-plan-capacity.c */
@@ -62,6 +63,8 @@ void vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib);
 void vn_plan_capacity_clear(VnPlanCtx *c);
 const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
 gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
+gdouble vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus);
+gdouble vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib);
 gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
 
 /* vn-plan-split.c: fills set->vcpus/mem_kib/cells; FALSE if the set cannot

@@ -4,7 +4,7 @@
  * 2. cell count: the fewest nodes that hold the VM (1 whenever one can),
  *    or the user's fixed guest cell count;
  * 3. node set: vn_plan_best_set() (nearest, then device-near, then least
- *    loaded);
+ *    loaded, or memory packed: VnPolicy.balance);
  * 4. split, CPUs, emulator, IOThreads: vn-plan-split.c, vn-plan-cpus.c;
  * 5. reasons for all of it.
  */
@@ -215,6 +215,11 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
     if (c->n_dev)
         vn_placement_add_reason(p, "device distance %u beyond local (0 = every device on a chosen node)",
                                 set->device_distance);
+    if (c->policy->balance == VN_BALANCE_MEMORY_PACKING)
+        vn_placement_add_reason(p, "balance memory-packing: of equally near choices, the one leaving the "
+                                "least CPU use and free memory (CPU use + %.1f x free memory share after "
+                                "placement), so whole nodes stay free for big VMs",
+                                VN_BALANCE_PACKING_FREE_WEIGHT);
     for (guint i = 1; i < p->candidates->len && i < 3; i++) {
         const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
         g_autofree gchar *alt = NULL;

@@ -5,8 +5,9 @@
  * is loaded through plugin/ and planned against with seeded random loads
  * and requests.  Every placement must hold the invariants; on hosts of up
  * to 16 nodes the decision must match the brute-force oracle (fewest
- * nodes, then smallest internal distance).  Cases are discovered by
- * listing the data directories.
+ * nodes, then smallest internal distance), with either balance
+ * ([placement] balance: the oracle ranks no load, so memory packing must
+ * meet it too).  Cases are discovered by listing the data directories.
  */
 #include "vn-test-plan.h"
 #include "vn-topology-source.h"
@@ -16,7 +17,7 @@ typedef VnTopology *(*Loader)(const gchar *path, GError **error);
 /* Guest cells of their own sizes (2..4 cells, each up to a node's CPUs
  * and half its memory) against the oracle, on hosts of up to 16 nodes. */
 static void
-check_host_sized(const gchar *path, Loader load)
+check_host_sized(const gchar *path, Loader load, VnBalance balance)
 {
     g_autoptr(GRand) rand = g_rand_new_with_seed(g_str_hash(path) + 1);
     VnTestSizedCounts counts = { 0 };
@@ -35,6 +36,7 @@ check_host_sized(const gchar *path, Loader load)
             return;
         }
         vn_test_host_init(&h, t);
+        h.policy->balance = balance;
         for (guint i = 0; i < t->n_nodes; i++) {
             node_gib = MAX(node_gib, t->nodes[i].mem_total_kib / GIB);
             ncpus = MAX(ncpus, vn_topology_node_ncpus(t, i));
@@ -53,9 +55,8 @@ check_host_sized(const gchar *path, Loader load)
 }
 
 static void
-check_host(gconstpointer data)
+check_host_balance(const gchar *path, VnBalance balance)
 {
-    const gchar *path = data;
     g_autofree gchar *dir = g_path_get_dirname(path);
     Loader load = g_str_has_suffix(dir, "caps") ? vn_topology_load_capabilities
                                                 : vn_topology_load_hwloc_xml;
@@ -75,6 +76,7 @@ check_host(gconstpointer data)
 
         g_assert_no_error(error);
         vn_test_host_init(&h, t);
+        h.policy->balance = balance;
         for (guint i = 0; i < t->n_nodes; i++) {
             has_memory |= t->nodes[i].mem_total_kib > 0;
             node_kib = MAX(node_kib, t->nodes[i].mem_total_kib);
@@ -107,12 +109,115 @@ check_host(gconstpointer data)
         }
         vn_test_host_clear(&h);
     }
-    check_host_sized(path, load);
+    check_host_sized(path, load, balance);
     /* a host with no memory at all (libvirt's test driver caps) places nothing */
     if (has_memory)
         g_assert_cmpuint(checked, >, 0);
     else
         g_assert_cmpuint(checked, ==, 0);
+}
+
+static void
+check_host(gconstpointer data)
+{
+    check_host_balance(data, VN_BALANCE_LOAD);
+}
+
+static void
+check_host_packing(gconstpointer data)
+{
+    check_host_balance(data, VN_BALANCE_MEMORY_PACKING);
+}
+
+/* On the 8-node R815 (16 GiB nodes), every node but node 7 has 8 GiB
+ * committed.  A small VM (2 vCPUs, 2 GiB) comes, then a big one (4 vCPUs,
+ * 14 GiB: only an empty node holds it alone).  Returns the small VM's
+ * node and the number of nodes the big one gets. */
+static void
+plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nodes)
+{
+    g_autofree gchar *path = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc",
+                                              "64amd64-4p2n4ca2co.xml", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) small = vn_test_request(2, 2);
+    g_autoptr(VnRequest) big = vn_test_request(4, 14);
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(VnPlacement) q = NULL;
+    VnTestHost h;
+    gint empty;
+
+    vn_test_host_init(&h, vn_topology_load_hwloc_xml(path, &error));
+    g_assert_no_error(error);
+    /* the default is today's least-loaded placement */
+    g_assert_cmpint(h.policy->balance, ==, VN_BALANCE_LOAD);
+    h.policy->balance = balance;
+    empty = vn_topology_node_by_os_id(h.t, 7);
+    g_assert_cmpint(empty, >=, 0);
+    for (guint i = 0; i < h.t->n_nodes; i++)
+        h.load->nodes[i].committed_memory_kib = (gint)i == empty ? 0 : 8 * GIB;
+    p = vn_test_plan_ok(&h, small);
+    vn_test_assert_invariants(&h, small, p);
+    g_assert_cmpuint(p->cells->len, ==, 1);
+    *ret_small_node = g_array_index(p->cells, VnCell, 0).node_os_id;
+    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
+                                                   (GEqualFunc)g_str_has_prefix, NULL) ==
+                  (balance == VN_BALANCE_MEMORY_PACKING));
+    vn_load_commit(h.load, h.t, h.policy, small, p);
+    q = vn_test_plan_ok(&h, big);
+    vn_test_assert_invariants(&h, big, q);
+    *ret_big_nodes = vn_test_nodes_used(q);
+    if (*ret_big_nodes == 1)
+        g_assert_cmpuint(g_array_index(q->cells, VnCell, 0).node_os_id, ==, 7);
+    vn_test_host_clear(&h);
+}
+
+/* Least loaded (the default) puts the small VM on the empty node, so the
+ * big one is split; memory packing puts it on a fuller node and keeps
+ * node 7 whole for the big one. */
+static void
+test_balance_packing_keeps_node_free(void)
+{
+    guint small_node, big_nodes;
+
+    plan_small_then_big(VN_BALANCE_LOAD, &small_node, &big_nodes);
+    g_assert_cmpuint(small_node, ==, 7);
+    g_assert_cmpuint(big_nodes, ==, 2);
+    plan_small_then_big(VN_BALANCE_MEMORY_PACKING, &small_node, &big_nodes);
+    g_assert_cmpuint(small_node, !=, 7);
+    g_assert_cmpuint(big_nodes, ==, 1);
+}
+
+/* Packing takes the fullest node that still holds the VM, never one that
+ * does not: on the R815 with node 7 at 10.5 GiB committed (4.5 GiB left
+ * after headroom) and the others empty, a 4 GiB VM goes to node 7, a
+ * 5 GiB VM whole to another node. */
+static void
+test_balance_packing_capacity(void)
+{
+    g_autofree gchar *path = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc",
+                                              "64amd64-4p2n4ca2co.xml", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) fits = vn_test_request(2, 4);
+    g_autoptr(VnRequest) too_big = vn_test_request(2, 5);
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(VnPlacement) q = NULL;
+    VnTestHost h;
+    gint full;
+
+    vn_test_host_init(&h, vn_topology_load_hwloc_xml(path, &error));
+    g_assert_no_error(error);
+    h.policy->balance = VN_BALANCE_MEMORY_PACKING;
+    full = vn_topology_node_by_os_id(h.t, 7);
+    h.load->nodes[full].committed_memory_kib = 10 * GIB + GIB / 2;
+    p = vn_test_plan_ok(&h, fits);
+    vn_test_assert_invariants(&h, fits, p);
+    g_assert_cmpuint(p->cells->len, ==, 1);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 7);
+    q = vn_test_plan_ok(&h, too_big);
+    vn_test_assert_invariants(&h, too_big, q);
+    g_assert_cmpuint(q->cells->len, ==, 1);
+    g_assert_cmpuint(g_array_index(q->cells, VnCell, 0).node_os_id, !=, 7);
+    vn_test_host_clear(&h);
 }
 
 static void
@@ -129,6 +234,9 @@ add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
             continue;
         test = g_strdup_printf("/plan/real/%s/%s", sub, name);
         g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host, g_free);
+        g_free(test);
+        test = g_strdup_printf("/plan/real/memory-packing/%s/%s", sub, name);
+        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_packing, g_free);
     }
 }
 
@@ -144,5 +252,8 @@ main(int argc, char **argv)
     }
     add_dir(data, "hwloc", ".xml");
     add_dir(data, "caps", ".xml");
+    g_test_add_func("/plan/real/balance/memory-packing-keeps-node-free",
+                    test_balance_packing_keeps_node_free);
+    g_test_add_func("/plan/real/balance/memory-packing-capacity", test_balance_packing_capacity);
     return g_test_run();
 }

@@ -2,7 +2,9 @@
  *
  * Decisions are checked against an independent brute-force oracle on hosts
  * of up to 16 nodes: the fewest nodes, and among feasible sets of that
- * size, the smallest internal distance.
+ * size, the smallest internal distance.  The oracle does not rank load:
+ * the balance ([placement] balance) only breaks ties between sets it
+ * finds equal, so both balances must meet it (/plan/oracle/memory-packing/).
  */
 #include "vn-test-plan.h"
 #include "vn-test-topologies.h"
@@ -88,7 +90,7 @@ test_larger_than_node_epyc(void)
 }
 
 static void
-check_against_oracle(VnShape shape, guint nodes, guint32 seed)
+check_against_oracle_with(VnShape shape, guint nodes, guint32 seed, VnBalance balance)
 {
     g_autoptr(GRand) rand = g_rand_new_with_seed(seed);
 
@@ -101,6 +103,7 @@ check_against_oracle(VnShape shape, guint nodes, guint32 seed)
         gboolean fits;
 
         vn_test_host_init(&h, vn_test_topology(shape, nodes, 4, 2, 16));
+        h.policy->balance = balance;
         for (guint i = 0; i < h.t->n_nodes; i++) {
             h.load->nodes[i].committed_memory_kib = (guint64)g_rand_int_range(rand, 0, 15) * GIB;
             h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, 30);
@@ -119,6 +122,20 @@ check_against_oracle(VnShape shape, guint nodes, guint32 seed)
         }
         vn_test_host_clear(&h);
     }
+}
+
+static void
+check_against_oracle(VnShape shape, guint nodes, guint32 seed)
+{
+    check_against_oracle_with(shape, nodes, seed, VN_BALANCE_LOAD);
+}
+
+/* Memory packing changes only the tie-break: the same fewest nodes and
+ * smallest distance, on the same hosts and requests. */
+static void
+check_packing_against_oracle(VnShape shape, guint nodes, guint32 seed)
+{
+    check_against_oracle_with(shape, nodes, seed, VN_BALANCE_MEMORY_PACKING);
 }
 
 /* Guest cells of their own, uneven sizes, against the oracle (see
@@ -162,6 +179,14 @@ static void
 test_oracle_8s(void) { check_against_oracle(VN_SHAPE_INTEL_8S, 8, 3); }
 static void
 test_oracle_16(void) { check_against_oracle(VN_SHAPE_HIER, 16, 4); }
+static void
+test_oracle_packing_2s(void) { check_packing_against_oracle(VN_SHAPE_INTEL_2S, 2, 1); }
+static void
+test_oracle_packing_epyc(void) { check_packing_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2); }
+static void
+test_oracle_packing_8s(void) { check_packing_against_oracle(VN_SHAPE_INTEL_8S, 8, 3); }
+static void
+test_oracle_packing_16(void) { check_packing_against_oracle(VN_SHAPE_HIER, 16, 4); }
 
 static void
 test_dedicated_never_shared(void)
@@ -485,6 +510,10 @@ main(int argc, char **argv)
     g_test_add_func("/plan/oracle/epyc-nps4", test_oracle_epyc);
     g_test_add_func("/plan/oracle/intel-8s", test_oracle_8s);
     g_test_add_func("/plan/oracle/16-node", test_oracle_16);
+    g_test_add_func("/plan/oracle/memory-packing/intel-2s", test_oracle_packing_2s);
+    g_test_add_func("/plan/oracle/memory-packing/epyc-nps4", test_oracle_packing_epyc);
+    g_test_add_func("/plan/oracle/memory-packing/intel-8s", test_oracle_packing_8s);
+    g_test_add_func("/plan/oracle/memory-packing/16-node", test_oracle_packing_16);
     g_test_add_func("/plan/oracle/sized-cells/intel-2s", test_oracle_sized_2s);
     g_test_add_func("/plan/oracle/sized-cells/epyc-nps4", test_oracle_sized_epyc);
     g_test_add_func("/plan/oracle/sized-cells/intel-8s", test_oracle_sized_8s);
