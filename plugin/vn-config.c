@@ -128,6 +128,7 @@ static const struct {
     { "host", "headroom_percent" },
     { "host", "cpu_overcommit" },
     { "placement", "memory_mode" },
+    { "placement", "balance" },
     { "hook", "manage" },
     { "hook", "on_conflict" },
     { "hook", "strict" },
@@ -372,14 +373,17 @@ static gboolean
 read_modes(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
 {
     guint mode = c->memory_mode, manage = c->hook_manage, conflict = c->hook_on_conflict;
+    guint balance = c->policy->balance;
 
     if (!read_choice(kf, path, "placement", "memory_mode", memory_mode_names, &mode, error) ||
+        !read_choice(kf, path, "placement", "balance", vn_balance_names(), &balance, error) ||
         !read_choice(kf, path, "hook", "manage", hook_manage_names, &manage, error) ||
         !read_choice(kf, path, "hook", "on_conflict", hook_conflict_names, &conflict, error) ||
         !read_bool(kf, path, "hook", "strict", &c->hook_strict, error) ||
         !read_dir(kf, path, "paths", "state_dir", &c->state_dir, error))
         return FALSE;
     c->memory_mode = mode;
+    c->policy->balance = balance;
     c->hook_manage = manage;
     c->hook_on_conflict = conflict;
     return TRUE;

@@ -61,7 +61,7 @@ gint vn_hook_conflict_from_string(const gchar *s);
 
 typedef struct {
     gchar *path;               /* file read; NULL when defaults were used */
-    VnPolicy *policy;          /* [host] */
+    VnPolicy *policy;          /* [host], and [placement] balance */
     VnMemoryMode memory_mode;  /* [placement] */
     VnHookManage hook_manage;  /* [hook] */
     VnHookConflict hook_on_conflict;

@@ -56,7 +56,7 @@ typedef enum {
 } VnBalance;
 
 /* Weight of the free-memory share against CPU use under memory packing:
- * 10 points less free memory outweigh 3 points more CPU use. */
+ * 10 points of free memory weigh as much as 3 points of CPU use. */
 #define VN_BALANCE_PACKING_FREE_WEIGHT 0.3
 
 const gchar *vn_balance_to_string(VnBalance b);

@@ -26,6 +26,7 @@ assert_defaults(const VnConfig *c)
     g_assert_cmpuint(c->policy->headroom_percent, ==, 5);
     g_assert_cmpfloat(c->policy->cpu_overcommit, ==, 4.0);
     g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_AUTO);
+    g_assert_cmpint(c->policy->balance, ==, VN_BALANCE_LOAD);
     g_assert_cmpint(c->hook_manage, ==, VN_HOOK_MANAGE_OPTED_IN);
     g_assert_cmpint(c->hook_on_conflict, ==, VN_HOOK_CONFLICT_REPLAN);
     g_assert_false(c->hook_strict);
@@ -47,6 +48,7 @@ test_config_full(void)
     g_assert_cmpuint(c->policy->headroom_percent, ==, 10);
     g_assert_cmpfloat(c->policy->cpu_overcommit, ==, 2.5);
     g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_STRICT);
+    g_assert_cmpint(c->policy->balance, ==, VN_BALANCE_MEMORY_PACKING);
     g_assert_cmpint(c->hook_manage, ==, VN_HOOK_MANAGE_ALL);
     g_assert_cmpint(c->hook_on_conflict, ==, VN_HOOK_CONFLICT_REFUSE);
     g_assert_true(c->hook_strict);
@@ -131,6 +133,15 @@ test_config_enum_strings(void)
     for (gint m = 0; m < VN_HOOK_CONFLICT_MAX; m++)
         g_assert_cmpint(vn_hook_conflict_from_string(vn_hook_conflict_to_string(m)), ==, m);
     g_assert_cmpstr(vn_hook_manage_to_string(VN_HOOK_MANAGE_OPTED_IN), ==, "opted-in");
+    for (gint b = 0; b < VN_BALANCE_MAX; b++) {
+        VnBalance back;
+        g_assert_true(vn_balance_from_string(vn_balance_to_string(b), &back));
+        g_assert_cmpint(back, ==, b);
+        g_assert_cmpstr(vn_balance_names()[b], ==, vn_balance_to_string(b));
+    }
+    g_assert_null(vn_balance_names()[VN_BALANCE_MAX]);
+    g_assert_cmpstr(vn_balance_to_string(VN_BALANCE_MEMORY_PACKING), ==, "memory-packing");
+    g_assert_false(vn_balance_from_string("spread", &(VnBalance){ 0 }));
     g_assert_cmpint(vn_memory_mode_from_string("interleave"), ==, -1);
     g_assert_cmpint(vn_memory_mode_from_string(NULL), ==, -1);
 }
@@ -151,6 +162,8 @@ static const BadConfigCase bad_cases[] = {
     { "bad-overcommit-zero.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"0\" is not a number above 0 and at most 64" },
     { "bad-overcommit-text.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"4x\" is not a number above 0 and at most 64" },
     { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID, "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
+    { "bad-balance.conf", VN_CONFIG_ERROR_INVALID, "[placement] balance: \"spread\" is not one of load, memory-packing" },
+    { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID, "[placement] balance: \"\" is not one of load, memory-packing" },
     { "bad-manage.conf", VN_CONFIG_ERROR_INVALID, "[hook] manage: \"some\" is not one of opted-in, all, none" },
     { "bad-conflict.conf", VN_CONFIG_ERROR_INVALID, "[hook] on_conflict: \"retry\" is not one of replan, refuse, ignore" },
     { "bad-strict.conf", VN_CONFIG_ERROR_INVALID, "[hook] strict: \"maybe\" is not true or false" },
