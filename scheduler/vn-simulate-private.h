@@ -8,7 +8,8 @@
 
 typedef struct {
     const VnTopology *t;
-    const VnPolicy *policy;
+    const VnPolicy *policy;    /* balance load: baselines, commits, oracles */
+    const VnPolicy *plan_policy; /* vn_plan() for the vnuma policies */
     const VnTrace *trace;
     VnSimPolicy which;
     VnLoad *load;              /* the policy's own host state (borrowed) */

@@ -18,6 +18,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_MOST_FREE] = "most-free",
     [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
     [VN_SIM_POLICY_NO_PINNING] = "no-pinning",
+    [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
 };
 
 const gchar *
@@ -75,8 +76,8 @@ events_new(const VnTrace *trace)
 static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
-    if (s->which == VN_SIM_POLICY_VNUMA)
-        return vn_plan(s->t, s->load, s->policy, req, NULL, error);
+    if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING)
+        return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req,
                              &s->cursor, error);
 }
@@ -172,14 +173,21 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
     VnSim s = { 0 };
+    /* Shallow copies, borrowing reserved_cpus: only the balance differs. */
+    VnPolicy by_load, packing;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
+    by_load = *policy;
+    by_load.balance = VN_BALANCE_LOAD;
+    packing = *policy;
+    packing.balance = VN_BALANCE_MEMORY_PACKING;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
     g_ptr_array_set_size(placed, trace->vms->len);
-    vn_sim_init(&s, t, policy, trace, which, load, requests, placed);
+    vn_sim_init(&s, t, &by_load, trace, which, load, requests, placed);
+    s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing : &by_load;
     if (!run(&s, error)) {
         vn_sim_clear(&s);
         return FALSE;

@@ -6,6 +6,11 @@
  * for a peer (vn-baselines.h).  Pure: no I/O, no clock; the same inputs
  * give the same metrics.
  *
+ * vnuma runs vn_plan() with balance load (the default), vnuma-packing
+ * with balance memory-packing (VnBalance), whatever the policy passed in
+ * says: the name says what ran, and both can be compared in one run.
+ * The oracles below are vn_plan() with balance load for every policy.
+ *
  * Events: a VM arrives at time_s and, when admitted, leaves at
  * time_s + duration_s.  Events run in time order; at equal times
  * departures come first (they free room), then arrivals in trace order.
@@ -58,6 +63,7 @@ typedef enum {
     VN_SIM_POLICY_MOST_FREE,
     VN_SIM_POLICY_ROUND_ROBIN,
     VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA_PACKING,  /* after the baselines: VnBaseline b is policy b + 1 */
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 

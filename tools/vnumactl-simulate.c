@@ -41,14 +41,21 @@ typedef struct {
     VnSimMetrics m;
 } SimResult;
 
+/* Every policy, as printed: vnuma's two balances first. */
+static const VnSimPolicy all_policies[] = {
+    VN_SIM_POLICY_VNUMA, VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE, VN_SIM_POLICY_ROUND_ROBIN, VN_SIM_POLICY_NO_PINNING,
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
+
 /* The --policy list, or every policy; FALSE (message printed) on an
  * unknown name. */
 static gboolean
 policies_from_options(const SimOptions *o, GArray *ret)
 {
     if (!o->policies || !o->policies[0]) {
-        for (guint i = 0; i < VN_SIM_POLICY_MAX; i++) {
-            SimResult r = { .policy = (VnSimPolicy)i };
+        for (guint i = 0; i < G_N_ELEMENTS(all_policies); i++) {
+            SimResult r = { .policy = all_policies[i] };
             g_array_append_val(ret, r);
         }
         return TRUE;
@@ -56,8 +63,8 @@ policies_from_options(const SimOptions *o, GArray *ret)
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, first-fit, most-free, "
-                               "round-robin, no-pinning", o->policies[i]);
+            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, first-fit, "
+                               "most-free, round-robin, no-pinning", o->policies[i]);
             return FALSE;
         }
         g_array_append_val(ret, r);
@@ -154,7 +161,7 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
     printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
            first->offered_gib_hours);
     printf("host: %s: %u nodes\n\n", t->source, t->n_nodes);
-    printf("%-12s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s\n", "policy", "admitted", "rejected",
+    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s\n", "policy", "admitted", "rejected",
            "served_GiBh", "rej_feas", "split", "split_un", "split_dst", "min_dst", "imbalance",
            "remote");
     for (guint i = 0; i < results->len; i++) {
@@ -163,7 +170,7 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
         g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
         g_autofree gchar *min = distance_text(m, m->min_split_distance);
 
-        printf("%-12s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%%\n",
+        printf("%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%%\n",
                vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
                m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
                m->remote_share * 100.0);
@@ -193,7 +200,7 @@ vn_cmd_simulate(int argc, char **argv)
     const GOptionEntry entries[] = {
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, first-fit, most-free, round-robin or no-pinning (repeatable; default all)", "NAME" },
+          "Only this policy: vnuma, vnuma-packing, first-fit, most-free, round-robin or no-pinning (repeatable; default all)", "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { NULL },
     };
@@ -206,8 +213,10 @@ vn_cmd_simulate(int argc, char **argv)
     g_autoptr(VnTrace) trace = NULL;
 
     g_option_context_set_description(ctx,
-        "Policies: vnuma (this planner), first-fit (Nova), most-free (numad), round-robin,\n"
-        "no-pinning (an unmanaged VM).  The metrics are described in vnumactl(8).\n"
+        "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
+        "memory-packing), first-fit (Nova), most-free (numad), round-robin, no-pinning (an\n"
+        "unmanaged VM); the two vnuma policies set the balance whatever vnuma.conf says.\n"
+        "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
 

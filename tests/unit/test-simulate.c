@@ -183,6 +183,42 @@ test_most_free_splits_unnecessarily(void)
     g_assert_cmpfloat_with_epsilon(n.remote_share, 0.5 * 2.0 / 3.0, 1e-9);
 }
 
+/* Two 8 GiB nodes: a (4 GiB) lands on node 0, b (2 GiB) comes, then c
+ * (7 GiB), which only an untouched node holds alone.  vnuma (least
+ * loaded) puts b on node 1 and must split c over both nodes;
+ * vnuma-packing puts b next to a and keeps node 1 whole for c.  vnuma
+ * stays least loaded even when the host policy says memory-packing. */
+static void
+test_packing_keeps_node_whole(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnPolicy) packing_conf = exact_policy(t);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    g_autoptr(GError) error = NULL;
+    VnSimMetrics v, p, v_conf;
+
+    vn_trace_add(trace, "a", 0, 1, 4 * GIB, 1000);
+    vn_trace_add(trace, "b", 10, 1, 2 * GIB, 1000);
+    vn_trace_add(trace, "c", 20, 2, 7 * GIB, 1000);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    p = simulate(t, trace, VN_SIM_POLICY_VNUMA_PACKING);
+    g_assert_cmpuint(v.admitted, ==, 3);
+    g_assert_cmpuint(v.split, ==, 1);
+    g_assert_cmpfloat(v.remote_share, >, 0.0);
+    g_assert_cmpuint(p.admitted, ==, 3);
+    g_assert_cmpuint(p.split, ==, 0);
+    g_assert_cmpuint(p.rejected_feasible, ==, 0);
+    g_assert_cmpfloat(p.remote_share, ==, 0.0);
+    g_assert_cmpfloat(p.served_gib_hours, ==, v.served_gib_hours);
+    /* memory packed: node 0 holds 6 GiB while c alone is on node 1 */
+    g_assert_cmpfloat(p.imbalance, >=, v.imbalance);
+
+    packing_conf->balance = VN_BALANCE_MEMORY_PACKING;
+    g_assert_true(vn_simulate(t, NULL, packing_conf, trace, VN_SIM_POLICY_VNUMA, &v_conf, &error));
+    g_assert_no_error(error);
+    g_assert_cmpmem(&v_conf, sizeof(v_conf), &v, sizeof(v));
+}
+
 /* An unpinned VM's vCPUs run anywhere: on two equal nodes half of its
  * accesses are remote. */
 static void
@@ -283,6 +319,7 @@ test_names(void)
         g_assert_cmpint(back, ==, b);
         g_assert_cmpstr(vn_baseline_to_string((VnBaseline)b), ==, vn_sim_policy_to_string((VnSimPolicy)(b + 1)));
     }
+    g_assert_cmpstr(vn_sim_policy_to_string(VN_SIM_POLICY_VNUMA_PACKING), ==, "vnuma-packing");
     g_assert_false(vn_sim_policy_from_string("numad", &(VnSimPolicy){ 0 }));
 }
 
@@ -331,7 +368,7 @@ test_deterministic(void)
         g_assert_cmpfloat(a.imbalance, >=, 1.0);
         g_assert_cmpfloat(a.remote_share, >=, 0.0);
         g_assert_cmpfloat(a.remote_share, <=, 1.0);
-        if (p == VN_SIM_POLICY_VNUMA) {
+        if (p == VN_SIM_POLICY_VNUMA || p == VN_SIM_POLICY_VNUMA_PACKING) {
             g_assert_cmpuint(a.rejected_feasible, ==, 0);
             g_assert_cmpuint(a.split_unnecessary, ==, 0);
         }
@@ -348,6 +385,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/first-fit/rejects-feasible", test_first_fit_rejects_feasible);
     g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
+    g_test_add_func("/sim/vnuma-packing/keeps-node-whole", test_packing_keeps_node_whole);
     g_test_add_func("/sim/imbalance", test_imbalance);
     g_test_add_func("/sim/departure-first", test_departure_first);
     g_test_add_func("/sim/baselines/choices", test_baseline_choices);
