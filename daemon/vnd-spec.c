@@ -15,19 +15,21 @@
 #define MAX_NODE 4095
 #define MAX_DEVICES 256
 #define MAX_NAME 256
+/* vn_plan() places at most 64 guest cells of their own sizes */
+#define MAX_SIZED_CELLS 64
 
 static const gchar *const plan_members[] = {
     "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "devices", "domain_xml", "force", "explain", NULL };
+    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", "explain", NULL };
 static const gchar *const fit_members[] = {
     "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "devices", "domain_xml", "force", NULL };
+    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", NULL };
 static const gchar *const reserve_members[] = {
     "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "devices", "domain_xml", "force", "ttl_s", "name", NULL };
+    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", "ttl_s", "name", NULL };
 static const gchar *const vm_members[] = {
     "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "devices", NULL };
+    "priority", "cells", "cell_sizes", "devices", NULL };
 
 const gchar *const *
 vnd_spec_members(VndSpecKind kind)
@@ -208,13 +210,84 @@ get_devices(JsonObject *o, VnRequest *r, GError **error)
     return TRUE;
 }
 
+/* cell_sizes[i]: {"vcpus", "memory_mib"}, appended to r's cell sizes and
+ * added to its vcpus and memory_kib. */
+static gboolean
+get_cell_size(JsonNode *n, guint i, VnRequest *r, GError **error)
+{
+    static const gchar *const allowed[] = { "vcpus", "memory_mib", NULL };
+    g_autofree gchar *where = g_strdup_printf("cell_sizes[%u]", i);
+    gint64 vcpus = -1, mib = -1;
+    JsonObject *o;
+
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return bad(error, where, "must be an object {\"vcpus\", \"memory_mib\"}");
+    o = json_node_get_object(n);
+    g_autoptr(GList) members = json_object_get_members(o);
+    for (GList *l = members; l; l = l->next)
+        if (!g_strv_contains(allowed, l->data))
+            return bad(error, where, "unknown member \"%s\"", (const gchar *)l->data);
+    if (!get_int(o, "vcpus", 0, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
+        !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error)) {
+        g_prefix_error(error, "%s.", where);
+        return FALSE;
+    }
+    if (vcpus < 0 || mib < 0)
+        return bad(error, where, "\"%s\" is required", vcpus < 0 ? "vcpus" : "memory_mib");
+    vn_request_add_cell_size(r, (guint)vcpus, (guint64)mib * 1024);
+    r->vcpus += (guint)vcpus;
+    r->memory_kib += (guint64)mib * 1024;
+    return TRUE;
+}
+
+/* cell_sizes: the VM cell by cell; r's vcpus, memory_kib and cells become
+ * the cells' sums and count. */
+static gboolean
+get_cell_sizes(JsonObject *o, VnRequest *r, GError **error)
+{
+    JsonNode *n = json_object_get_member(o, "cell_sizes");
+    JsonArray *a = n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+
+    if (!a || json_array_get_length(a) == 0 || json_array_get_length(a) > MAX_SIZED_CELLS)
+        return bad(error, "cell_sizes", "must be an array of 1 to %d cells {\"vcpus\", \"memory_mib\"}",
+                   MAX_SIZED_CELLS);
+    for (guint i = 0; i < json_array_get_length(a); i++)
+        if (!get_cell_size(json_array_get_element(a, i), i, r, error))
+            return FALSE;
+    r->cells = json_array_get_length(a);
+    if (r->vcpus == 0)
+        return bad(error, "cell_sizes", "no cell has vCPUs (at least one needs some)");
+    if (r->vcpus > VN_DOMAIN_MAX_VCPUS || r->memory_kib / 1024 > (guint64)MAX_MEMORY_MIB)
+        return bad(error, "cell_sizes", "the cells hold %u vCPUs and %" G_GUINT64_FORMAT " MiB, more than "
+                   "a VM may (%d vCPUs, %" G_GINT64_FORMAT " MiB)", r->vcpus, r->memory_kib / 1024,
+                   VN_DOMAIN_MAX_VCPUS, MAX_MEMORY_MIB);
+    return TRUE;
+}
+
+/* With cell_sizes, "vcpus", "memory_mib" and "cells" may be left out;
+ * given, they must say what the cells say. */
+static gboolean
+check_cell_sizes(JsonObject *o, const VnRequest *r, gint64 vcpus, gint64 mib, gint64 cells,
+                 GError **error)
+{
+    if (json_object_has_member(o, "vcpus") && (guint64)vcpus != r->vcpus)
+        return bad(error, "vcpus", "%" G_GINT64_FORMAT ", but cell_sizes hold %u vCPUs", vcpus, r->vcpus);
+    if (json_object_has_member(o, "memory_mib") && (guint64)mib * 1024 != r->memory_kib)
+        return bad(error, "memory_mib", "%" G_GINT64_FORMAT ", but cell_sizes hold %" G_GUINT64_FORMAT " MiB",
+                   mib, r->memory_kib / 1024);
+    if (json_object_has_member(o, "cells") && (guint64)cells != r->cells)
+        return bad(error, "cells", "%" G_GINT64_FORMAT ", but cell_sizes has %u cells", cells, r->cells);
+    return TRUE;
+}
+
 static VnRequest *
 request_from_body(JsonObject *o, GError **error)
 {
     g_autoptr(VnRequest) r = vn_request_new();
     gint64 vcpus = 0, mib = 0, iothreads = 0, cells = 0;
+    gboolean sized = json_object_has_member(o, "cell_sizes");
 
-    if (!require(o, "vcpus", error) || !require(o, "memory_mib", error) ||
+    if ((!sized && (!require(o, "vcpus", error) || !require(o, "memory_mib", error))) ||
         !get_int(o, "vcpus", 1, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error) ||
         !get_bool(o, "dedicated", &r->dedicated, error) ||
@@ -223,9 +296,16 @@ request_from_body(JsonObject *o, GError **error)
         !get_int(o, "cells", 0, MAX_SMALL, &cells, error) ||
         !get_enums(o, r, error) || !get_devices(o, r, error))
         return NULL;
+    r->iothreads = (guint)iothreads;
+    if (sized) {
+        if (!get_cell_sizes(o, r, error) || !check_cell_sizes(o, r, vcpus, mib, cells, error))
+            return NULL;
+        /* identical cells: the even split, as "cells" alone plans it */
+        vn_request_forget_even_cell_sizes(r);
+        return g_steal_pointer(&r);
+    }
     r->vcpus = (guint)vcpus;
     r->memory_kib = (guint64)mib * 1024;
-    r->iothreads = (guint)iothreads;
     r->cells = (guint)cells;
     if (r->cells > r->vcpus) {
         bad(error, "cells", "more cells (%u) than vCPUs (%u)", r->cells, r->vcpus);

@@ -1,10 +1,15 @@
 /* vnd-spec.h: a VM as the API receives it, validated into a request.
  *
  * Body members (all optional unless said):
- *   vcpus (1..16384, required), memory_mib (1..2^30, required),
+ *   vcpus (1..16384, required), memory_mib (1..2^30, required; both
+ *   optional with cell_sizes),
  *   dedicated (bool), smt ("prefer"|"isolate"|"require", dedicated only),
  *   hugepages ("2M"|"1G" or 2048|1048576 KiB), iothreads (0..256),
  *   priority ("low"|"normal"|"high"), cells (0..256, 0 = vnuma chooses),
+ *   cell_sizes ([{"vcpus": 0..16384, "memory_mib": 1..2^30}], 1..64 guest
+ *   cells of their own sizes, at least one with vCPUs; vcpus, memory_mib
+ *   and cells are then optional, and when given must equal the sums and
+ *   the count; cells all of one size are planned as the even split),
  *   devices ([{"node": 0..4095, "iothread": 0..256, "name": str}], <= 256)
  * or instead of those:
  *   domain_xml (a libvirt domain, <= 1 MiB), force (bool: replace

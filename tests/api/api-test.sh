@@ -149,6 +149,40 @@ req POST /v1/fit '{"vcpus": 400, "memory_mib": 409600}'
 check "fit: no fit is 200 with fits false and reasons" jqb '(.fits | not) and .score == 0 and (.reasons | length > 1)'
 expect POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "explain": true}' 400 "explain"
 
+# --- cell_sizes: guest cells of their own sizes ----------------------------------
+U='"cell_sizes": [{"vcpus": 6, "memory_mib": 13824}, {"vcpus": 2, "memory_mib": 4096}]'
+req POST /v1/plan "{$U}"
+check "plan cell_sizes: 200" test "$code" = 200
+check "plan cell_sizes: each cell its own vCPUs and memory" \
+    jqb '(.placement.cells | map([.vcpus, .memory_mib])) == [["0-5", 13824], ["6-7", 4096]]'
+req POST /v1/plan "{\"vcpus\": 8, \"memory_mib\": 17920, \"cells\": 2, $U}"
+check "plan cell_sizes: consistent vcpus, memory_mib and cells accepted" \
+    jqb '(.placement.cells | map([.vcpus, .memory_mib])) == [["0-5", 13824], ["6-7", 4096]]'
+req POST /v1/fit "{$U}"
+check "fit cell_sizes: fits in 2 cells" jqb '.fits and .cells == 2'
+C0='{"vcpus": 2, "memory_mib": 1024}'
+expect POST /v1/plan '{"cell_sizes": {"vcpus": 2}}' 400 "cell_sizes: must be an array of 1 to 64"
+expect POST /v1/plan '{"cell_sizes": []}' 400 "cell_sizes: must be an array of 1 to 64"
+expect POST /v1/plan "$(jq -nc '{cell_sizes: [range(65) | {vcpus: 1, memory_mib: 64}]}')" 400 "cell_sizes: must be an array of 1 to 64"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, 7]}" 400 "cell_sizes[1]: must be an object"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": 2, \"memory_mib\": 1024, \"node\": 1}]}" 400 'cell_sizes[1]: unknown member "node"'
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": 2}]}" 400 'cell_sizes[1]: "memory_mib" is required'
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"memory_mib\": 1024}]}" 400 'cell_sizes[1]: "vcpus" is required'
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": 2, \"memory_mib\": 0}]}" 400 "cell_sizes[1].memory_mib: must be an integer from 1 to 1073741824"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": 2, \"memory_mib\": 1.5}]}" 400 "cell_sizes[1].memory_mib: must be an integer"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": -1, \"memory_mib\": 1024}]}" 400 "cell_sizes[1].vcpus: must be an integer from 0 to 16384"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": \"2\", \"memory_mib\": 1024}]}" 400 "cell_sizes[1].vcpus: must be an integer"
+expect POST /v1/plan '{"cell_sizes": [{"vcpus": 0, "memory_mib": 1024}, {"vcpus": 0, "memory_mib": 512}]}' 400 "cell_sizes: no cell has vCPUs"
+expect POST /v1/plan "{\"cell_sizes\": [$C0, {\"vcpus\": 16383, \"memory_mib\": 1024}]}" 400 "cell_sizes: the cells hold 16385 vCPUs"
+expect POST /v1/plan "{\"vcpus\": 9, $U}" 400 "vcpus: 9, but cell_sizes hold 8 vCPUs"
+expect POST /v1/plan "{\"memory_mib\": 1024, $U}" 400 "memory_mib: 1024, but cell_sizes hold 17920 MiB"
+expect POST /v1/plan "{\"cells\": 3, $U}" 400 "cells: 3, but cell_sizes has 2 cells"
+expect POST /v1/plan "{\"cells\": 0, $U}" 400 "cells: 0, but cell_sizes has 2 cells"
+expect POST /v1/plan "{\"domain_xml\": $xml, $U}" 400 'cell_sizes: not allowed with "domain_xml"'
+expect POST /v1/plan '{"hugepages": "2M", "cell_sizes": [{"vcpus": 2, "memory_mib": 3}, {"vcpus": 1, "memory_mib": 4}]}' 400 "hugepage size"
+expect POST /v1/fit '{"cell_sizes": []}' 400 "cell_sizes"
+expect POST /v1/reservations "{\"cell_sizes\": [$C0, {\"vcpus\": 2}]}" 400 'cell_sizes[1]: "memory_mib" is required'
+
 # --- reservations ------------------------------------------------------------
 req POST /v1/reservations '{"vcpus": 8, "memory_mib": 12288, "name": "vm-a", "ttl_s": 600}'
 check "reserve: 201" test "$code" = 201
@@ -188,6 +222,15 @@ check "history: the lapsed one" jq -se 'map(select(.decision == "lapsed")) | len
 check "reserve: the lapsed one was reclaimed from the ledger" \
     jq -e --arg u "reservation:$id_b" '[.domains[] | select(.uuid == $u)] | length == 0' "$tmp/state/ledger.json"
 expect DELETE "/v1/reservations/$id_c" "" 204
+req POST /v1/reservations "{$U, \"name\": \"vm-u\", \"ttl_s\": 600}"
+check "reserve cell_sizes: 201" test "$code" = 201
+id_u=$(jq -r .id "$tmp/body")
+check "reserve cell_sizes: in the ledger cell by cell, each its own size" \
+    jq -e --arg u "reservation:$id_u" '.domains[] | select(.uuid == $u) | (.cells | map([.vcpus, .memory_kib])) == [[6, 14155776], [2, 4194304]]' "$tmp/state/ledger.json"
+req GET /v1/reservations
+check "reserve cell_sizes: listed with the cells' sums" \
+    jqb --arg i "$id_u" '.reservations[] | select(.id == $i) | .vcpus == 8 and .memory_mib == 17920'
+expect DELETE "/v1/reservations/$id_u" "" 204
 
 # 100 concurrent clients: plans all answer, reservations never overcommit
 for i in $(seq 1 100); do

@@ -198,6 +198,40 @@ static void test_prepare_held(Fixture *f, gconstpointer data)
     g_assert_cmpstr(g_array_index(r->cells, VnLedgerCell, 0).cpus, ==, "6-7");
 }
 
+/* A hold of guest cells of their own sizes (POST /v1/reservations with
+ * cell_sizes) is taken cell by cell: each keeps its node, vCPUs and
+ * memory. */
+static void test_prepare_held_uneven(Fixture *f, gconstpointer data)
+{
+    {
+        g_autoptr(GError) err = NULL;
+        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
+        g_assert_no_error(err);
+        VnLedgerRecord *hold = vn_ledger_record_new("reservation:8", "vm-managed");
+        hold->time = g_get_real_time() / G_USEC_PER_SEC;
+        hold->expires = hold->time + 600;
+        vn_ledger_record_add_cell(hold, 0, 1, 1, "2-3", 786432);
+        vn_ledger_record_add_cell(hold, 1, 3, 1, "6-7", 262144);
+        vn_ledger_put(l, hold);
+        g_assert_true(vn_ledger_commit(l, &err));
+    }
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
+    VnLedgerRecord *r = vn_ledger_lookup(l, "11111111-0000-4000-8000-000000000003");
+    g_assert_nonnull(r);
+    g_assert_cmpint(r->expires, ==, 0);
+    g_assert_cmpuint(r->cells->len, ==, 2);
+    const VnLedgerCell *c0 = &g_array_index(r->cells, VnLedgerCell, 0);
+    const VnLedgerCell *c1 = &g_array_index(r->cells, VnLedgerCell, 1);
+    g_assert_cmpuint(c0->node_os_id, ==, 1);
+    g_assert_cmpuint(c0->vcpus, ==, 1);
+    g_assert_cmpuint(c0->memory_kib, ==, 786432);
+    g_assert_cmpuint(c1->node_os_id, ==, 3);
+    g_assert_cmpuint(c1->vcpus, ==, 1);
+    g_assert_cmpuint(c1->memory_kib, ==, 262144);
+}
+
 static void test_prepare_unmanaged(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
@@ -548,6 +582,7 @@ int main(int argc, char **argv)
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
     ADD("/hook/prepare/held", test_prepare_held);
+    ADD("/hook/prepare/held-uneven", test_prepare_held_uneven);
     ADD("/hook/prepare/refuse", test_refuse);
     ADD("/hook/prepare/replan-ignore", test_replan_and_ignore);
     ADD("/hook/prepare/strict", test_strict);
