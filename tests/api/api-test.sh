@@ -31,7 +31,7 @@ export VNUMA_CONFIG=$data/config/empty.conf
 n=0 failed=0
 ok()   { n=$((n + 1)); echo "ok $n - $1"; }
 nok()  { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what" "command: $*"; fi; }
+check() { local what=$1; shift; if "$@" >/dev/null; then ok "$what"; else nok "$what" "command: $*"; fi; }
 
 # start NAME SOCKET ARGS... : vnumad in the foreground, ready when the socket answers
 start() {
