@@ -180,6 +180,39 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
 }
 
 /* Flags -> request.  Every bad value names its flag. */
+/* The first flag given that describes the VM's shape, or NULL: with a
+ * DOMAIN.xml the domain gives the shape, and a flag that would be ignored
+ * is refused instead. */
+static const gchar *
+shape_flag(const PlanOptions *o)
+{
+    if (o->vcpus)
+        return "--vcpus";
+    if (o->memory)
+        return "--memory";
+    if (o->cell_specs)
+        return "--cell";
+    if (o->cells)
+        return "--cells";
+    if (o->hugepages)
+        return "--hugepages";
+    if (o->dedicated)
+        return "--dedicated";
+    if (o->smt)
+        return "--smt";
+    if (o->iothreads)
+        return "--iothreads";
+    if (o->priority)
+        return "--priority";
+    if (o->memory_only_nodes)
+        return "--memory-only-nodes";
+    if (o->device_nodes)
+        return "--device-node";
+    if (o->repeat)
+        return "--repeat";
+    return NULL;
+}
+
 static VnRequest *
 request_from_options(const PlanOptions *o, GError **error)
 {
@@ -254,7 +287,7 @@ plan_context(PlanOptions *o, gboolean explain)
                 : "Plan a VM's placement (no side effect). With DOMAIN.xml, print the rewritten XML",
         entries, &o->source);
 
-    g_option_context_set_description(ctx, "The VM comes from the flags, or from DOMAIN.xml (flags then override nothing).\n"
+    g_option_context_set_description(ctx, "The VM comes from the flags, or from DOMAIN.xml (then no shape flag is allowed).\n"
                                           "--cell VCPUS:SIZE, once per guest cell (--cell 2:12G --cell 6:4G), gives each cell\n"
                                           "its own size; vCPUs, memory and cell count are then the cells' (--vcpus, --memory\n"
                                           "and --cells may be left out, and when given must say the same).\n"
@@ -363,6 +396,9 @@ run_plan(int argc, char **argv, gboolean explain)
         return VN_EXIT_ERROR;
     if (o.repeat < 0 || o.repeat > 1000000)
         return vn_cli_fail_printf("--repeat: must be from 1 to 1000000");
+    if (domain_path && shape_flag(&o))
+        return vn_cli_fail_printf("%s: not with DOMAIN.xml, which gives the VM's shape "
+                                  "(edit the domain, or plan from the flags alone)", shape_flag(&o));
     if (!domain_path && !(req = request_from_options(&o, &error)))
         return vn_cli_fail(error);
     if (!vn_source_load(&o.source, &t, &load, &config, &error))
