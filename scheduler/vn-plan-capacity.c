@@ -233,6 +233,39 @@ vn_plan_format_kib(guint64 kib)
     return g_strdup_printf("%" G_GUINT64_FORMAT " KiB", kib);
 }
 
+/* "cells 0, 2" / "cell 1" / "none of the cells" for a mask of sized cells */
+static gchar *
+cells_string(guint64 mask)
+{
+    GString *s = g_string_new(NULL);
+    guint n = 0;
+
+    for (guint i = 0; i < VN_PLAN_MAX_SIZED_CELLS; i++) {
+        if (!(mask & ((guint64)1 << i)))
+            continue;
+        g_string_append_printf(s, "%s%u", n++ ? ", " : "", i);
+    }
+    if (n == 0)
+        g_string_assign(s, "none of the cells");
+    else
+        g_string_prepend(s, n == 1 ? "cell " : "cells ");
+    return g_string_free(s, FALSE);
+}
+
+/* Guest cells of their own sizes: what the node has and which cells it
+ * could hold on its own. */
+static gchar *
+sized_shortfall(const VnPlanCtx *c, guint node, const gchar *have)
+{
+    g_autofree gchar *cells = cells_string(vn_plan_cells_fit_mask(c, node));
+
+    return g_strdup_printf("node %u: %s%s and room for %u %svCPUs free, holds %s alone",
+                           c->t->nodes[node].os_id, have,
+                           c->req->hugepage_kib ? " in hugepages" : "",
+                           c->cap[node].vcpus * c->vcpu_unit,
+                           c->req->dedicated ? "dedicated " : "", cells);
+}
+
 /* One line on what a node lacks for this VM (used when nothing fits). */
 gchar *
 vn_plan_node_shortfall(const VnPlanCtx *c, guint node)
@@ -248,6 +281,8 @@ vn_plan_node_shortfall(const VnPlanCtx *c, guint node)
     if (cap->memory_only)
         return g_strdup_printf("node %u: memory-only, %s free: can add memory to a VM, not hold its vCPUs",
                                os_id, have);
+    if (c->sizes)
+        return sized_shortfall(c, node, have);
     if (cap->vcpus < vunits && cap->mem_kib < c->req->memory_kib)
         return g_strdup_printf("node %u: %s and room for %u vCPUs free, needs %s and %u vCPUs",
                                os_id, have, cap->vcpus * c->vcpu_unit, need, c->req->vcpus);

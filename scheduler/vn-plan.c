@@ -155,6 +155,24 @@ ctx_clear(VnPlanCtx *c)
     g_free(c->scratch);
 }
 
+/* Guest cells of their own sizes: each cell, and whether any node can
+ * hold it on its own (when every cell has a node, the cells do not fit
+ * together on the nodes that are near enough). */
+static void
+add_sized_cell_reasons(const VnPlanCtx *c, GPtrArray *r)
+{
+    guint64 any = 0;
+
+    for (guint node = 0; node < c->n; node++)
+        any |= vn_plan_cells_fit_mask(c, node);
+    for (guint i = 0; i < c->fixed_cells; i++) {
+        g_autofree gchar *mem = vn_plan_format_kib(c->sizes[i].memory_kib);
+        g_ptr_array_add(r, g_strdup_printf("cell %u: %u vCPUs, %s: %s", i, c->sizes[i].vcpus, mem,
+                                           any & ((guint64)1 << i) ? "some node holds it alone"
+                                                                   : "no node holds it alone"));
+    }
+}
+
 static GPtrArray *
 no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
 {
@@ -174,6 +192,8 @@ no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
         g_ptr_array_add(r, vn_plan_node_shortfall(c, (guint)node));
         shown++;
     }
+    if (c->sizes)
+        add_sized_cell_reasons(c, r);
     if (c->n > shown)
         g_ptr_array_add(r, g_strdup_printf("... and %u more nodes", c->n - shown));
     return r;
