@@ -48,14 +48,16 @@ static gboolean reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **erro
     return vn_ledger_commit(l, error);
 }
 
-/* Plans against everyone else's load; `cells` 0 lets the core choose. */
+/* Plans against everyone else's load; `cells` 0 lets the core choose.
+ * Guest cells of their own sizes in the domain are guest ABI and win over
+ * a recorded count that no longer matches them. */
 static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, guint cells,
                      const gchar *why, GError **error)
 {
     g_autoptr(VnRequest) req = vn_domain_to_request(h->domain, NULL, error);
     if (!req)
         return FALSE;
-    if (cells)
+    if (cells && !req->cell_sizes)
         req->cells = cells;
     g_autoptr(GPtrArray) reasons = NULL;
     g_autoptr(GError) plan_error = NULL;

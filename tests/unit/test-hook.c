@@ -400,6 +400,25 @@ static void test_replan_and_ignore(Fixture *f, gconstpointer data)
     g_assert_cmpuint(g_array_index(r->cells, VnLedgerCell, 0).node_os_id, ==, 9);
 }
 
+/* The user re-cut the guest cells (3 recorded, 2 of their own sizes now)
+ * and the recorded nodes are gone: the new plan takes the domain's cells,
+ * guest ABI, not the recorded count. */
+static void test_replan_recut_cells(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-recut", "prepare", "begin", "recut-cells");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-recut");
+    g_assert_nonnull(r);
+    g_assert_true(r->needs_apply);
+    g_assert_cmpuint(r->cells->len, ==, 2);
+    const VnLedgerCell *c0 = &g_array_index(r->cells, VnLedgerCell, 0);
+    const VnLedgerCell *c1 = &g_array_index(r->cells, VnLedgerCell, 1);
+    g_assert_cmpuint(c0->vcpus, ==, 1);
+    g_assert_cmpuint(c0->memory_kib, ==, 786432);
+    g_assert_cmpuint(c1->vcpus, ==, 3);
+    g_assert_cmpuint(c1->memory_kib, ==, 262144);
+}
+
 static void test_strict(Fixture *f, gconstpointer data)
 {
     f->config = data_path("hook/strict.conf");
@@ -585,6 +604,7 @@ int main(int argc, char **argv)
     ADD("/hook/prepare/held-uneven", test_prepare_held_uneven);
     ADD("/hook/prepare/refuse", test_refuse);
     ADD("/hook/prepare/replan-ignore", test_replan_and_ignore);
+    ADD("/hook/prepare/replan-recut-cells", test_replan_recut_cells);
     ADD("/hook/prepare/strict", test_strict);
     ADD("/hook/prepare/concurrent", test_concurrent_prepares);
     ADD("/hook/release", test_release);
