@@ -48,6 +48,19 @@ static gboolean reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **erro
     return vn_ledger_commit(l, error);
 }
 
+/* A VM that starts with guest cells its guest cannot see (x86 without
+ * ACPI): said in the decision's reason, so the log and `vnumactl log`
+ * show it; the start is not refused for it. */
+static void warn_guest_view(VnHook *h)
+{
+    g_autofree gchar *w = vn_domain_guest_view_warning(h->domain);
+    if (!w || !h->reason || h->refusal)
+        return;
+    gchar *reason = g_strdup_printf("%s; warning: %s", h->reason, w);
+    g_free(h->reason);
+    h->reason = reason;
+}
+
 /* Plans against everyone else's load; `cells` 0 lets the core choose.
  * Guest cells of their own sizes in the domain are guest ABI and win over
  * a recorded count that no longer matches them. */
@@ -164,6 +177,7 @@ gboolean vn_hook_prepare(VnHook *h, GError **error)
         ok = held_placement(h, l, load, held, error);
     else
         ok = plan(h, l, load, 0, "no recorded placement", error);
+    warn_guest_view(h);
     if (ok && (stale || held) && !h->nodes)
         return vn_ledger_commit(l, error);
     return ok;

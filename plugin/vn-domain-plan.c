@@ -46,21 +46,29 @@ arch_needs_acpi_for_numa(const gchar *arch)
     return g_str_equal(arch, "x86_64") || g_str_equal(arch, "i686");
 }
 
-void
-vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p)
+gchar *
+vn_domain_guest_view_warning(const VnDomain *d)
 {
     xmlNode *root = xmlDocGetRootElement(d->doc);
     xmlNode *numa = vn_xml_child(vn_xml_child(root, "cpu"), "numa");
     g_autoptr(GPtrArray) cells = vn_xml_children(numa, "cell");
     g_autofree gchar *arch = vn_xml_prop(vn_xml_child(vn_xml_child(root, "os"), "type"), "arch");
 
-    if (cells->len < 2 || vn_xml_child(vn_xml_child(root, "features"), "acpi"))
-        return;
-    if (arch_needs_acpi_for_numa(arch))
-        vn_placement_add_warning(p, "domain '%s' has %u guest NUMA cells but no "
-                                 "<features><acpi/>: an %s guest reads its cells from ACPI "
-                                 "and will see one node", d->name, cells->len,
-                                 arch ? arch : "x86");
+    if (cells->len < 2 || vn_xml_child(vn_xml_child(root, "features"), "acpi") ||
+        !arch_needs_acpi_for_numa(arch))
+        return NULL;
+    return g_strdup_printf("domain '%s' has %u guest NUMA cells but no <features><acpi/>: "
+                           "an %s guest reads its cells from ACPI and will see one node",
+                           d->name, cells->len, arch ? arch : "x86");
+}
+
+void
+vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p)
+{
+    g_autofree gchar *w = vn_domain_guest_view_warning(d);
+
+    if (w)
+        vn_placement_add_warning(p, "%s", w);
 }
 
 VnPlacement *

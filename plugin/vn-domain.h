@@ -222,9 +222,11 @@ VnPlacement *vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *loa
                              const VnPolicy *policy, const VnRequest *req,
                              const gchar *sysroot, const VnDomainWriteOptions *o,
                              GPtrArray **ret_reasons, GError **error);
-/* Adds to p->warnings what the guest of `d`, as written, cannot see of its
- * placement: guest NUMA cells on an x86 domain without <features><acpi/>.
- * vn_domain_place() calls it after writing. */
+/* What the guest of `d`, as written, cannot see of its NUMA cells, or
+ * NULL: guest NUMA cells on an x86 domain without <features><acpi/>. */
+gchar *vn_domain_guest_view_warning(const VnDomain *d);
+/* Adds that warning to p->warnings; vn_domain_place() calls it after
+ * writing. */
 void vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p);
 /* Loads `path`, places it and returns the rewritten XML. */
 gchar *vn_domain_plan_rewrite(const gchar *path, const VnTopology *t, const VnLoad *load,

@@ -171,6 +171,26 @@ static void test_prepare_managed(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vn_ledger_record_vcpus(r), ==, 2);
 }
 
+/* Guest cells an x86 guest without ACPI cannot see: the VM is placed and
+ * starts, and the decision's reason (log, history) carries the warning. */
+static void test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "vm-noacpi", "prepare", "begin", "no-acpi-cells");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-noacpi");
+    g_assert_nonnull(r);
+    g_assert_cmpuint(r->cells->len, ==, 2);
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "warning: domain 'vm-noacpi' has 2 guest NUMA cells but "
+                                     "no <features><acpi/>"));
+    /* a VM with ACPI, or without guest cells, gets no such warning */
+    hook_ok(f, "vm-managed", "prepare", "begin", "managed");
+    g_free(history);
+    history = read_state_file(f, "history.log");
+    g_auto(GStrv) parts = g_strsplit(history, "warning:", -1);
+    g_assert_cmpuint(g_strv_length(parts), ==, 2);
+}
+
 /* vnumad held room for the VM (planning API): the start takes that hold
  * as the VM's placement, to be applied live. */
 static void test_prepare_held(Fixture *f, gconstpointer data)
@@ -600,6 +620,7 @@ int main(int argc, char **argv)
     ADD("/hook/prepare/recorded", test_prepare_recorded);
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
+    ADD("/hook/prepare/warns-guest-view", test_prepare_warns_guest_view);
     ADD("/hook/prepare/held", test_prepare_held);
     ADD("/hook/prepare/held-uneven", test_prepare_held_uneven);
     ADD("/hook/prepare/refuse", test_refuse);
