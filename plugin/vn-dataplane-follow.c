@@ -7,6 +7,8 @@
  * lines, prefixed with what was steered. */
 #include "vn-dataplane.h"
 
+#include <stdarg.h>
+
 #include "vn-cpulist.h"
 #include "vn-ledger-domain.h"
 #include "vn-numa-maps.h"
@@ -16,10 +18,12 @@
 
 typedef struct {
     const VnLedgerRecord *r;
+    VnDataplaneSteerFlags flags;  /* DRIFTED_ONLY: drift repair */
     VnBitmap *emulator_cpus;  /* the first cell's CPUs */
     VnBitmap *cpus;           /* every cell's CPUs */
     VnBitmap *nodes;          /* every cell's node */
     GPtrArray *log;
+    GPtrArray *failed_log;    /* repair: failures apart; NULL: into `log` */
     guint failed;
 } Follow;
 
@@ -69,11 +73,28 @@ take_lines(Follow *f, const gchar *prefix, GPtrArray *lines)
                                                 (const gchar *)g_ptr_array_index(lines, i)));
 }
 
+static gboolean
+repairing(const Follow *f)
+{
+    return (f->flags & VN_DATAPLANE_STEER_DRIFTED_ONLY) != 0;
+}
+
+/* A failed step's line, in the failures when they are kept apart. */
+static void G_GNUC_PRINTF(2, 3)
+failure(Follow *f, const gchar *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    g_ptr_array_add(f->failed_log ? f->failed_log : f->log, g_strdup_vprintf(fmt, args));
+    va_end(args);
+    f->failed++;
+}
+
 static void
 step_failed(Follow *f, const gchar *prefix, const GError *error)
 {
-    g_ptr_array_add(f->log, g_strdup_printf("%s: not steered: %s", prefix, error->message));
-    f->failed++;
+    failure(f, "%s: not steered: %s", prefix, error->message);
 }
 
 /* Steers `ids` and logs under `prefix`; counts a refusal. */
@@ -83,30 +104,41 @@ steer_logged(Follow *f, const gchar *prefix, const GArray *ids, gboolean whole_p
 {
     g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GError) error = NULL;
-    gboolean ok = vn_dataplane_steer(ids, whole_process, cpus, nodes, lines, &error);
+    gboolean ok = vn_dataplane_steer_full(ids, whole_process, cpus, nodes, f->flags, lines,
+                                          &error);
 
     take_lines(f, prefix, lines);
     if (!ok)
         step_failed(f, prefix, error);
 }
 
-/* vhost workers follow the emulator: the CPUs libvirt pins it to. */
-static void
-follow_vhost(Follow *f)
+/* The domain's QEMU pid, from libvirt's pid file. */
+static gboolean
+qemu_pid(const Follow *f, gint64 *ret_pid, GError **error)
 {
     const gchar *run_dir = vn_ledger_libvirt_run_dir();
     /* a relative run dir ($VNUMA_LIBVIRT_RUN_DIR in tests) is relative to
      * the working directory, not to "/" */
     const gchar *root = g_path_is_absolute(run_dir) ? NULL : ".";
+
+    return vn_numa_maps_domain_pid(root, run_dir, f->r->name, ret_pid, error);
+}
+
+/* vhost workers follow the emulator: the CPUs libvirt pins it to. */
+static void
+follow_vhost(Follow *f)
+{
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) tids = NULL;
     gint64 pid = 0;
 
-    if (!vn_numa_maps_domain_pid(root, run_dir, f->r->name, &pid, &error) ||
+    if (!qemu_pid(f, &pid, &error) ||
         !(tids = vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
         step_failed(f, "vhost workers", error);
         return;
     }
+    if (tids->len == 0 && repairing(f))
+        return;
     if (tids->len == 0) {
         g_ptr_array_add(f->log, g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT,
                                                 pid));
@@ -123,6 +155,8 @@ follow_spec(Follow *f, const VnConfig *c, const gchar *spec)
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) pids = NULL;
 
+    if (users > 1 && repairing(f))
+        return;
     if (users > 1) {
         g_ptr_array_add(f->log, g_strdup_printf("%s: shared by %u VMs in [dataplane], "
                                                 "not steered", prefix, users));
@@ -131,11 +165,21 @@ follow_spec(Follow *f, const VnConfig *c, const gchar *spec)
     pids = vn_dataplane_resolve(spec, NULL, &error);
     if (!pids) {
         /* the message starts with the spec already */
-        g_ptr_array_add(f->log, g_strdup_printf("data plane %s; not steered", error->message));
-        f->failed++;
+        failure(f, "data plane %s; not steered", error->message);
         return;
     }
     steer_logged(f, prefix, pids, TRUE, f->cpus, f->nodes);
+}
+
+/* Every step, each tried whatever the ones before it did. */
+static void
+follow_all(Follow *f, const VnConfig *c)
+{
+    const gchar *const *specs = vn_config_dataplane_specs(c, f->r->name);
+
+    follow_vhost(f);
+    for (guint i = 0; specs && specs[i]; i++)
+        follow_spec(f, c, specs[i]);
 }
 
 gboolean
@@ -143,19 +187,34 @@ vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_l
                     GError **error)
 {
     g_auto(Follow) f = { .r = r, .log = ret_log };
-    const gchar *const *specs;
 
     g_return_val_if_fail(r != NULL && c != NULL && ret_log != NULL, FALSE);
     if (!follow_init(&f, error))
         return FALSE;
-    follow_vhost(&f);
-    specs = vn_config_dataplane_specs(c, r->name);
-    for (guint i = 0; specs && specs[i]; i++)
-        follow_spec(&f, c, specs[i]);
+    follow_all(&f, c);
     if (f.failed > 0) {
         g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
                     "data path of %s: %u step(s) failed", r->name, f.failed);
         return FALSE;
     }
+    return TRUE;
+}
+
+gboolean
+vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_resteered,
+                    GPtrArray *ret_failed, GError **error)
+{
+    g_auto(Follow) f = { .r = r, .flags = VN_DATAPLANE_STEER_DRIFTED_ONLY,
+                         .log = ret_resteered, .failed_log = ret_failed };
+    gint64 pid = 0;
+
+    g_return_val_if_fail(r != NULL && c != NULL, FALSE);
+    g_return_val_if_fail(ret_resteered != NULL && ret_failed != NULL, FALSE);
+    if (!follow_init(&f, error))
+        return FALSE;
+    /* not running (any more, or yet): nothing of it to keep in place */
+    if (!qemu_pid(&f, &pid, NULL))
+        return TRUE;
+    follow_all(&f, c);
     return TRUE;
 }

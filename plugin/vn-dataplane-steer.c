@@ -21,6 +21,7 @@ typedef struct {
     gsize set_size;
     gchar *cpus_text;        /* "0-3" for the log */
     const VnBitmap *nodes;   /* NULL: affinity only */
+    gboolean drifted_only;   /* VN_DATAPLANE_STEER_DRIFTED_ONLY */
     GPtrArray *log;          /* may be NULL */
 } Steer;
 
@@ -67,12 +68,22 @@ steer_init(Steer *s, const VnBitmap *cpus, GError **error)
     return TRUE;
 }
 
+/* Adds the CPUs of `set` to `ret_was`. */
+static void
+add_cpus(const Steer *s, const cpu_set_t *set, VnBitmap *ret_was)
+{
+    for (guint cpu = 0; cpu < VN_DATAPLANE_MAX_CPUS; cpu++)
+        if (CPU_ISSET_S(cpu, s->set_size, set))
+            vn_bitmap_set(ret_was, cpu);
+}
+
 /* Pins `tid` to the target CPUs unless its affinity already lies within
  * them: a thread its program pinned to one of the VM's CPUs (a DPDK
  * poll-mode thread on a core of its own) keeps that narrower pinning.
- * 0 (with *ret_kept), or the errno of the syscalls (ESRCH: gone). */
+ * The affinity it had before a re-pin is added to `ret_was` (may be
+ * NULL).  0 (with *ret_kept), or the errno of the syscalls (ESRCH: gone). */
 static int
-pin_thread(const Steer *s, pid_t tid, gboolean *ret_kept)
+pin_thread(const Steer *s, pid_t tid, gboolean *ret_kept, VnBitmap *ret_was)
 {
     cpu_set_t *now = CPU_ALLOC(VN_DATAPLANE_MAX_CPUS);
     cpu_set_t *inside = CPU_ALLOC(VN_DATAPLANE_MAX_CPUS);
@@ -85,6 +96,8 @@ pin_thread(const Steer *s, pid_t tid, gboolean *ret_kept)
         *ret_kept = CPU_EQUAL_S(s->set_size, inside, now);
         if (!*ret_kept && sched_setaffinity(tid, s->set_size, s->set) != 0)
             err = errno;
+        else if (!*ret_kept && ret_was)
+            add_cpus(s, now, ret_was);
     }
     CPU_FREE(now);
     CPU_FREE(inside);
@@ -94,11 +107,14 @@ pin_thread(const Steer *s, pid_t tid, gboolean *ret_kept)
 static gboolean
 steer_thread(const Steer *s, pid_t tid, GError **error)
 {
+    g_autoptr(VnBitmap) was = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+    g_autofree gchar *was_text = NULL;
     gboolean kept = FALSE;
-    int err = pin_thread(s, tid, &kept);
+    int err = pin_thread(s, tid, &kept, was);
 
     if (err == ESRCH) {
-        log_line(s, "thread %d is gone, not steered", (int)tid);
+        if (!s->drifted_only)
+            log_line(s, "thread %d is gone, not steered", (int)tid);
         return TRUE;
     }
     if (err) {
@@ -107,10 +123,14 @@ steer_thread(const Steer *s, pid_t tid, GError **error)
                     g_strerror(err));
         return FALSE;
     }
-    if (kept)
+    if (kept && !s->drifted_only)
         log_line(s, "thread %d already within CPUs %s, kept", (int)tid, s->cpus_text);
-    else
+    else if (!kept && !s->drifted_only)
         log_line(s, "thread %d -> CPUs %s", (int)tid, s->cpus_text);
+    else if (!kept) {
+        was_text = vn_cpulist_format(was);
+        log_line(s, "thread %d: CPUs %s -> %s", (int)tid, was_text, s->cpus_text);
+    }
     return TRUE;
 }
 
@@ -124,8 +144,8 @@ typedef struct {
  * adding them to `count`; *ret_new counts the threads seen alive for the
  * first time. */
 static gboolean
-steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, Count *count, guint *ret_new,
-                 GError **error)
+steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, Count *count, VnBitmap *was,
+                 guint *ret_new, GError **error)
 {
     g_autofree gchar *dir = g_strdup_printf("/proc/%d/task", (int)pid);
     g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
@@ -141,7 +161,7 @@ steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, Count *count, guin
             g_hash_table_contains(done, GUINT_TO_POINTER((guint)tid)))
             continue;
         g_hash_table_add(done, GUINT_TO_POINTER((guint)tid));
-        err = pin_thread(s, (pid_t)tid, &kept);
+        err = pin_thread(s, (pid_t)tid, &kept, was);
         if (err && err != ESRCH) {
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
                         "sched_setaffinity(process %d thread %d, CPUs %s): %s", (int)pid,
@@ -220,24 +240,49 @@ migrate(const Steer *s, pid_t pid, gchar **ret_text, GError **error)
     return TRUE;
 }
 
+/* The page move of a re-steered process: an error of the apply path, a
+ * part of the line in drift repair (best effort: the affinity is what
+ * drifted, and it was put back). */
+static gboolean
+move_pages(const Steer *s, pid_t pid, gchar **ret_text, GError **error)
+{
+    g_autoptr(GError) local = NULL;
+
+    if (!s->drifted_only)
+        return migrate(s, pid, ret_text, error);
+    if (!migrate(s, pid, ret_text, &local))
+        *ret_text = g_strdup_printf("pages not moved: %s", local->message);
+    return TRUE;
+}
+
 static gboolean
 steer_process(const Steer *s, pid_t pid, GError **error)
 {
     g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
+    g_autoptr(VnBitmap) was = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
     g_autofree gchar *pages = NULL;
     g_autofree gchar *kept = NULL;
+    g_autofree gchar *was_text = NULL;
     Count count = { 0 };
     guint fresh = 1;
 
     for (guint pass = 0; fresh > 0 && pass < MAX_TASK_PASSES; pass++)
-        if (!steer_tasks_once(s, pid, done, &count, &fresh, error))
+        if (!steer_tasks_once(s, pid, done, &count, was, &fresh, error))
             return FALSE;
+    if (s->drifted_only && count.pinned == 0)
+        return TRUE;   /* in place, or gone: nothing to say, no page to move */
     if (count.pinned + count.kept == 0) {
         log_line(s, "process %d is gone, not steered", (int)pid);
         return TRUE;
     }
-    if (s->nodes && !migrate(s, pid, &pages, error))
+    if (s->nodes && !move_pages(s, pid, &pages, error))
         return FALSE;
+    if (s->drifted_only) {
+        was_text = vn_cpulist_format(was);
+        log_line(s, "process %d: %u thread(s), CPUs %s -> %s%s%s", (int)pid, count.pinned,
+                 was_text, s->cpus_text, pages ? ", " : "", pages ? pages : "");
+        return TRUE;
+    }
     kept = count.kept ? g_strdup_printf(" (%u already within them, kept)", count.kept)
                       : g_strdup("");
     log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s%s", (int)pid, count.pinned,
@@ -250,10 +295,20 @@ vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
                    const VnBitmap *cpus, const VnBitmap *nodes,
                    GPtrArray *ret_log, GError **error)
 {
-    g_auto(Steer) s = { .nodes = nodes, .log = ret_log };
+    return vn_dataplane_steer_full(pids_or_tids, whole_process, cpus, nodes,
+                                   VN_DATAPLANE_STEER_DEFAULT, ret_log, error);
+}
 
+gboolean
+vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_process,
+                        const VnBitmap *cpus, const VnBitmap *nodes,
+                        VnDataplaneSteerFlags flags, GPtrArray *ret_log, GError **error)
+{
+    g_auto(Steer) s = { .nodes = nodes, .log = ret_log,
+                        .drifted_only = (flags & VN_DATAPLANE_STEER_DRIFTED_ONLY) != 0 };
     g_return_val_if_fail(pids_or_tids != NULL, FALSE);
     g_return_val_if_fail(cpus != NULL && !vn_bitmap_is_empty(cpus), FALSE);
+    g_return_val_if_fail((flags & ~VN_DATAPLANE_STEER_DRIFTED_ONLY) == 0, FALSE);
     if (!steer_init(&s, cpus, error))
         return FALSE;
     for (guint i = 0; i < pids_or_tids->len; i++) {

@@ -97,6 +97,26 @@ gboolean vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
                             const VnBitmap *cpus, const VnBitmap *nodes,
                             GPtrArray *ret_log, GError **error);
 
+/* How vn_dataplane_steer_full() steers. */
+typedef enum {
+    VN_DATAPLANE_STEER_DEFAULT = 0,
+    /* Drift repair: only an id whose affinity is not within `cpus` is
+     * touched, and only it gets a line, saying where it was:
+     * "thread 12: CPUs 0 -> 1", "process 34: 2 thread(s), CPUs 0 -> 1,
+     * existing pages -> node(s) 1 (0 not moved)"; a process in place gets
+     * no page move, an id gone meanwhile no line.  A page move the kernel
+     * refuses is part of the line ("pages not moved: ..."), not an error:
+     * the affinity is what drifted, and it was put back.  So the lines
+     * count the ids re-steered. */
+    VN_DATAPLANE_STEER_DRIFTED_ONLY = 1 << 0,
+} VnDataplaneSteerFlags;
+
+/* vn_dataplane_steer() with `flags` (unknown flags are refused). */
+gboolean vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_process,
+                                 const VnBitmap *cpus, const VnBitmap *nodes,
+                                 VnDataplaneSteerFlags flags, GPtrArray *ret_log,
+                                 GError **error);
+
 /* vn-dataplane-follow.c: everything above for the running domain of
  * record `r`, as `vnumactl apply` does after the live pins:
  *  - its QEMU pid from <libvirt run dir>/NAME.pid (vn_ledger_libvirt_run_dir());
@@ -110,3 +130,23 @@ gboolean vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
  * them (each is in the log). */
 gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c,
                              GPtrArray *ret_log, GError **error);
+
+/* vn-dataplane-follow.c: drift repair for the running domain of record
+ * `r` (vnumad's sampling timer): the same threads and processes, found
+ * the same way and with the same targets as vn_dataplane_follow(), but
+ * only those whose CPU affinity drifted out of their target CPUs are
+ * re-steered (VN_DATAPLANE_STEER_DRIFTED_ONLY): a back-end restarted with
+ * a new pid, a vhost worker of a hot-plugged NIC, an affinity changed by
+ * hand.  What is in place costs one sched_getaffinity(2) and nothing
+ * else.  One line per thread or process re-steered is appended to
+ * `ret_resteered` ("vhost worker: thread 12: CPUs 0 -> 1", "data plane
+ * pidfile:/run/x.pid: process 34: ..."), one per step that could not be
+ * checked or failed to `ret_failed` (a pid file missing, the kernel
+ * refusing the affinity); shared specs are skipped without a line (the
+ * apply log names them).  A domain whose QEMU pid file is absent or
+ * unreadable (it stopped meanwhile, or is still starting: the hook
+ * applies then) is skipped: TRUE, no line.  FALSE with VN_DATAPLANE_ERROR_STEER only when
+ * the record itself has no cells or CPUs to steer to. */
+gboolean vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c,
+                             GPtrArray *ret_resteered, GPtrArray *ret_failed,
+                             GError **error);

@@ -583,6 +583,148 @@ test_follow(void)
     vn_test_remove_tree(dir);
 }
 
+/* The first CPU this process may run on other than `not`; -1 if none. */
+static gint
+other_cpu(gint not)
+{
+    cpu_set_t set;
+
+    g_assert_cmpint(sched_getaffinity(0, sizeof(set), &set), ==, 0);
+    for (gint cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set) && cpu != not)
+            return cpu;
+    return -1;
+}
+
+/* Pins every thread of `pid` to `cpu`, as an operator's taskset would. */
+static void
+move_process(pid_t pid, gint cpu)
+{
+    g_autofree gchar *dir = g_strdup_printf("/proc/%d/task", (int)pid);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    g_assert_nonnull(d);
+    while ((name = g_dir_read_name(d)))
+        g_assert_cmpint(sched_setaffinity(atoi(name), sizeof(set), &set), ==, 0);
+}
+
+/* vn_dataplane_repair(): only what drifted is re-steered, with one line
+ * saying where it was; what is in place is left alone, without a line. */
+static void
+test_repair(void)
+{
+    gint cpu = target_cpu(), away = other_cpu(cpu);
+    g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
+    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
+    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
+    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
+    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
+    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
+                                             "vm1 = pidfile:%s;pidfile:%s\n"
+                                             "vm2 = pidfile:%s\n",
+                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = NULL;
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
+    g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) failed = g_ptr_array_new_with_free_func(g_free);
+    g_autofree gchar *vhost_line = NULL, *dp_prefix = NULL, *got = NULL;
+    pid_t tid, qemu;
+    GPid dp, shared;
+
+    if (away < 0 || numa_available() < 0) {
+        g_test_skip("needs two CPUs and NUMA support");
+        return;
+    }
+    c = vn_test_config_from_text(conf, &error);
+    g_assert_no_error(error);
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
+    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
+
+    /* not running (no QEMU pid file): skipped, nothing touched */
+    dp = spawn_sleep(dp_pidfile);
+    move_process(dp, away);
+    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(done->len + failed->len, ==, 0);
+
+    qemu = spawn_fake_qemu(&tid);
+    shared = spawn_sleep(shared_pidfile);
+    move_process(shared, away);
+    got = g_strdup_printf("%d\n", (int)qemu);
+    g_assert_true(g_file_set_contents(qemu_pidfile, got, -1, NULL));
+    g_clear_pointer(&got, g_free);
+    move_process(tid, away);
+    vhost_line = g_strdup_printf("vhost worker: thread %d: CPUs %d -> %d", (int)tid, away, cpu);
+    dp_prefix = g_strdup_printf("data plane pidfile:%s: process %d: 1 thread(s), CPUs %d -> %d, ",
+                                dp_pidfile, (int)dp, away, cpu);
+    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    dump_log(done);
+    dump_log(failed);
+    g_assert_cmpuint(failed->len, ==, 0);
+    g_assert_cmpuint(done->len, ==, 2);
+    g_assert_cmpstr(g_ptr_array_index(done, 0), ==, vhost_line);
+    g_assert_true(g_str_has_prefix(g_ptr_array_index(done, 1), dp_prefix));
+    got = allowed_list(tid);
+    g_assert_cmpstr(got, ==, cpu_text);
+    assert_process_on(dp, cpu_text);
+    /* the shared back-end is never steered */
+    g_clear_pointer(&got, g_free);
+    got = g_strdup_printf("%d", away);
+    assert_process_on(shared, got);
+
+    /* everything in place: nothing to do, nothing said */
+    g_ptr_array_set_size(done, 0);
+    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_cmpuint(done->len + failed->len, ==, 0);
+
+    /* a back-end restarted with a new pid and the wrong affinity */
+    stop(dp);
+    dp = spawn_sleep(dp_pidfile);
+    move_process(dp, away);
+    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_cmpuint(done->len, ==, 1);
+    assert_process_on(dp, cpu_text);
+
+    /* its pid file gone: a failure line, the rest still checked */
+    g_ptr_array_set_size(done, 0);
+    g_assert_cmpint(g_unlink(dp_pidfile), ==, 0);
+    move_process(tid, away);
+    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    dump_log(failed);
+    g_assert_cmpuint(done->len, ==, 1);
+    g_assert_cmpstr(g_ptr_array_index(done, 0), ==, vhost_line);
+    g_assert_cmpuint(failed->len, ==, 1);
+    g_assert_true(g_str_has_prefix(g_ptr_array_index(failed, 0), "data plane pidfile:"));
+
+    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
+    stop(qemu);
+    stop(dp);
+    stop(shared);
+    vn_test_remove_tree(dir);
+}
+
+/* DRIFTED_ONLY leaves a thread or process in place alone, without a line. */
+static void
+test_steer_drifted_only(void)
+{
+    g_autoptr(VnBitmap) cpus = own_cpus();
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+    pid_t self = getpid();
+
+    g_array_append_val(ids, self);
+    g_assert_true(vn_dataplane_steer_full(ids, FALSE, cpus, NULL,
+                                          VN_DATAPLANE_STEER_DRIFTED_ONLY, log, NULL));
+    g_assert_true(vn_dataplane_steer_full(ids, TRUE, cpus, NULL,
+                                          VN_DATAPLANE_STEER_DRIFTED_ONLY, log, NULL));
+    g_assert_cmpuint(log->len, ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -601,6 +743,8 @@ main(int argc, char **argv)
     g_test_add_func("/dataplane/steer/process", test_steer_process);
     g_test_add_func("/dataplane/steer/gone-and-refused", test_steer_gone_and_refused);
     g_test_add_func("/dataplane/follow/vm", test_follow);
+    g_test_add_func("/dataplane/steer/drifted-only", test_steer_drifted_only);
+    g_test_add_func("/dataplane/repair/vm", test_repair);
     rc = g_test_run();
     return rc;
 }
