@@ -22,6 +22,7 @@ struct _VndMetrics {
     guint64 plan_bucket[N_BUCKETS];
     guint64 plan_count;
     guint64 moves;
+    guint64 resteered, repair_failures;
     guint64 reloads_ok, reloads_failed;
     gboolean last_reload_ok;   /* TRUE until a reload fails */
     gdouble plan_sum;
@@ -79,6 +80,13 @@ void
 vnd_metrics_count_moves(VndMetrics *m, guint applied)
 {
     m->moves += applied;
+}
+
+void
+vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed)
+{
+    m->resteered += resteered;
+    m->repair_failures += failed;
 }
 
 void
@@ -284,6 +292,13 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_reservations(out, d);
     header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
     g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n", d->metrics->moves);
+    header(out, "vnuma_dataplane_resteered_total", "counter",
+           "Data-path threads and processes (vhost workers, [dataplane]) put back on their VM's CPUs after drifting.");
+    g_string_append_printf(out, "vnuma_dataplane_resteered_total %" G_GUINT64_FORMAT "\n", d->metrics->resteered);
+    header(out, "vnuma_dataplane_repair_failures_total", "counter",
+           "Data-path steps the drift check could not check or re-steer, counted on every sample they fail.");
+    g_string_append_printf(out, "vnuma_dataplane_repair_failures_total %" G_GUINT64_FORMAT "\n",
+                           d->metrics->repair_failures);
     format_reloads(out, d->metrics);
     format_requests(out, d->metrics);
     format_histogram(out, d->metrics);

@@ -69,6 +69,7 @@ static const Setting settings[] = {
     { "[rebalance] auto", KIND_BOOL, CONFIG(rebalance_auto), TAKES_EFFECT, FALSE },
     { "[rebalance] interval", KIND_UINT, CONFIG(rebalance_interval_s), TAKES_EFFECT, FALSE },
     { "[rebalance] hot_intervals", KIND_UINT, CONFIG(rebalance_hot_intervals), TAKES_EFFECT, FALSE },
+    { "[rebalance] dataplane_repair", KIND_BOOL, CONFIG(dataplane_repair), TAKES_EFFECT, FALSE },
     { "[dataplane]", KIND_DATAPLANE, CONFIG(dataplane), TAKES_EFFECT, TRUE },
 };
 

@@ -98,6 +98,8 @@ void vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds);
 void vnd_metrics_count_reservation(VndMetrics *m, const gchar *event);
 void vnd_metrics_count_moves(VndMetrics *m, guint applied);
 void vnd_metrics_count_reload(VndMetrics *m, gboolean ok);
+/* Drift repair: threads/processes re-steered, steps failed (vnd-repair.c). */
+void vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed);
 
 /* ---- the daemon ------------------------------------------------------- */
 typedef struct {
@@ -109,6 +111,7 @@ typedef struct {
     guint sample_source;       /* the sampling timer ([rebalance] interval) */
     gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
     guint hot_streak;          /* samples in a row with moves proposed */
+    GHashTable *repair_failures;  /* vnd-repair.c: VM -> its last failures, logged */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,
@@ -159,6 +162,10 @@ gboolean vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *a
  * auto, applies a round once moves were proposed hot_intervals times in a
  * row. */
 void vnd_rebalance_tick(VndDaemon *d);
+/* Drift repair, once per sample (vnd-repair.c): with [rebalance]
+ * dataplane_repair, puts the data path of every running placed VM back
+ * on its CPUs where it drifted; logs and counts, never fails. */
+void vnd_repair_tick(VndDaemon *d);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);
@@ -168,7 +175,9 @@ JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
 
 /* ---- the sampling timer (vnumad.c) ------------------------------------ */
 /* (Re)arms it at the config's [rebalance] interval: every tick measures
- * the host, reclaims lapsed reservations and runs vnd_rebalance_tick(). */
+ * the host, reclaims lapsed reservations, runs vnd_rebalance_tick() and
+ * vnd_repair_tick().  Armed from start to stop whatever [rebalance] auto
+ * says: measuring, reclaiming and drift repair need it too. */
 void vnd_sample_arm(VndDaemon *d);
 
 /* ---- config reload on SIGHUP (vnd-reload.c) --------------------------- */

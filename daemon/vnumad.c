@@ -84,6 +84,7 @@ on_sample(gpointer user_data)
     vnd_state_sample(d->state);
     vnd_reservations_reclaim(d);
     vnd_rebalance_tick(d);
+    vnd_repair_tick(d);
     return G_SOURCE_CONTINUE;
 }
 
@@ -127,6 +128,7 @@ run(Options *o)
         return fail("", error);
     }
     d.metrics = vnd_metrics_new();
+    d.repair_failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
@@ -145,6 +147,7 @@ run(Options *o)
     vnd_server_stop(&d, status == 0 ? socket_path : NULL);
     g_main_loop_unref(d.loop);
     vnd_metrics_free(d.metrics);
+    g_hash_table_unref(d.repair_failures);
     vnd_state_free(d.state);
     return status;
 }

@@ -94,6 +94,7 @@ vn_config_new_default(const VnTopology *t)
     c->rebalance_auto = FALSE;
     c->rebalance_interval_s = 10;
     c->rebalance_hot_intervals = 3;
+    c->dataplane_repair = TRUE;
     c->dataplane = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify)g_strfreev);
     apply_state_dir_env(c);
@@ -139,6 +140,7 @@ static const struct {
     { "rebalance", "auto" },
     { "rebalance", "interval" },
     { "rebalance", "hot_intervals" },
+    { "rebalance", "dataplane_repair" },
     { "dataplane", NULL },   /* any key: the keys are domain names */
 };
 
@@ -526,6 +528,7 @@ vn_config_load(const gchar *path, const VnTopology *t, GError **error)
         !read_bool(kf, file, "rebalance", "auto", &c->rebalance_auto, error) ||
         !read_uint(kf, file, "rebalance", "interval", 1, 3600, &c->rebalance_interval_s, error) ||
         !read_uint(kf, file, "rebalance", "hot_intervals", 1, 100, &c->rebalance_hot_intervals, error) ||
+        !read_bool(kf, file, "rebalance", "dataplane_repair", &c->dataplane_repair, error) ||
         !read_dataplane(kf, file, c, error))
         return NULL;
     c->path = g_strdup(file);

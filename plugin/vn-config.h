@@ -76,10 +76,15 @@ typedef struct {
     /* [rebalance]: vnumad's adaptive loop.  Every `rebalance_interval_s`
      * (1..3600, default 10) it measures the host; with `rebalance_auto`
      * (default false) it applies a round once moves have been proposed
-     * for `rebalance_hot_intervals` (1..100, default 3) samples in a row. */
+     * for `rebalance_hot_intervals` (1..100, default 3) samples in a row.
+     * With `dataplane_repair` (default true), every sample also puts the
+     * data path of each running placed VM (vhost workers, [dataplane]
+     * processes) back on its CPUs when it drifted (vn_dataplane_repair()).
+     * It lives here, not in [dataplane], whose keys are domain names. */
     gboolean rebalance_auto;
     guint rebalance_interval_s;
     guint rebalance_hot_intervals;
+    gboolean dataplane_repair;
     /* [dataplane]: data-plane processes serving a VM, keyed by domain name:
      * name -> GStrv of specs (vn-dataplane.h: "pidfile:/run/x.pid",
      * "unit:NAME.service"), each checked, in file order, none twice for one

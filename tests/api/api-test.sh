@@ -469,6 +469,93 @@ check "reload: [rebalance] auto and interval in effect: a round ran" grep -q -- 
 check "reload: logged what changed in [rebalance]" \
     grep -q "\[rebalance\] auto false -> true, \[rebalance\] interval 3600 -> 1, \[rebalance\] hot_intervals 3 -> 1$" "$tmp/loop.log"
 
+# --- drift repair: the data path put back on its VM's CPUs ------------------------
+# Real processes, real affinities: `sleep`s stand in for a QEMU and for
+# [dataplane] back-ends.  The fixture host maps CPU 0 and CPU 1 to nodes 0
+# and 1; vmd is placed on node 1 (the last CPU this test may use), vmok on
+# both CPUs with its back-end pinned narrower, to the last one, as a DPDK
+# thread would be: in place, so it must stay exactly so.
+# cpus_of PID: the Cpus_allowed_list of every thread of PID, one line each
+cpus_of() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^Cpus_allowed_list/ { print $2 }' | sort -u; }
+# metric SOCKET NAME: its value in /metrics
+metric() { curl -s --unix-socket "$1" http://vnumad/metrics | awk -v m="$2" '$1 == m { print $2 }'; }
+# on_cpus PID CPUS: every thread of PID may run on CPUS exactly
+on_cpus() { [ "$(cpus_of "$1")" = "$2" ]; }
+# metric_ge SOCKET NAME N: the metric is at least N
+metric_ge() { local v; v=$(metric "$1" "$2"); [ -n "$v" ] && [ "$v" -ge "$3" ]; }
+# until_true TRIES CMD...: polls every 0.1 s
+until_true() { local t=$1; shift; for _ in $(seq 1 "$t"); do "$@" && return 0; sleep 0.1; done; return 1; }
+# spawn_sleep PIDFILE CPU: a sleep pinned to CPU, its pid in PIDFILE and in $spawned
+spawn_sleep() { taskset -c "$2" sleep 600 & spawned=$!; pids+=("$spawned"); echo "$spawned" >"$1"; }
+allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
+lo=$(echo "$allowed" | tr ',' '\n' | head -1 | cut -d- -f1)
+hi=$(echo "$allowed" | tr ',' '\n' | tail -1 | awk -F- '{ print $NF }')
+if [ "$lo" = "$hi" ] || ! command -v taskset >/dev/null; then
+    ok "drift repair # SKIP needs two CPUs and taskset"
+else
+    D=$tmp/drift.sock
+    mkdir -p "$tmp/run" "$tmp/state8"
+    spawn_sleep "$tmp/run/vmd.pid" "$lo"; qemu=$spawned
+    cp "$tmp/run/vmd.pid" "$tmp/run/vmok.pid"
+    spawn_sleep "$tmp/dp.pid" "$lo"; dp=$spawned
+    spawn_sleep "$tmp/ok.pid" "$hi"; okp=$spawned
+    cat >"$tmp/state8/ledger.json" <<LEDGER
+{"version": 1, "generation": 1, "domains": [
+ {"uuid": "77777777-2222-3333-4444-555555555555", "name": "vmd", "state": "running",
+  "needs_apply": false, "dedicated": false, "priority": "normal", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 1, "cpus": "$hi", "vcpus": 1, "memory_kib": 1048576}]},
+ {"uuid": "88888888-2222-3333-4444-555555555555", "name": "vmok", "state": "running",
+  "needs_apply": false, "dedicated": false, "priority": "normal", "hugepage_kib": 0,
+  "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "$lo-$hi", "vcpus": 1, "memory_kib": 1048576}]}]}
+LEDGER
+    drift_conf() {
+        printf '[rebalance]\ninterval = 1\n%s[dataplane]\nvmd = pidfile:%s\nvmok = pidfile:%s\n' \
+            "$1" "$tmp/dp.pid" "$tmp/ok.pid" >"$tmp/drift.conf"
+    }
+    drift_conf ""
+    VNUMA_LIBVIRT_RUN_DIR=$tmp/run VNUMA_STATE_DIR=$tmp/state8 start drift "$D" \
+        --synthetic "pack:2 numa:1(memory=4GiB) core:1 pu:1" --config "$tmp/drift.conf" ||
+        nok "drift: daemon starts"
+    # vmd's back-end was started off vmd's CPU (as if moved by hand)
+    check "drift: a drifted back-end is put back on its VM's CPU $hi" until_true 60 on_cpus "$dp" "$hi"
+    check "drift: one log line naming the VM, the process and old -> new CPUs" \
+        test "$(grep -c "data path of vmd drifted, re-steered: data plane pidfile:$tmp/dp.pid: process $dp: 1 thread(s), CPUs $lo -> $hi" "$tmp/drift.log")" = 1
+    check "drift: counted in /metrics" test "$(metric "$D" vnuma_dataplane_resteered_total)" = 1
+    check "drift: the back-end in place keeps its narrower pinning" test "$(cpus_of "$okp")" = "$hi"
+    check "drift: no line for the VM in place" test "$(grep -c 'vmok' "$tmp/drift.log")" = 0
+    check "drift: the fake QEMU itself is not the data path" test "$(cpus_of "$qemu")" = "$lo"
+    # the back-end restarts: a new pid, the wrong affinity
+    kill "$dp"; spawn_sleep "$tmp/dp.pid" "$lo"; dp2=$spawned
+    check "drift: a restarted back-end (new pid) is put back" until_true 60 on_cpus "$dp2" "$hi"
+    check "drift: its line names the new pid" \
+        until_true 20 grep -q "data path of vmd drifted, re-steered: data plane pidfile:$tmp/dp.pid: process $dp2: 1 thread(s), CPUs $lo -> $hi" "$tmp/drift.log"
+    check "drift: counted again" test "$(metric "$D" vnuma_dataplane_resteered_total)" = 2
+    check "drift: no failure so far" test "$(metric "$D" vnuma_dataplane_repair_failures_total)" = 0
+    # the back-end is down (pid file gone): a failure on every sample, logged once
+    kill "$dp2"; rm "$tmp/dp.pid"
+    check "drift: a back-end down counts a failure on every sample" \
+        until_true 80 metric_ge "$D" vnuma_dataplane_repair_failures_total 3
+    check "drift: ... and is logged once" \
+        test "$(grep -c "data path of vmd: drift not repaired: data plane pidfile:$tmp/dp.pid" "$tmp/drift.log")" = 1
+    check "drift: 3 samples later, still nothing for the VM in place" \
+        test "$(cpus_of "$okp")" = "$hi" -a "$(grep -c 'vmok' "$tmp/drift.log")" = 0 -a "$(metric "$D" vnuma_dataplane_resteered_total)" = 2
+    spawn_sleep "$tmp/dp.pid" "$hi"; dp3=$spawned
+    check "drift: back up in place: logged once as clear" \
+        until_true 40 grep -q "data path of vmd: checked again without failure" "$tmp/drift.log"
+    drift_conf "dataplane_repair = false"$'\n'
+    kill -HUP "$pid_drift"
+    check "drift: [rebalance] dataplane_repair reloads on SIGHUP" \
+        until_true 40 grep -q "\[rebalance\] dataplane_repair true -> false$" "$tmp/drift.log"
+    taskset -pc "$lo" "$dp3" >/dev/null
+    failures=$(metric "$D" vnuma_dataplane_repair_failures_total)
+    drift_conf ""
+    kill -HUP "$pid_drift"
+    check "drift: switched on again, it repairs again" until_true 60 on_cpus "$dp3" "$hi"
+    check "drift: 3 re-steered in all, no failure since" \
+        test "$(metric "$D" vnuma_dataplane_resteered_total)" = 3 -a "$(metric "$D" vnuma_dataplane_repair_failures_total)" = "$failures"
+    kill "$qemu" "$okp" "$dp3"
+fi
+
 # --- TCP with a bearer token -----------------------------------------------------
 token=0123456789abcdef-test-token
 for attempt in 1 2 3; do
@@ -542,7 +629,7 @@ check "SIGTERM: exit 0" test $? = 0
 check "SIGTERM: socket removed" test ! -e "$S"
 # the others too: under VNUMAD_WRAPPER (valgrind, ASan) a leak or a memory
 # error shows as a non-zero exit here
-for name in replay reload loop tcp$attempt; do
+for name in replay reload loop tcp$attempt ${pid_drift:+drift}; do
     eval "p=\$pid_$name"
     kill -TERM "$p"
     wait "$p"

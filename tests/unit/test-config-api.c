@@ -19,6 +19,7 @@ test_defaults(void)
     g_assert_false(c->rebalance_auto);
     g_assert_cmpuint(c->rebalance_interval_s, ==, 10);
     g_assert_cmpuint(c->rebalance_hot_intervals, ==, 3);
+    g_assert_true(c->dataplane_repair);
 }
 
 static void
@@ -27,7 +28,8 @@ test_good(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) c = vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                                  "bearer_token = 0123456789abcdef\n"
-                                 "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n", &error);
+                                 "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
+                                 "dataplane_repair = false\n", &error);
 
     g_assert_no_error(error);
     g_assert_cmpstr(c->api_socket, ==, "/run/x/api.sock");
@@ -36,6 +38,7 @@ test_good(void)
     g_assert_true(c->rebalance_auto);
     g_assert_cmpuint(c->rebalance_interval_s, ==, 1);
     g_assert_cmpuint(c->rebalance_hot_intervals, ==, 100);
+    g_assert_false(c->dataplane_repair);
 }
 
 /* Each refused with VN_CONFIG_ERROR_INVALID naming the key. */
@@ -51,6 +54,7 @@ static const struct {
     { "interval-zero", "[rebalance]\ninterval = 0\n", "interval" },
     { "interval-huge", "[rebalance]\ninterval = 100000\n", "interval" },
     { "hot-text", "[rebalance]\nhot_intervals = three\n", "hot_intervals" },
+    { "repair-on", "[rebalance]\ndataplane_repair = on\n", "dataplane_repair" },
 };
 
 static void
