@@ -59,14 +59,14 @@ note_failures(VndDaemon *d, const gchar *vm, GPtrArray *failed, GHashTable *now)
 }
 
 static void
-repair_one(VndDaemon *d, const VnLedgerRecord *r, GHashTable *failures)
+repair_one(VndDaemon *d, const VnLedgerRecord *r, GHashTable *kthreads, GHashTable *failures)
 {
     g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) failed = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GError) error = NULL;
     g_autofree gchar *what = NULL;
 
-    if (!vn_dataplane_repair(r, vnd_state_config(d->state), done, failed, &error))
+    if (!vn_dataplane_repair(r, vnd_state_config(d->state), kthreads, done, failed, &error))
         g_ptr_array_add(failed, g_strdup(error->message));
     vnd_metrics_count_resteered(d->metrics, done->len, failed->len);
     if (done->len > 0) {
@@ -83,6 +83,8 @@ vnd_repair_tick(VndDaemon *d)
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) snap = NULL;
     g_autoptr(GHashTable) failures = NULL;
+    g_autoptr(GHashTable) kthreads = NULL;
+    gboolean kthreads_tried = FALSE;
     GPtrArray *records;
 
     if (!c->dataplane_repair || d->rebalancing)
@@ -96,8 +98,18 @@ vnd_repair_tick(VndDaemon *d)
     for (guint i = 0; i < records->len; i++) {
         const VnLedgerRecord *r = g_ptr_array_index(records, i);
 
-        if (repairable(r))
-            repair_one(d, r, failures);
+        if (!repairable(r))
+            continue;
+        /* the older kernels' vhost kthreads: one scan of /proc per sample
+         * for every VM, not one per VM (the daemon's one thread also
+         * answers the API); without it each VM scans for itself */
+        if (!kthreads && !kthreads_tried) {
+            g_autoptr(GError) scan_error = NULL;
+            kthreads_tried = TRUE;
+            if (!(kthreads = vn_dataplane_vhost_kthreads("/", &scan_error)))
+                g_message("data path check: vhost kthreads: %s", scan_error->message);
+        }
+        repair_one(d, r, kthreads, failures);
     }
     /* VMs gone from the ledger are forgotten with the rest */
     g_hash_table_unref(d->repair_failures);

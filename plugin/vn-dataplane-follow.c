@@ -24,6 +24,7 @@ typedef struct {
     VnBitmap *nodes;          /* every cell's node */
     GPtrArray *log;
     GPtrArray *failed_log;    /* repair: failures apart; NULL: into `log` */
+    GHashTable *kthreads;     /* vhost kthreads of every QEMU, or NULL */
     guint failed;
 } Follow;
 
@@ -133,7 +134,9 @@ follow_vhost(Follow *f)
     gint64 pid = 0;
 
     if (!qemu_pid(f, &pid, &error) ||
-        !(tids = vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
+        !(tids = f->kthreads
+                 ? vn_dataplane_vhost_threads_indexed("/", (pid_t)pid, f->kthreads, &error)
+                 : vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
         step_failed(f, "vhost workers", error);
         return;
     }
@@ -201,11 +204,12 @@ vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_l
 }
 
 gboolean
-vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_resteered,
-                    GPtrArray *ret_failed, GError **error)
+vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GHashTable *vhost_kthreads,
+                    GPtrArray *ret_resteered, GPtrArray *ret_failed, GError **error)
 {
     g_auto(Follow) f = { .r = r, .flags = VN_DATAPLANE_STEER_DRIFTED_ONLY,
-                         .log = ret_resteered, .failed_log = ret_failed };
+                         .log = ret_resteered, .failed_log = ret_failed,
+                         .kthreads = vhost_kthreads };
     gint64 pid = 0;
 
     g_return_val_if_fail(r != NULL && c != NULL, FALSE);

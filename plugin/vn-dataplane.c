@@ -295,30 +295,67 @@ has_prefix(const gchar *comm, const gchar *want)
     return g_str_has_prefix(comm, want);
 }
 
-static gboolean
-equals(const gchar *comm, const gchar *want)
+GHashTable *
+vn_dataplane_vhost_kthreads(const gchar *procroot, GError **error)
 {
-    return g_str_equal(comm, want);
+    g_autofree gchar *proc = under(procroot, "proc");
+    g_autoptr(GHashTable) by_owner =
+        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
+    g_autoptr(GArray) ids = pid_array_new();
+
+    if (!scan_comms(proc, has_prefix, "vhost-", 0, ids, error))
+        return NULL;
+    for (guint i = 0; i < ids->len; i++) {
+        pid_t id = g_array_index(ids, pid_t, i);
+        g_autofree gchar *sub = g_strdup_printf("%s/%d", proc, (int)id);
+        g_autofree gchar *comm = read_comm(sub);
+        GArray *owned;
+        pid_t owner;
+
+        /* "vhost-<owner>"; the owner's own threads are never its kthreads */
+        if (!comm || !parse_pid(comm + strlen("vhost-"), &owner) || owner == id)
+            continue;
+        owned = g_hash_table_lookup(by_owner, GINT_TO_POINTER(owner));
+        if (!owned) {
+            owned = pid_array_new();
+            g_hash_table_insert(by_owner, GINT_TO_POINTER(owner), owned);
+        }
+        g_array_append_val(owned, id);
+    }
+    return g_steal_pointer(&by_owner);
 }
 
 GArray *
-vn_dataplane_vhost_threads(const gchar *procroot, pid_t qemu_pid, GError **error)
+vn_dataplane_vhost_threads_indexed(const gchar *procroot, pid_t qemu_pid, GHashTable *kthreads,
+                                   GError **error)
 {
     g_autofree gchar *pid_text = g_strdup_printf("%d", (int)qemu_pid);
-    g_autofree gchar *kthread_name = g_strconcat("vhost-", pid_text, NULL);
     g_autofree gchar *proc = under(procroot, "proc");
     g_autofree gchar *tasks = g_build_filename(proc, pid_text, "task", NULL);
     g_autoptr(GArray) ids = pid_array_new();
     g_autoptr(GError) local = NULL;
+    GArray *owned;
 
-    g_return_val_if_fail(qemu_pid > 0, NULL);
+    g_return_val_if_fail(qemu_pid > 0 && kthreads != NULL, NULL);
     if (!scan_comms(tasks, has_prefix, "vhost-", 0, ids, &local)) {
         fail(error, VN_DATAPLANE_ERROR_PROC, "QEMU process %d: %s", (int)qemu_pid,
              local->message);
         return NULL;
     }
     /* Before Linux 6.4: kthreads of their own, never the QEMU pid itself. */
-    if (!scan_comms(proc, equals, kthread_name, qemu_pid, ids, error))
-        return NULL;
+    owned = g_hash_table_lookup(kthreads, GINT_TO_POINTER(qemu_pid));
+    if (owned)
+        g_array_append_vals(ids, owned->data, owned->len);
     return sorted_unique(g_steal_pointer(&ids));
+}
+
+GArray *
+vn_dataplane_vhost_threads(const gchar *procroot, pid_t qemu_pid, GError **error)
+{
+    g_autoptr(GHashTable) kthreads = NULL;
+
+    g_return_val_if_fail(qemu_pid > 0, NULL);
+    if (!(kthreads = vn_dataplane_vhost_kthreads(procroot, error)))
+        return NULL;
+    return vn_dataplane_vhost_threads_indexed(procroot, qemu_pid, kthreads, error);
 }

@@ -65,6 +65,15 @@ gboolean vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kin
  * array when there are none; VN_DATAPLANE_ERROR_PROC when the QEMU process
  * itself is not there. */
 GArray *vn_dataplane_vhost_threads(const gchar *procroot, pid_t qemu_pid, GError **error);
+/* The older kernels' vhost kthreads of every QEMU at once, from one scan
+ * of <procroot>/proc: owner pid (GINT_TO_POINTER) -> GArray of pid_t.  For
+ * callers that look up many VMs (vnumad's drift repair, every sample):
+ * one scan, not one per VM. */
+GHashTable *vn_dataplane_vhost_kthreads(const gchar *procroot, GError **error);
+/* vn_dataplane_vhost_threads() with the kthreads taken from `kthreads` (a
+ * vn_dataplane_vhost_kthreads() result) instead of a scan of /proc. */
+GArray *vn_dataplane_vhost_threads_indexed(const gchar *procroot, pid_t qemu_pid,
+                                           GHashTable *kthreads, GError **error);
 
 /* The pids of the data-plane process(es) `spec` names, ascending, each
  * once (GArray of pid_t):
@@ -146,7 +155,10 @@ gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c,
  * apply log names them).  A domain whose QEMU pid file is absent or
  * unreadable (it stopped meanwhile, or is still starting: the hook
  * applies then) is skipped: TRUE, no line.  FALSE with VN_DATAPLANE_ERROR_STEER only when
- * the record itself has no cells or CPUs to steer to. */
+ * the record itself has no cells or CPUs to steer to.  `vhost_kthreads`:
+ * a vn_dataplane_vhost_kthreads() of this sample shared by every VM
+ * checked, or NULL to scan /proc for this one. */
 gboolean vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c,
+                             GHashTable *vhost_kthreads,
                              GPtrArray *ret_resteered, GPtrArray *ret_failed,
                              GError **error);

@@ -80,6 +80,14 @@ test_vhost_case(gconstpointer data)
     g_assert_no_error(error);
     g_autofree gchar *got = ids_string(tids);
     g_assert_cmpstr(got, ==, expect);
+
+    /* the same through one scan for every QEMU (vnumad's drift repair) */
+    g_autoptr(GHashTable) kthreads = vn_dataplane_vhost_kthreads(dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GArray) indexed = vn_dataplane_vhost_threads_indexed(dir, (pid_t)pid, kthreads, &error);
+    g_assert_no_error(error);
+    g_autofree gchar *got_indexed = ids_string(indexed);
+    g_assert_cmpstr(got_indexed, ==, expect);
 }
 
 static void
@@ -648,7 +656,7 @@ test_repair(void)
     /* not running (no QEMU pid file): skipped, nothing touched */
     dp = spawn_sleep(dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
@@ -662,7 +670,7 @@ test_repair(void)
     vhost_line = g_strdup_printf("vhost worker: thread %d: CPUs %d -> %d", (int)tid, away, cpu);
     dp_prefix = g_strdup_printf("data plane pidfile:%s: process %d: 1 thread(s), CPUs %d -> %d, ",
                                 dp_pidfile, (int)dp, away, cpu);
-    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     dump_log(done);
     dump_log(failed);
     g_assert_cmpuint(failed->len, ==, 0);
@@ -679,14 +687,14 @@ test_repair(void)
 
     /* everything in place: nothing to do, nothing said */
     g_ptr_array_set_size(done, 0);
-    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
     /* a back-end restarted with a new pid and the wrong affinity */
     stop(dp);
     dp = spawn_sleep(dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     g_assert_cmpuint(done->len, ==, 1);
     assert_process_on(dp, cpu_text);
 
@@ -694,7 +702,7 @@ test_repair(void)
     g_ptr_array_set_size(done, 0);
     g_assert_cmpint(g_unlink(dp_pidfile), ==, 0);
     move_process(tid, away);
-    g_assert_true(vn_dataplane_repair(r, c, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     dump_log(failed);
     g_assert_cmpuint(done->len, ==, 1);
     g_assert_cmpstr(g_ptr_array_index(done, 0), ==, vhost_line);
