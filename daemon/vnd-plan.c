@@ -188,11 +188,7 @@ fit_json(gboolean fits, guint cells, gint score, GPtrArray *reasons, const VnPla
     for (guint i = 0; p && i < p->cells->len; i++)
         json_builder_add_int_value(b, g_array_index(p->cells, VnCell, i).node_os_id);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "reasons");
-    json_builder_begin_array(b);
-    for (guint i = 0; reasons && i < reasons->len; i++)
-        json_builder_add_string_value(b, g_ptr_array_index(reasons, i));
-    json_builder_end_array(b);
+    vn_json_add_strings(b, "reasons", reasons);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }

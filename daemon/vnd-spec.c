@@ -15,8 +15,6 @@
 #define MAX_NODE 4095
 #define MAX_DEVICES 256
 #define MAX_NAME 256
-/* vn_plan() places at most 64 guest cells of their own sizes */
-#define MAX_SIZED_CELLS 64
 
 static const gchar *const plan_members[] = {
     "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
@@ -248,9 +246,9 @@ get_cell_sizes(JsonObject *o, VnRequest *r, GError **error)
     JsonNode *n = json_object_get_member(o, "cell_sizes");
     JsonArray *a = n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 
-    if (!a || json_array_get_length(a) == 0 || json_array_get_length(a) > MAX_SIZED_CELLS)
+    if (!a || json_array_get_length(a) == 0 || json_array_get_length(a) > VN_REQUEST_MAX_CELL_SIZES)
         return bad(error, "cell_sizes", "must be an array of 1 to %d cells {\"vcpus\", \"memory_mib\"}",
-                   MAX_SIZED_CELLS);
+                   VN_REQUEST_MAX_CELL_SIZES);
     for (guint i = 0; i < json_array_get_length(a); i++)
         if (!get_cell_size(json_array_get_element(a, i), i, r, error))
             return FALSE;

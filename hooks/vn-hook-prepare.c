@@ -62,15 +62,15 @@ static void warn_guest_view(VnHook *h)
 }
 
 /* Plans against everyone else's load; `cells` 0 lets the core choose.
- * Guest cells of their own sizes in the domain are guest ABI and win over
- * a recorded count that no longer matches them. */
+ * A domain's own guest cells (guest ABI, already the request's count and
+ * sizes) win over a recorded count that may no longer match them. */
 static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, guint cells,
                      const gchar *why, GError **error)
 {
     g_autoptr(VnRequest) req = vn_domain_to_request(h->domain, NULL, error);
     if (!req)
         return FALSE;
-    if (cells && !req->cell_sizes)
+    if (cells && req->cells == 0)
         req->cells = cells;
     g_autoptr(GPtrArray) reasons = NULL;
     g_autoptr(GError) plan_error = NULL;

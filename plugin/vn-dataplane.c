@@ -263,10 +263,10 @@ read_comm(const gchar *dir)
     return g_strchomp(text);
 }
 
-/* Appends every numeric entry of `dir` whose comm `match` accepts. */
+/* Appends every numeric entry of `dir` whose comm starts with "vhost-",
+ * and its comm to `comms` when given. */
 static gboolean
-scan_comms(const gchar *dir, gboolean (*match)(const gchar *comm, const gchar *want),
-           const gchar *want, pid_t skip, GArray *ids, GError **error)
+scan_vhost_comms(const gchar *dir, GArray *ids, GPtrArray *comms, GError **error)
 {
     g_autoptr(GError) local = NULL;
     g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
@@ -279,20 +279,17 @@ scan_comms(const gchar *dir, gboolean (*match)(const gchar *comm, const gchar *w
         g_autofree gchar *comm = NULL;
         pid_t id;
 
-        if (!parse_pid(name, &id) || id == skip)
+        if (!parse_pid(name, &id))
             continue;
         sub = g_build_filename(dir, name, NULL);
         comm = read_comm(sub);
-        if (comm && match(comm, want))
-            g_array_append_val(ids, id);
+        if (!comm || !g_str_has_prefix(comm, "vhost-"))
+            continue;
+        g_array_append_val(ids, id);
+        if (comms)
+            g_ptr_array_add(comms, g_steal_pointer(&comm));
     }
     return TRUE;
-}
-
-static gboolean
-has_prefix(const gchar *comm, const gchar *want)
-{
-    return g_str_has_prefix(comm, want);
 }
 
 GHashTable *
@@ -302,18 +299,18 @@ vn_dataplane_vhost_kthreads(const gchar *procroot, GError **error)
     g_autoptr(GHashTable) by_owner =
         g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
     g_autoptr(GArray) ids = pid_array_new();
+    g_autoptr(GPtrArray) comms = g_ptr_array_new_with_free_func(g_free);
 
-    if (!scan_comms(proc, has_prefix, "vhost-", 0, ids, error))
+    if (!scan_vhost_comms(proc, ids, comms, error))
         return NULL;
     for (guint i = 0; i < ids->len; i++) {
         pid_t id = g_array_index(ids, pid_t, i);
-        g_autofree gchar *sub = g_strdup_printf("%s/%d", proc, (int)id);
-        g_autofree gchar *comm = read_comm(sub);
+        const gchar *comm = g_ptr_array_index(comms, i);
         GArray *owned;
         pid_t owner;
 
         /* "vhost-<owner>"; the owner's own threads are never its kthreads */
-        if (!comm || !parse_pid(comm + strlen("vhost-"), &owner) || owner == id)
+        if (!parse_pid(comm + strlen("vhost-"), &owner) || owner == id)
             continue;
         owned = g_hash_table_lookup(by_owner, GINT_TO_POINTER(owner));
         if (!owned) {
@@ -337,7 +334,7 @@ vn_dataplane_vhost_threads_indexed(const gchar *procroot, pid_t qemu_pid, GHashT
     GArray *owned;
 
     g_return_val_if_fail(qemu_pid > 0 && kthreads != NULL, NULL);
-    if (!scan_comms(tasks, has_prefix, "vhost-", 0, ids, &local)) {
+    if (!scan_vhost_comms(tasks, ids, NULL, &local)) {
         fail(error, VN_DATAPLANE_ERROR_PROC, "QEMU process %d: %s", (int)qemu_pid,
              local->message);
         return NULL;

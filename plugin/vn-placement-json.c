@@ -64,13 +64,13 @@ add_candidates(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
     json_builder_end_array(b);
 }
 
-static void
-add_strings(JsonBuilder *b, const gchar *member, GPtrArray *reasons)
+void
+vn_json_add_strings(JsonBuilder *b, const gchar *member, GPtrArray *strings)
 {
     json_builder_set_member_name(b, member);
     json_builder_begin_array(b);
-    for (guint i = 0; reasons && i < reasons->len; i++)
-        json_builder_add_string_value(b, g_ptr_array_index(reasons, i));
+    for (guint i = 0; strings && i < strings->len; i++)
+        json_builder_add_string_value(b, g_ptr_array_index(strings, i));
     json_builder_end_array(b);
 }
 
@@ -124,8 +124,8 @@ vn_placement_to_json(const VnTopology *t, const VnPlacement *p, gboolean with_ca
 
     json_builder_begin_object(b);
     add_placement(b, t, p);
-    add_strings(b, "reasons", p->reasons);
-    add_strings(b, "warnings", p->warnings);
+    vn_json_add_strings(b, "reasons", p->reasons);
+    vn_json_add_strings(b, "warnings", p->warnings);
     if (with_candidates)
         add_candidates(b, t, p);
     json_builder_end_object(b);
@@ -140,7 +140,7 @@ vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "error");
     json_builder_add_string_value(b, error->message);
-    add_strings(b, "reasons", reasons);
+    vn_json_add_strings(b, "reasons", reasons);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }
@@ -177,9 +177,5 @@ vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArr
     for (guint i = 0; i < moves->len; i++)
         add_move(b, t, g_ptr_array_index(moves, i), applied && applied[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "notes");
-    json_builder_begin_array(b);
-    for (guint i = 0; notes && i < notes->len; i++)
-        json_builder_add_string_value(b, g_ptr_array_index(notes, i));
-    json_builder_end_array(b);
+    vn_json_add_strings(b, "notes", notes);
 }

@@ -20,6 +20,9 @@
 
 JsonNode *vn_placement_to_json(const VnTopology *t, const VnPlacement *p,
                                gboolean with_candidates);
+/* Adds member `member`: an array of the strings in `strings` (NULL: an
+ * empty array). */
+void vn_json_add_strings(JsonBuilder *b, const gchar *member, GPtrArray *strings);
 /* {"error": message, "reasons": [...]} for a request that cannot be placed. */
 JsonNode *vn_plan_error_to_json(const GError *error, GPtrArray *reasons);
 /* Adds to the object being built in `b` the members of a rebalancing

@@ -76,7 +76,7 @@ gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
  * A node "holds" a cell when the cell's vCPUs and memory fit in what the
  * node can still take; a node holding several cells holds their sums.
  * Cells fit to at most VN_PLAN_MAX_SIZED_CELLS per request (bit masks). */
-#define VN_PLAN_MAX_SIZED_CELLS 64
+#define VN_PLAN_MAX_SIZED_CELLS VN_REQUEST_MAX_CELL_SIZES
 void vn_plan_cells_init(VnPlanCtx *c);
 void vn_plan_cells_clear(VnPlanCtx *c);
 /* The cells `node` can hold on its own (bit i = cell i). */

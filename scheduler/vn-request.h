@@ -23,6 +23,10 @@ typedef struct {
     gchar *name;       /* for reasons: "hostdev 0000:3b:00.0", "disk vda" */
 } VnDevice;
 
+/* At most this many guest cells of their own sizes per request (the
+ * planner keeps them in 64-bit masks). */
+#define VN_REQUEST_MAX_CELL_SIZES 64
+
 /* The size of one guest cell when the guest topology is given cell by
  * cell (the user's <cpu><numa> cells).  vcpus may be 0 (a CPU-less guest
  * cell); vcpus and memory_kib are not both 0. */

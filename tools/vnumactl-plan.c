@@ -14,8 +14,6 @@
 #include <stdio.h>
 
 #define MAX_CELLS 256
-/* vn_plan() places at most 64 guest cells of their own sizes */
-#define MAX_SIZED_CELLS 64
 
 typedef struct {
     gint vcpus;
@@ -159,9 +157,9 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
 {
     guint n = g_strv_length(o->cell_specs);
 
-    if (n > MAX_SIZED_CELLS) {
+    if (n > VN_REQUEST_MAX_CELL_SIZES) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--cell: at most %d guest cells of their own sizes (got %u)", MAX_SIZED_CELLS, n);
+                    "--cell: at most %d guest cells of their own sizes (got %u)", VN_REQUEST_MAX_CELL_SIZES, n);
         return FALSE;
     }
     for (guint i = 0; i < n; i++)
@@ -179,7 +177,6 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
     return TRUE;
 }
 
-/* Flags -> request.  Every bad value names its flag. */
 /* The first flag given that describes the VM's shape, or NULL: with a
  * DOMAIN.xml the domain gives the shape, and a flag that would be ignored
  * is refused instead. */
@@ -213,6 +210,7 @@ shape_flag(const PlanOptions *o)
     return NULL;
 }
 
+/* Flags -> request.  Every bad value names its flag. */
 static VnRequest *
 request_from_options(const PlanOptions *o, GError **error)
 {
