@@ -7,7 +7,7 @@ TESTS      ?=
 MESON_OPTS ?=
 
 .PHONY: all deps setup build demo check check-unit check-asan check-valgrind \
-        check-numahost bench install clean
+        check-numahost check-numahost-nested bench install clean
 
 all: build
 
@@ -27,11 +27,17 @@ demo: build
 
 # Every suite.  Under CI=true the sanitizer and valgrind runs of the unit
 # suite come along (they are cheap), and the emulated NUMA host suite runs.
+# Each of those runs even when an earlier one failed, so one run reports
+# every failure; the exit status is the worst of them.  The nested-guest
+# layout (suite numahost-nested) is left to `make check-numahost-nested`.
+CI_CHECKS = check-asan check-valgrind
 check: build
-	$(MESON) test -C $(BUILD) --print-errorlogs $(TESTS)
-ifeq ($(CI),true)
-	$(MAKE) check-asan check-valgrind
-endif
+	@rc=0; \
+	$(MESON) test -C $(BUILD) --print-errorlogs --no-suite numahost-nested $(TESTS) || rc=1; \
+	if [ "$(CI)" = true ]; then \
+	  for t in $(CI_CHECKS); do $(MAKE) $$t || rc=1; done; \
+	fi; \
+	exit $$rc
 
 check-unit: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --suite unit
@@ -48,7 +54,12 @@ check-valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit
 
 check-numahost: build
-	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost -t 4
+	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost
+
+# The guest kernel's own NUMA view: a Linux boot under TCG inside TCG
+# (minutes), outside `make check`; its last result is in README.md.
+check-numahost-nested: build
+	VN_NUMAHOST_NESTED=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost-nested
 
 bench: build
 	@tools/install-deps.sh bench

@@ -1,16 +1,26 @@
 #!/bin/bash
-# run-suite.sh - the `numahost` meson suite: build (or reuse) the guest image,
-# make the vnuma layer, boot every layout one after another, collect each
+# run-suite.sh - the emulated NUMA host suites: build (or reuse) the guest
+# image, make the vnuma layer, boot layouts one after another, collect each
 # guest's "numahost-<layout>: N passed, N failed" line and its
 # `numactl --hardware`, and print one final "N passed, N failed" line.
 #
-# Runs only when CI=true or VN_NUMAHOST=1 (it needs root, network for the
-# first image build, and minutes of CPU); otherwise exits 77 (skipped).
+#   run-suite.sh --image      build (or reuse) the image every layout of the
+#                             `numahost` suite needs, and nothing else
+#   run-suite.sh LAYOUT...    boot these layouts (meson: one test each)
+#   run-suite.sh              every layout of the `numahost` suite
+#
+# Each layout is its own meson test, its timeout its NH_TIMEOUT (see
+# layouts/README.md); the QEMU boot gets that less the time spent before it,
+# so a hung guest is reported with its console, not killed by meson.
+# Runs only when CI=true or VN_NUMAHOST=1 (it needs root, the Debian archive
+# for the first image build, and minutes of CPU); otherwise exits 77.  A
+# layout of another suite (NH_SUITE=numahost-nested) runs only with
+# VN_NUMAHOST_NESTED=1 (`make check-numahost-nested`).
 # NH_LAYOUTS="2node mixed" boots a subset.  Logs: $VN_BUILD_ROOT/numahost-cache/logs/
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if [ "${CI:-}" != true ] && [ "${VN_NUMAHOST:-}" != 1 ]; then
+if [ "${CI:-}" != true ] && [ "${VN_NUMAHOST:-}" != 1 ] && [ "${VN_NUMAHOST_NESTED:-}" != 1 ]; then
     echo "numahost: skipped: the emulated NUMA host suite boots QEMU TCG guests for minutes;" \
          "it runs under CI=true, with VN_NUMAHOST=1, or via 'make check-numahost'"
     exit 77
@@ -23,14 +33,35 @@ done
 [ -z "$missing" ] || nh_die "missing host tools:$missing (tools/install-deps.sh installs them)"
 [ "$(id -u)" = 0 ] || nh_die "needs root (debootstrap, chroot)"
 
-if [ -n "${NH_LAYOUTS:-}" ]; then
+# the layouts of one suite, in name order
+suite_layouts() {
+    local f
+    for f in "$NH_DIR"/layouts/*.conf; do
+        f=${f##*/}; f=${f%.conf}
+        nh_layout_load "$f"
+        [ "$NH_SUITE" = "$1" ] && echo "$f"
+    done
+}
+
+image_only=
+if [ "${1:-}" = --image ]; then
+    image_only=1; shift
+fi
+if [ $# -gt 0 ]; then
+    layouts=("$@")
+elif [ -n "${NH_LAYOUTS:-}" ]; then
     read -ra layouts <<< "$NH_LAYOUTS"
 else
-    mapfile -t layouts < <(cd "$NH_DIR/layouts" && ls -- *.conf | sed 's/\.conf$//')
+    mapfile -t layouts < <(suite_layouts numahost)
 fi
 need_rootfs=
 for l in "${layouts[@]}"; do
     nh_layout_load "$l"
+    if [ "$NH_SUITE" != numahost ] && [ "${VN_NUMAHOST_NESTED:-}" != 1 ] && [ -z "$image_only" ]; then
+        echo "numahost-$l: skipped: suite $NH_SUITE runs with VN_NUMAHOST_NESTED=1" \
+             "('make check-numahost-nested')"
+        exit 77
+    fi
     [ "$NH_BOOT" = rootfs ] && need_rootfs=--rootfs
 done
 
@@ -38,21 +69,34 @@ suite_t0=$(nh_now)
 t0=$(nh_now)
 img=$("$NH_DIR/build-image.sh" $need_rootfs) || nh_die "image build failed"
 image_secs=$(nh_secs "$t0" "$(nh_now)")
+if [ -n "$image_only" ]; then
+    echo "numahost image (build-image.sh $need_rootfs): $img in $image_secs s"
+    echo "numahost-image: 1 passed, 0 failed"
+    exit 0
+fi
 logdir=$NH_CACHE/logs
-rm -rf "$logdir"; mkdir -p "$logdir"
+mkdir -p "$logdir"
+layer=$(mktemp "$logdir/layer.XXXXXX.cpio")
+trap 'rm -f "$layer"' EXIT
 t0=$(nh_now)
-"$NH_DIR/build-layer.sh" "$logdir/layer.cpio" || nh_die "layer build failed"
+"$NH_DIR/build-layer.sh" "$layer" || nh_die "layer build failed"
 layer_secs=$(nh_secs "$t0" "$(nh_now)")
 
 total_pass=0 total_fail=0 timings=
 for l in "${layouts[@]}"; do
     echo
     echo "=== layout $l"
-    boot_line=$("$NH_DIR/boot.sh" "$img" "$logdir/layer.cpio" "$l" "$logdir")
+    nh_layout_load "$l"
+    # what is left of this layout's meson timeout, less a minute to report
+    spent=$(nh_secs "$suite_t0" "$(nh_now)")
+    boot_timeout=$(awk -v t="$NH_TIMEOUT" -v s="$spent" 'BEGIN { b = int(t - s - 60); print (b < 60 ? 60 : b) }')
+    [ ${#layouts[@]} -gt 1 ] && boot_timeout=$NH_TIMEOUT   # a whole-suite run by hand
+    boot_line=$(NH_BOOT_TIMEOUT=${NH_BOOT_TIMEOUT:-$boot_timeout} \
+                "$NH_DIR/boot.sh" "$img" "$layer" "$l" "$logdir")
     echo "$boot_line"
     txt=$logdir/$l.txt
     sed -n '/^NUMAHOST-BEGIN numactl-hardware/,/^NUMAHOST-END/p' "$txt" | sed '1d;$d'
-    grep -a -E '^NUMAHOST-(TEST .* FAIL|RESULT)' "$txt"
+    grep -a -E '^NUMAHOST-(TEST .* FAIL|RESULT|SCENARIO)' "$txt"
     line=$(grep -a -o "^numahost-$l: [0-9]* passed, [0-9]* failed" "$txt" | tail -1)
     if [ -z "$line" ]; then
         echo "numahost-$l: no result line from the guest; last console lines ($txt):"
@@ -64,7 +108,7 @@ for l in "${layouts[@]}"; do
         total_pass=$((total_pass + p)) total_fail=$((total_fail + f))
     fi
     up=$(grep -a -o 'NUMAHOST-SUMMARY uptime=[0-9.]*' "$txt" | cut -d= -f2)
-    timings="$timings  $l: ${boot_line#*: } guest-uptime-at-end=${up:-?} s"$'\n'
+    timings="$timings  $l: ${boot_line#*: } guest-uptime-at-end=${up:-?} s (timeout $NH_TIMEOUT s)"$'\n'
 done
 
 echo
@@ -72,6 +116,6 @@ echo "=== timings"
 echo "  image (build-image.sh $need_rootfs): $image_secs s"
 echo "  layer (build-layer.sh): $layer_secs s"
 printf '%s' "$timings"
-echo "  whole suite: $(nh_secs "$suite_t0" "$(nh_now)") s"
+echo "  whole run: $(nh_secs "$suite_t0" "$(nh_now)") s"
 echo "numahost: $total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ] && [ "$total_pass" -gt 0 ]
