@@ -129,7 +129,9 @@ void vnd_reply_error(SoupServerMessage *msg, const GError *error);
 void vnd_body_bound(SoupServerMessage *msg);
 /* The request body as a JSON object whose members are all in `allowed`
  * (NULL-terminated).  400 naming the problem: not JSON, not an object,
- * unknown member; 415 when the Content-Type is not JSON. */
+ * unknown member, or what vn_json_parse() refuses (nesting deeper than
+ * VN_JSON_MAX_DEPTH, a second value, a member given twice, bad UTF-8);
+ * 415 when the Content-Type is not JSON. */
 JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed,
                           GError **error);
 /* A query parameter boolean "true"/"false"; `def` when absent. */

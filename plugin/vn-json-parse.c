@@ -257,9 +257,9 @@ JsonNode *vn_json_parse_file(const gchar *path, GError **error)
 {
     g_autofree gchar *text = NULL;
     gsize len = 0;
-    if (!g_file_get_contents(path, &text, &len, error))
-        return NULL;
-    JsonNode *root = vn_json_parse(text, len, error);
+    JsonNode *root = NULL;
+    if (g_file_get_contents(path, &text, &len, error))
+        root = vn_json_parse(text, len, error);
     if (!root)
         g_prefix_error(error, "%s: ", path);
     return root;

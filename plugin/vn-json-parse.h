@@ -50,8 +50,8 @@ typedef enum {
  *   "not JSON: <json-glib's message>". */
 JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error);
 
-/* Reads and parses the file at `path`.  A file that cannot be read is a
- * G_FILE_ERROR (as g_file_get_contents() sets it: the message names the
- * file, the code tells G_FILE_ERROR_NOENT apart); a document refused as
- * above is VN_JSON_PARSE_ERROR with "<path>: " before the message. */
+/* Reads and parses the file at `path`.  Every error message starts with
+ * "<path>: ".  A file that cannot be read keeps g_file_get_contents()'s
+ * G_FILE_ERROR (so G_FILE_ERROR_NOENT can be told apart); a document
+ * refused as above is VN_JSON_PARSE_ERROR. */
 JsonNode *vn_json_parse_file(const gchar *path, GError **error);

@@ -1,9 +1,11 @@
 /* vn-ledger-json.c: ledger.json, written and read with json-glib.
  *
  * Parsing is strict (unknown members, wrong types, duplicate uuids are
- * errors) because the file is only ever written by vn_ledger_format(): any
+ * errors, and vn_json_parse() refuses deep nesting, trailing data and
+ * duplicate members) because the file is only ever written by vn_ledger_format(): any
  * surprise in it is corruption, and the caller rebuilds from libvirt. */
 #include <json-glib/json-glib.h>
+#include "vn-json-parse.h"
 #include "vn-ledger.h"
 
 #define LEDGER_VERSION 1
@@ -271,12 +273,14 @@ gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
 {
     static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
     Ctx x = { .origin = origin, .error = error };
-    g_autoptr(JsonParser) p = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
-    if (!json_parser_load_from_data(p, text, (gssize)len, &local))
-        return fail(&x, "not JSON", local->message);
-    JsonNode *root = json_parser_get_root(p);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+    g_autoptr(JsonNode) root = vn_json_parse(text, len, &local);
+    if (!root) {
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s: %s", origin,
+                    local->message);
+        return FALSE;
+    }
+    if (!JSON_NODE_HOLDS_OBJECT(root))
         return fail(&x, "top level", "not an object");
     JsonObject *o = json_node_get_object(root);
     guint64 version, generation;
