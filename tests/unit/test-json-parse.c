@@ -196,7 +196,8 @@ static void test_file(void)
     root = vn_json_parse_file(missing, &error);
     g_assert_null(root);
     g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
-    g_assert_nonnull(strstr(error->message, missing));
+    g_autofree gchar *prefix = g_strdup_printf("%s: ", missing);
+    g_assert_true(g_str_has_prefix(error->message, prefix));
     g_clear_error(&error);
 
     root = vn_json_parse_file(good, &error);
