@@ -67,21 +67,28 @@ static gboolean refuse_empty(GError **error)
     return FALSE;
 }
 
+/* Bytes that end the plain run of a string: its quote, an escape, a
+ * control character, the start of a multi-byte character. */
+static const guint8 string_stop[256] = {
+    [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+};
+
 /* The string whose opening quote is at `*at`: moves `*at` past its closing
  * quote (or to `len` when there is none: json-glib reports that). */
 static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **error)
 {
     gsize i = *at + 1;
-    while (i < len && text[i] != '"') {
+    for (;;) {
+        while (i < len && !string_stop[(guchar)text[i]])
+            i++;
+        if (i >= len || text[i] == '"')
+            break;
         guchar c = (guchar)text[i];
-        if (c < 0x20) {
-            g_autofree gchar *what = g_strdup_printf("control character 0x%02x in a string", c);
-            return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, i, what);
-        }
         if (c == '\\') {
             i += 2;
-        } else if (c < 0x80) {
-            i++;
+        } else if (c < 0x20) {
+            g_autofree gchar *what = g_strdup_printf("control character 0x%02x in a string", c);
+            return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, i, what);
         } else {
             gunichar u = g_utf8_get_char_validated(text + i, (gssize)(len - i));
             if (u == (gunichar)-1 || u == (gunichar)-2)
@@ -153,21 +160,30 @@ static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError 
     return TRUE;
 }
 
-/* Members of all objects in the tree (depth bounded by the prescan). */
+static gboolean is_container(JsonNode *node)
+{
+    JsonNodeType t = json_node_get_node_type(node);
+    return t == JSON_NODE_OBJECT || t == JSON_NODE_ARRAY;
+}
+
+/* Members of all objects in the container `node` (depth bounded by the
+ * prescan); scalars are not called for. */
 static gsize count_members(JsonNode *node)
 {
     gsize n = 0;
     if (JSON_NODE_HOLDS_OBJECT(node)) {
-        JsonObject *o = json_node_get_object(node);
         JsonObjectIter iter;
         JsonNode *member;
-        json_object_iter_init(&iter, o);
+        json_object_iter_init(&iter, json_node_get_object(node));
         while (json_object_iter_next(&iter, NULL, &member))
-            n += 1 + count_members(member);
-    } else if (JSON_NODE_HOLDS_ARRAY(node)) {
+            n += 1 + (is_container(member) ? count_members(member) : 0);
+    } else {
         JsonArray *a = json_node_get_array(node);
-        for (guint i = 0; i < json_array_get_length(a); i++)
-            n += count_members(json_array_get_element(a, i));
+        guint len = json_array_get_length(a);
+        for (guint i = 0; i < len; i++) {
+            JsonNode *element = json_array_get_element(a, i);
+            n += is_container(element) ? count_members(element) : 0;
+        }
     }
     return n;
 }
@@ -246,7 +262,7 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
         refuse_empty(error);
         return NULL;
     }
-    if (count_members(root) != colons) {
+    if ((is_container(root) ? count_members(root) : 0) != colons) {
         refuse_duplicate(text, len, error);
         return NULL;
     }
