@@ -94,6 +94,14 @@ static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
     return FALSE;
 }
 
+/* fail() for member `name` of `where`; the path is built only here, on
+ * the error path (the hook reads every member at every VM start). */
+static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
+{
+    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    return fail(x, w, what);
+}
+
 /* Checks that `o` has only members from `allowed` (NULL-terminated). */
 static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
                              const gchar *const *allowed)
@@ -113,14 +121,13 @@ static gboolean get_uint(Ctx *x, const gchar *where, JsonObject *o,
                          const gchar *name, guint64 max, guint64 *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n)
-        return fail(x, w, "missing");
+        return fail_member(x, where, name, "missing");
     if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
-        return fail(x, w, "not an integer");
+        return fail_member(x, where, name, "not an integer");
     gint64 v = json_node_get_int(n);
     if (v < 0 || (guint64)v > max)
-        return fail(x, w, "out of range");
+        return fail_member(x, where, name, "out of range");
     *ret = (guint64)v;
     return TRUE;
 }
@@ -129,10 +136,9 @@ static const gchar *get_string(Ctx *x, const gchar *where, JsonObject *o,
                                const gchar *name)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
         json_node_get_value_type(n) != G_TYPE_STRING) {
-        fail(x, w, n ? "not a string" : "missing");
+        fail_member(x, where, name, n ? "not a string" : "missing");
         return NULL;
     }
     return json_node_get_string(n);
@@ -142,10 +148,9 @@ static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
                          const gchar *name, gboolean *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
         json_node_get_value_type(n) != G_TYPE_BOOLEAN)
-        return fail(x, w, n ? "not a boolean" : "missing");
+        return fail_member(x, where, name, n ? "not a boolean" : "missing");
     *ret = json_node_get_boolean(n);
     return TRUE;
 }
@@ -155,8 +160,7 @@ static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
 {
     JsonNode *n = json_object_get_member(o, name);
     if (!n || !JSON_NODE_HOLDS_ARRAY(n)) {
-        g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
-        fail(x, w, n ? "not an array" : "missing");
+        fail_member(x, where, name, n ? "not an array" : "missing");
         return NULL;
     }
     return json_node_get_array(n);
