@@ -160,7 +160,7 @@ propose(VndDaemon *d, GPtrArray **ret_residents, GPtrArray **ret_notes, GError *
     VnRebalanceLimits lim;
     const VnLoad *load;
 
-    if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
+    if (!(load = vnd_state_load(d->state, error)) || !(snap = vnd_ledger_snapshot(c->state_dir, error)))
         return NULL;
     *ret_residents = vn_ledger_residents(snap, t);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);

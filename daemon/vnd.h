@@ -89,6 +89,14 @@ void vnd_state_invalidate(VndState *s);
  * memory); nothing for a fixture without --sysroot. */
 void vnd_state_sample(VndState *s);
 
+/* ---- the ledger (vnd-ledger.c) ---------------------------------------- */
+/* vn_ledger_open() and vn_ledger_snapshot() for the daemon: a corrupt
+ * ledger.json is set aside as ledger.json.corrupt-<time>, logged and
+ * rebuilt from libvirt's status XML (written back at once by the
+ * snapshot) instead of failing the caller; other errors as theirs. */
+VnLedger *vnd_ledger_open(const gchar *state_dir, GError **error);
+VnLedger *vnd_ledger_snapshot(const gchar *state_dir, GError **error);
+
 /* ---- metrics (vnd-metrics.c) ------------------------------------------ */
 typedef struct _VndMetrics VndMetrics;
 VndMetrics *vnd_metrics_new(void);
