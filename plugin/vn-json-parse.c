@@ -15,6 +15,8 @@
  * than the parse (the hook reads ledger.json on every VM start). */
 #include "vn-json-parse.h"
 
+#include <string.h>
+
 G_DEFINE_QUARK(vn-json-parse-error-quark, vn_json_parse_error)
 
 /* What a byte means outside a string. */
@@ -41,24 +43,35 @@ static const guint8 byte_class[256] = {
     ['u'] = BYTE_SCALAR,
 };
 
-/* Error path only: "<what> at byte offset N, line L". */
-static gboolean refuse(GError **error, VnJsonParseError code, const gchar *text, gsize at,
-                       const gchar *what)
+/* Error path only: ", line L" for the byte at `at` of a text of several
+ * lines; "" for one line (an API body, a history line), where the offset
+ * says it all. */
+static gchar *line_of(const gchar *text, gsize len, gsize at)
 {
+    if (!memchr(text, '\n', len))
+        return g_strdup("");
     guint line = 1;
-    for (gsize i = 0; i < at; i++)
+    for (gsize i = 0; i < at && i < len; i++)
         line += text[i] == '\n';
-    g_set_error(error, VN_JSON_PARSE_ERROR, code, "%s at byte offset %" G_GSIZE_FORMAT ", line %u",
+    return g_strdup_printf(", line %u", line);
+}
+
+/* "<what> at byte offset N[, line L]" */
+static gboolean refuse(GError **error, VnJsonParseError code, const gchar *text, gsize len,
+                       gsize at, const gchar *what)
+{
+    g_autofree gchar *line = line_of(text, len, at);
+    g_set_error(error, VN_JSON_PARSE_ERROR, code, "%s at byte offset %" G_GSIZE_FORMAT "%s",
                 what, at, line);
     return FALSE;
 }
 
-static gboolean refuse_byte(GError **error, const gchar *text, gsize at)
+static gboolean refuse_byte(GError **error, const gchar *text, gsize len, gsize at)
 {
     guchar c = (guchar)text[at];
     g_autofree gchar *what = g_ascii_isprint(c) ? g_strdup_printf("unexpected character '%c'", c)
                                                 : g_strdup_printf("unexpected byte 0x%02x", c);
-    return refuse(error, VN_JSON_PARSE_ERROR_SYNTAX, text, at, what);
+    return refuse(error, VN_JSON_PARSE_ERROR_SYNTAX, text, len, at, what);
 }
 
 static gboolean refuse_empty(GError **error)
@@ -88,11 +101,11 @@ static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **er
             i += 2;
         } else if (c < 0x20) {
             g_autofree gchar *what = g_strdup_printf("control character 0x%02x in a string", c);
-            return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, i, what);
+            return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, len, i, what);
         } else {
             gunichar u = g_utf8_get_char_validated(text + i, (gssize)(len - i));
             if (u == (gunichar)-1 || u == (gunichar)-2)
-                return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, i, "invalid UTF-8");
+                return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, len, i, "invalid UTF-8");
             i += g_utf8_skip[c];
         }
     }
@@ -117,7 +130,7 @@ static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError 
             continue;
         }
         if (complete)
-            return refuse(error, VN_JSON_PARSE_ERROR_TRAILING, text, i,
+            return refuse(error, VN_JSON_PARSE_ERROR_TRAILING, text, len, i,
                           "trailing data after the JSON value");
         switch (k) {
         case BYTE_QUOTE:
@@ -127,13 +140,13 @@ static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError 
             break;
         case BYTE_OPEN:
             if (++depth > VN_JSON_MAX_DEPTH)
-                return refuse(error, VN_JSON_PARSE_ERROR_DEPTH, text, i,
+                return refuse(error, VN_JSON_PARSE_ERROR_DEPTH, text, len, i,
                               "nesting deeper than " G_STRINGIFY(VN_JSON_MAX_DEPTH) " levels");
             i++;
             break;
         case BYTE_CLOSE:
             if (depth == 0)
-                return refuse_byte(error, text, i);
+                return refuse_byte(error, text, len, i);
             complete = --depth == 0;
             i++;
             break;
@@ -150,7 +163,7 @@ static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError 
             i++;
             break;
         default:
-            return refuse_byte(error, text, i);
+            return refuse_byte(error, text, len, i);
         }
         any = TRUE;
     }
@@ -232,9 +245,12 @@ static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
     g_signal_connect(parser, "object-member", G_CALLBACK(on_object_member), &d);
     g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), &d);
     json_parser_load_from_data(parser, text, (gssize)len, NULL);
-    if (d.name)
+    if (d.name && memchr(text, '\n', len))
         g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
                     "member \"%s\" given twice in one object, line %u", d.name, d.line);
+    else if (d.name)
+        g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
+                    "member \"%s\" given twice in one object", d.name);
     else
         g_set_error_literal(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
                             "an object member given twice");

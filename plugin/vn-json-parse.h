@@ -43,10 +43,12 @@ typedef enum {
 /* Parses the `len` bytes at `text` (no NUL needed) as one JSON document.
  * Returns its root (transfer full, mutable), or NULL with a
  * VN_JSON_PARSE_ERROR whose one-line message says what is wrong and
- * where, without naming the input (callers prefix it):
- *   "nesting deeper than 64 levels at byte offset 64, line 1"
- *   "a second JSON value at byte offset 30, line 1"
+ * where (the line only when the text has several), without naming the
+ * input (callers prefix it):
+ *   "nesting deeper than 64 levels at byte offset 64"
+ *   "trailing data after the JSON value at byte offset 29"
  *   "member \"memory_mib\" given twice in one object, line 3"
+ *   "invalid UTF-8 at byte offset 812, line 40"
  *   "not JSON: <json-glib's message>". */
 JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error);
 

@@ -60,43 +60,43 @@ static const Case cases[] = {
 
     /* nesting */
     { "/json/depth/limit-plus-one", .make = arrays_over_limit, .code = VN_JSON_PARSE_ERROR_DEPTH,
-      .message = "nesting deeper than 64 levels at byte offset 64, line 1" },
+      .message = "nesting deeper than 64 levels at byte offset 64" },
     { "/json/depth/limit-plus-one-objects", .make = objects_over_limit, .code = VN_JSON_PARSE_ERROR_DEPTH,
-      .message = "nesting deeper than 64 levels at byte offset 320, line 1" },
+      .message = "nesting deeper than 64 levels at byte offset 320" },
     { "/json/depth/400000-brackets", .make = deep_attack, .code = VN_JSON_PARSE_ERROR_DEPTH,
-      .message = "nesting deeper than 64 levels at byte offset 64, line 1" },
+      .message = "nesting deeper than 64 levels at byte offset 64" },
     { "/json/depth/100000-objects", .make = deep_objects, .code = VN_JSON_PARSE_ERROR_DEPTH,
-      .message = "nesting deeper than 64 levels at byte offset 320, line 1" },
+      .message = "nesting deeper than 64 levels at byte offset 320" },
     { "/json/depth/on-line-3", "{\n\"a\":\n" "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
       .code = VN_JSON_PARSE_ERROR_DEPTH, .message = "nesting deeper than 64 levels at byte offset 70, line 3" },
 
     /* one value per document */
     { "/json/trailing/second-object", "{\"vcpus\":2,\"memory_mib\":1024}{\"x\":1}",
       .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 29, line 1" },
+      .message = "trailing data after the JSON value at byte offset 29" },
     { "/json/trailing/next-line", "{}\n{}\n", .code = VN_JSON_PARSE_ERROR_TRAILING,
       .message = "trailing data after the JSON value at byte offset 3, line 2" },
     { "/json/trailing/arrays", "[1] [2]", .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 4, line 1" },
+      .message = "trailing data after the JSON value at byte offset 4" },
     { "/json/trailing/strings", "\"a\"\"b\"", .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 3, line 1" },
+      .message = "trailing data after the JSON value at byte offset 3" },
     { "/json/trailing/numbers", "1 2", .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 2, line 1" },
+      .message = "trailing data after the JSON value at byte offset 2" },
     { "/json/trailing/close", "{\"a\":1}}", .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 7, line 1" },
+      .message = "trailing data after the JSON value at byte offset 7" },
     { "/json/trailing/nul", "{}\0", .len = 3, .code = VN_JSON_PARSE_ERROR_TRAILING,
-      .message = "trailing data after the JSON value at byte offset 2, line 1" },
+      .message = "trailing data after the JSON value at byte offset 2" },
 
     /* duplicate members */
     { "/json/duplicate/top-level", "{\"a\":1,\"a\":2}", .code = VN_JSON_PARSE_ERROR_DUPLICATE,
-      .message = "member \"a\" given twice in one object, line 1" },
+      .message = "member \"a\" given twice in one object" },
     { "/json/duplicate/nested", "{\"b\":{\"x\":1,\n\"x\":[1]},\"c\":2}",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE, .message = "member \"x\" given twice in one object, line 2" },
     { "/json/duplicate/in-array", "[{\"a\":1},{\"b\":1,\"c\":0,\"b\":2}]",
-      .code = VN_JSON_PARSE_ERROR_DUPLICATE, .message = "member \"b\" given twice in one object, line 1" },
+      .code = VN_JSON_PARSE_ERROR_DUPLICATE, .message = "member \"b\" given twice in one object" },
     { "/json/duplicate/after-nested", "{\"memory_mib\":{\"k\":1},\"vcpus\":1,\"memory_mib\":2}",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE,
-      .message = "member \"memory_mib\" given twice in one object, line 1" },
+      .message = "member \"memory_mib\" given twice in one object" },
 
     /* empty */
     { "/json/empty/nothing", "", .code = VN_JSON_PARSE_ERROR_EMPTY, .message = "empty: no JSON value" },
@@ -104,29 +104,29 @@ static const Case cases[] = {
 
     /* encoding */
     { "/json/encoding/invalid-byte", "{\"a\":\"\xff\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
-      .message = "invalid UTF-8 at byte offset 6, line 1" },
+      .message = "invalid UTF-8 at byte offset 6" },
     { "/json/encoding/overlong", "{\"a\":\"\xc0\x80\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
-      .message = "invalid UTF-8 at byte offset 6, line 1" },
+      .message = "invalid UTF-8 at byte offset 6" },
     { "/json/encoding/surrogate", "{\"a\":\"\xed\xa0\x80\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
-      .message = "invalid UTF-8 at byte offset 6, line 1" },
+      .message = "invalid UTF-8 at byte offset 6" },
     { "/json/encoding/truncated", "{\"a\":\"\xe2\x82", .code = VN_JSON_PARSE_ERROR_ENCODING,
-      .message = "invalid UTF-8 at byte offset 6, line 1" },
+      .message = "invalid UTF-8 at byte offset 6" },
     { "/json/encoding/control-char", "{\"a\":\"x\ny\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
       .message = "control character 0x0a in a string at byte offset 7, line 1" },
     { "/json/encoding/nul-in-string", "{\"a\":\"\0\"}", .len = 9, .code = VN_JSON_PARSE_ERROR_ENCODING,
-      .message = "control character 0x00 in a string at byte offset 6, line 1" },
+      .message = "control character 0x00 in a string at byte offset 6" },
 
     /* not JSON: json-glib's own extensions, and what it reports itself */
     { "/json/syntax/comment", "{\"a\":1 /* c */}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
-      .message = "unexpected character '/' at byte offset 7, line 1" },
+      .message = "unexpected character '/' at byte offset 7" },
     { "/json/syntax/single-quotes", "{'a':1}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
-      .message = "unexpected character ''' at byte offset 1, line 1" },
+      .message = "unexpected character ''' at byte offset 1" },
     { "/json/syntax/assignment", "var x = {\"a\":1};", .code = VN_JSON_PARSE_ERROR_SYNTAX,
-      .message = "unexpected character 'v' at byte offset 0, line 1" },
+      .message = "unexpected character 'v' at byte offset 0" },
     { "/json/syntax/byte-outside-string", "[\xc3\xbc]", .code = VN_JSON_PARSE_ERROR_SYNTAX,
-      .message = "unexpected byte 0xc3 at byte offset 1, line 1" },
+      .message = "unexpected byte 0xc3 at byte offset 1" },
     { "/json/syntax/close-first", "]", .code = VN_JSON_PARSE_ERROR_SYNTAX,
-      .message = "unexpected character ']' at byte offset 0, line 1" },
+      .message = "unexpected character ']' at byte offset 0" },
     { "/json/syntax/truncated", "{\"vcpus\": 4, \"memory_mib\": 4096", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
     { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
@@ -189,7 +189,7 @@ static void test_file(void)
     g_autoptr(JsonNode) root = vn_json_parse_file(deep, &error);
     g_assert_null(root);
     g_assert_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DEPTH);
-    g_autofree gchar *expected = g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64, line 1", deep);
+    g_autofree gchar *expected = g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", deep);
     g_assert_cmpstr(error->message, ==, expected);
     g_clear_error(&error);
 
