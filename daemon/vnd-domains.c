@@ -111,7 +111,7 @@ add_domain(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
 JsonNode *
 vnd_domains_to_json(VndDaemon *d, GError **error)
 {
-    g_autoptr(VnLedger) snap = vn_ledger_snapshot(vnd_state_config(d->state)->state_dir, error);
+    g_autoptr(VnLedger) snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, error);
     g_autoptr(JsonBuilder) b = json_builder_new();
 
     if (!snap)

@@ -1,5 +1,6 @@
 /* vnd-http.c: JSON in and out of a SoupServerMessage. */
 #include "vnd.h"
+#include "vn-json-parse.h"
 
 G_DEFINE_QUARK(vnd-error-quark, vnd_error)
 
@@ -98,11 +99,10 @@ JsonNode *
 vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error)
 {
     g_autoptr(GBytes) bytes = body_bytes(msg);
-    g_autoptr(JsonParser) parser = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) root = NULL;
     gsize len;
     const gchar *data = g_bytes_get_data(bytes, &len);
-    JsonNode *root;
 
     /* a chunked body has no Content-Length for the early check (and was
      * kept to VND_MAX_BODY + 1 bytes by vnd_body_bound) */
@@ -116,20 +116,18 @@ vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **er
         g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: a JSON object is required");
         return NULL;
     }
-    if (!g_utf8_validate(data, (gssize)len, NULL) ||
-        !json_parser_load_from_data(parser, data, (gssize)len, &local)) {
-        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: not JSON: %s",
-                    local ? local->message : "invalid UTF-8");
+    /* deep nesting, a second value, a member given twice: all 400 */
+    if (!(root = vn_json_parse(data, len, &local))) {
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: %s", local->message);
         return NULL;
     }
-    root = json_parser_get_root(parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+    if (!JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: must be a JSON object");
         return NULL;
     }
     if (!check_members(json_node_get_object(root), allowed, error))
         return NULL;
-    return json_node_ref(root);
+    return g_steal_pointer(&root);
 }
 
 gboolean

@@ -174,7 +174,7 @@ static void
 format_reservations(GString *out, VndDaemon *d)
 {
     static const gchar *const events[] = { "created", "deleted", "expired", NULL };
-    g_autoptr(VnLedger) snap = vn_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
+    g_autoptr(VnLedger) snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
     gint64 now = g_get_real_time() / G_USEC_PER_SEC;
     guint held = 0;
 

@@ -16,6 +16,7 @@
  * is $VNUMA_VNUMACTL, else the installed one. */
 #include "vnd.h"
 
+#include "vn-json-parse.h"
 #include "vn-placement-json.h"
 #include "vn-rebalance.h"
 
@@ -46,18 +47,19 @@ typedef struct {
 static JsonNode *
 parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_applied, GError **error)
 {
-    g_autoptr(JsonParser) parser = json_parser_new();
     g_auto(GStrv) lines = g_strsplit(err ? err : "", "\n", -1);
+    g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) root = out ? vn_json_parse(out, strlen(out), &local) : NULL;
     JsonArray *errors, *moves;
     JsonObject *o;
 
-    if (!out || !json_parser_load_from_data(parser, out, -1, NULL) ||
-        !json_parser_get_root(parser) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, VND_ERROR, VND_ERROR_BAD_GATEWAY, "vnumactl rebalance gave no answer: %s",
-                    lines[0] && *lines[0] ? lines[0] : "(nothing on stderr)");
+                    lines[0] && *lines[0] ? lines[0]
+                    : local ? local->message : "(nothing on stderr)");
         return NULL;
     }
-    o = json_node_get_object(json_parser_get_root(parser));
+    o = json_node_get_object(root);
     json_object_set_boolean_member(o, "dry_run", FALSE);
     errors = json_array_new();
     for (guint i = 0; lines[i]; i++)
@@ -77,7 +79,7 @@ parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_appli
         vnd_state_history(d->state, json_object_get_string_member_with_default(mo, "vm", "?"), "rebalance",
                           "moved", to, json_object_get_string_member_with_default(mo, "reason", ""));
     }
-    return json_node_ref(json_parser_get_root(parser));
+    return g_steal_pointer(&root);
 }
 
 static void
@@ -158,7 +160,7 @@ propose(VndDaemon *d, GPtrArray **ret_residents, GPtrArray **ret_notes, GError *
     VnRebalanceLimits lim;
     const VnLoad *load;
 
-    if (!(load = vnd_state_load(d->state, error)) || !(snap = vn_ledger_snapshot(c->state_dir, error)))
+    if (!(load = vnd_state_load(d->state, error)) || !(snap = vnd_ledger_snapshot(c->state_dir, error)))
         return NULL;
     *ret_residents = vn_ledger_residents(snap, t);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);

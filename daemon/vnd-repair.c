@@ -89,7 +89,7 @@ vnd_repair_tick(VndDaemon *d)
 
     if (!c->dataplane_repair || d->rebalancing)
         return;
-    if (!(snap = vn_ledger_snapshot(c->state_dir, &error))) {
+    if (!(snap = vnd_ledger_snapshot(c->state_dir, &error))) {
         g_message("data path check: %s", error->message);
         return;
     }

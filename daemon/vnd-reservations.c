@@ -39,7 +39,7 @@ is_reservation(const VnLedgerRecord *r)
 static VnLedger *
 open_ledger(VndDaemon *d, GError **error)
 {
-    VnLedger *l = vn_ledger_open(vnd_state_config(d->state)->state_dir, error);
+    VnLedger *l = vnd_ledger_open(vnd_state_config(d->state)->state_dir, error);
 
     if (!l) {
         g_prefix_error(error, "ledger: ");
@@ -66,7 +66,7 @@ vnd_reservations_reclaim(VndDaemon *d)
 {
     const gchar *dir = vnd_state_config(d->state)->state_dir;
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
+    g_autoptr(VnLedger) snap = vnd_ledger_snapshot(dir, &error);
     g_autoptr(VnLedger) l = NULL;
     g_autoptr(GPtrArray) removed = NULL;
     gint64 now = now_s();
@@ -239,7 +239,7 @@ add_reservation(JsonBuilder *b, const VnLedgerRecord *r)
 gboolean
 vnd_handle_reservations_list(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
-    g_autoptr(VnLedger) snap = vn_ledger_snapshot(vnd_state_config(d->state)->state_dir, error);
+    g_autoptr(VnLedger) snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, error);
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) node = NULL;
     gint64 now = now_s();

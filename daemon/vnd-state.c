@@ -247,7 +247,7 @@ vnd_state_load(VndState *s, GError **error)
         vnd_state_invalidate(s);
     if (s->load)
         return s->load;
-    ledger = vn_ledger_snapshot(s->config->state_dir, error);
+    ledger = vnd_ledger_snapshot(s->config->state_dir, error);
     if (!ledger)
         return NULL;
     s->load = vnd_state_load_with_ledger(s, ledger);

@@ -89,6 +89,14 @@ void vnd_state_invalidate(VndState *s);
  * memory); nothing for a fixture without --sysroot. */
 void vnd_state_sample(VndState *s);
 
+/* ---- the ledger (vnd-ledger.c) ---------------------------------------- */
+/* vn_ledger_open() and vn_ledger_snapshot() for the daemon: a corrupt
+ * ledger.json is set aside as ledger.json.corrupt-<time>, logged and
+ * rebuilt from libvirt's status XML (written back at once by the
+ * snapshot) instead of failing the caller; other errors as theirs. */
+VnLedger *vnd_ledger_open(const gchar *state_dir, GError **error);
+VnLedger *vnd_ledger_snapshot(const gchar *state_dir, GError **error);
+
 /* ---- metrics (vnd-metrics.c) ------------------------------------------ */
 typedef struct _VndMetrics VndMetrics;
 VndMetrics *vnd_metrics_new(void);
@@ -129,7 +137,9 @@ void vnd_reply_error(SoupServerMessage *msg, const GError *error);
 void vnd_body_bound(SoupServerMessage *msg);
 /* The request body as a JSON object whose members are all in `allowed`
  * (NULL-terminated).  400 naming the problem: not JSON, not an object,
- * unknown member; 415 when the Content-Type is not JSON. */
+ * unknown member, or what vn_json_parse() refuses (nesting deeper than
+ * VN_JSON_MAX_DEPTH, a second value, a member given twice, bad UTF-8);
+ * 415 when the Content-Type is not JSON. */
 JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed,
                           GError **error);
 /* A query parameter boolean "true"/"false"; `def` when absent. */

@@ -187,18 +187,14 @@ const gchar *vn_hook_key(const VnHook *h)
 
 VnLedger *vn_hook_open_ledger(VnHook *h, GError **error)
 {
-    const gchar *dir = vn_hook_state_dir(h);
-    g_autoptr(GError) local = NULL;
-    g_autoptr(VnLedger) l = vn_ledger_open(dir, &local);
-    if (!l && g_error_matches(local, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT)) {
-        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
-                         "MESSAGE", "ledger unreadable, rebuilding it: %s", local->message);
-        l = vn_ledger_open_fresh(dir, error);
-    } else if (!l) {
-        g_propagate_error(error, g_steal_pointer(&local));
-    }
+    g_autofree gchar *set_aside = NULL;
+    g_autoptr(VnLedger) l = vn_ledger_open_setting_aside(vn_hook_state_dir(h), h->now,
+                                                         &set_aside, error);
     if (!l)
         return NULL;
+    if (set_aside)
+        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
+                         "MESSAGE", "ledger unreadable, rebuilding it: %s", set_aside);
     const gchar *run_dir = vn_ledger_libvirt_run_dir();
     if (vn_ledger_was_missing(l))
         vn_ledger_rebuild(l, run_dir, h->now, NULL);

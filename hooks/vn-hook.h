@@ -92,9 +92,11 @@ const gchar *vn_hook_state_dir(const VnHook *h);
 /* The ledger key of the domain: its uuid, else its name. */
 const gchar *vn_hook_key(const VnHook *h);
 
-/* vn-hook-ledger.c: the ledger opened for a change: corrupt -> started
- * afresh; missing or fresh -> rebuilt from libvirt's status XML; records
- * of domains that no longer run reclaimed. */
+/* vn-hook.c: the ledger opened for a change: corrupt (for any reason:
+ * vn_ledger_open_setting_aside()) -> renamed to ledger.json.corrupt-<now>,
+ * one log line naming it and why; missing or set aside -> rebuilt from
+ * libvirt's status XML; records of domains that no longer run reclaimed.
+ * The VM start goes on either way. */
 VnLedger *vn_hook_open_ledger(VnHook *h, GError **error);
 
 /* Phases (vn-hook-prepare.c, vn-hook-phases.c).  FALSE + error on an

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include "vn-json-parse.h"
 
 G_DEFINE_QUARK(vn-history-error-quark, vn_history_error)
 
@@ -60,21 +61,20 @@ VnHistoryEntry *
 vn_history_parse_line(const gchar *line, const gchar *origin, GError **error)
 {
     static const gchar *const keys[] = { "time", "vm", "phase", "decision", "nodes", "reason" };
-    g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) root = vn_json_parse(line, strlen(line), &local);
     const gchar *v[G_N_ELEMENTS(keys)];
     JsonObject *o;
 
-    if (!json_parser_load_from_data(parser, line, -1, &local)) {
-        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: not JSON: %s", origin,
-                    local->message);
+    if (!root) {
+        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: %s", origin, local->message);
         return NULL;
     }
-    if (!JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+    if (!JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: not a JSON object", origin);
         return NULL;
     }
-    o = json_node_get_object(json_parser_get_root(parser));
+    o = json_node_get_object(root);
     for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
         if (!member_string(o, keys[i], &v[i])) {
             g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: \"%s\" is not a string",

@@ -1,9 +1,11 @@
 /* vn-ledger-json.c: ledger.json, written and read with json-glib.
  *
  * Parsing is strict (unknown members, wrong types, duplicate uuids are
- * errors) because the file is only ever written by vn_ledger_format(): any
+ * errors, and vn_json_parse() refuses deep nesting, trailing data and
+ * duplicate members) because the file is only ever written by vn_ledger_format(): any
  * surprise in it is corruption, and the caller rebuilds from libvirt. */
 #include <json-glib/json-glib.h>
+#include "vn-json-parse.h"
 #include "vn-ledger.h"
 
 #define LEDGER_VERSION 1
@@ -92,6 +94,14 @@ static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
     return FALSE;
 }
 
+/* fail() for member `name` of `where`; the path is built only here, on
+ * the error path (the hook reads every member at every VM start). */
+static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
+{
+    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    return fail(x, w, what);
+}
+
 /* Checks that `o` has only members from `allowed` (NULL-terminated). */
 static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
                              const gchar *const *allowed)
@@ -111,14 +121,13 @@ static gboolean get_uint(Ctx *x, const gchar *where, JsonObject *o,
                          const gchar *name, guint64 max, guint64 *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n)
-        return fail(x, w, "missing");
+        return fail_member(x, where, name, "missing");
     if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
-        return fail(x, w, "not an integer");
+        return fail_member(x, where, name, "not an integer");
     gint64 v = json_node_get_int(n);
     if (v < 0 || (guint64)v > max)
-        return fail(x, w, "out of range");
+        return fail_member(x, where, name, "out of range");
     *ret = (guint64)v;
     return TRUE;
 }
@@ -127,10 +136,9 @@ static const gchar *get_string(Ctx *x, const gchar *where, JsonObject *o,
                                const gchar *name)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
         json_node_get_value_type(n) != G_TYPE_STRING) {
-        fail(x, w, n ? "not a string" : "missing");
+        fail_member(x, where, name, n ? "not a string" : "missing");
         return NULL;
     }
     return json_node_get_string(n);
@@ -140,10 +148,9 @@ static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
                          const gchar *name, gboolean *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
     if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
         json_node_get_value_type(n) != G_TYPE_BOOLEAN)
-        return fail(x, w, n ? "not a boolean" : "missing");
+        return fail_member(x, where, name, n ? "not a boolean" : "missing");
     *ret = json_node_get_boolean(n);
     return TRUE;
 }
@@ -153,8 +160,7 @@ static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
 {
     JsonNode *n = json_object_get_member(o, name);
     if (!n || !JSON_NODE_HOLDS_ARRAY(n)) {
-        g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
-        fail(x, w, n ? "not an array" : "missing");
+        fail_member(x, where, name, n ? "not an array" : "missing");
         return NULL;
     }
     return json_node_get_array(n);
@@ -271,12 +277,14 @@ gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
 {
     static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
     Ctx x = { .origin = origin, .error = error };
-    g_autoptr(JsonParser) p = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
-    if (!json_parser_load_from_data(p, text, (gssize)len, &local))
-        return fail(&x, "not JSON", local->message);
-    JsonNode *root = json_parser_get_root(p);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+    g_autoptr(JsonNode) root = vn_json_parse(text, len, &local);
+    if (!root) {
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s: %s", origin,
+                    local->message);
+        return FALSE;
+    }
+    if (!JSON_NODE_HOLDS_OBJECT(root))
         return fail(&x, "top level", "not an object");
     JsonObject *o = json_node_get_object(root);
     guint64 version, generation;

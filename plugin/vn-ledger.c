@@ -152,6 +152,51 @@ VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error)
     return g_steal_pointer(&l);
 }
 
+/* The first free name of ledger.json.corrupt-<now>[.N].  The lock is held
+ * and every writer of the directory takes it, so a name found free stays
+ * free until the rename. */
+static gchar *set_aside(const VnLedger *l, gint64 now, GError **error)
+{
+    g_autofree gchar *base = g_strdup_printf("%s.corrupt-%" G_GINT64_FORMAT, l->path, now);
+    for (guint n = 0; n < 100; n++) {
+        g_autofree gchar *aside = n ? g_strdup_printf("%s.%u", base, n) : g_strdup(base);
+        if (g_file_test(aside, G_FILE_TEST_EXISTS))
+            continue;
+        if (rename(l->path, aside) < 0) {
+            io_error(error, "cannot set aside", l->path, errno);
+            return NULL;
+        }
+        return g_steal_pointer(&aside);
+    }
+    g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO,
+                "cannot set aside %s: 100 copies named %s* exist already", l->path, base);
+    return NULL;
+}
+
+VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now,
+                                       gchar **ret_set_aside, GError **error)
+{
+    g_return_val_if_fail(state_dir != NULL, NULL);
+    g_autoptr(VnLedger) l = ledger_new(state_dir);
+    g_autoptr(GError) corrupt = NULL;
+    if (!take_lock(l, VN_LEDGER_LOCK_TIMEOUT_MS, error))
+        return NULL;
+    if (read_file(l, &corrupt)) {
+        *ret_set_aside = NULL;
+        return g_steal_pointer(&l);
+    }
+    if (!g_error_matches(corrupt, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT)) {
+        g_propagate_error(error, g_steal_pointer(&corrupt));
+        return NULL;
+    }
+    g_autofree gchar *aside = set_aside(l, now, error);
+    if (!aside)
+        return NULL;
+    l->was_missing = TRUE;   /* read_file() left the records empty */
+    *ret_set_aside = g_strdup_printf("%s; set aside as %s", corrupt->message, aside);
+    return g_steal_pointer(&l);
+}
+
 VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);

@@ -107,6 +107,18 @@ VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
 /* Like vn_ledger_open() but ignores (and on commit replaces) whatever
  * ledger.json holds; vn_ledger_was_missing() is TRUE. */
 VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error);
+/* Like vn_ledger_open(), for the callers that must go on when ledger.json
+ * is corrupt (VN_LEDGER_ERROR_CORRUPT: not JSON, nested too deep, trailing
+ * data, a member twice, bad content): still under the lock, the file is
+ * renamed to ledger.json.corrupt-<now> (unix seconds; ".1", ".2", ...
+ * after it when that name is taken: nothing is overwritten or lost) and
+ * the ledger opens empty with vn_ledger_was_missing() TRUE, for the caller
+ * to rebuild from libvirt's state (vn_ledger_rebuild()).  `ret_set_aside`
+ * then gets one line for the log naming the file, what is wrong with it
+ * and its new name; NULL when the file was fine or missing.  Other errors
+ * (lock, I/O, a failed rename) as vn_ledger_open(). */
+VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now,
+                                       gchar **ret_set_aside, GError **error);
 /* A read-only copy without taking the lock (safe: writes are atomic).
  * Missing file = empty ledger.  vn_ledger_commit() on it is refused. */
 VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error);

@@ -3,6 +3,7 @@
 
 #include <json-glib/json-glib.h>
 #include "vn-cpulist.h"
+#include "vn-json-parse.h"
 
 G_DEFINE_QUARK(vn-load-file-error-quark, vn_load_file_error)
 
@@ -185,20 +186,20 @@ read_dedicated(JsonNode *member, const gchar *path, const VnTopology *t,
 static JsonNode *
 load_json(const gchar *path, GError **error)
 {
-    g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
+    g_autoptr(JsonNode) root = vn_json_parse_file(path, &local);
 
-    if (!json_parser_load_from_file(parser, path, &local)) {
-        g_set_error(error, VN_LOAD_FILE_ERROR, VN_LOAD_FILE_ERROR_READ,
-                    "%s: %s", path, local->message);
+    if (!root) {
+        /* vn_json_parse_file()'s message names the file */
+        g_set_error_literal(error, VN_LOAD_FILE_ERROR, VN_LOAD_FILE_ERROR_READ, local->message);
         return NULL;
     }
-    if (!JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+    if (!JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, VN_LOAD_FILE_ERROR, VN_LOAD_FILE_ERROR_INVALID,
                     "%s: expected a JSON object {\"nodes\": [...]}", path);
         return NULL;
     }
-    return json_parser_steal_root(parser);
+    return g_steal_pointer(&root);
 }
 
 static void

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include "vn-json-parse.h"
 #include "vn-topology-cache.h"
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error)
@@ -243,15 +244,16 @@ static gboolean read_cpus_and_distances(VnTopology *t, JsonObject *o)
 
 VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError **error)
 {
-    g_autoptr(JsonParser) p = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
-    if (!json_parser_load_from_mapped_file(p, path, &local)) {
+    g_autoptr(JsonNode) root = vn_json_parse_file(path, &local);
+    if (!root) {
+        /* the message names the file already */
         if (!g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            corrupt(error, path, local->message);
+            g_set_error_literal(error, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT,
+                                local->message);
         return NULL;
     }
-    JsonNode *root = json_parser_get_root(p);
-    JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
     if (!o || int_member(o, "version") != CACHE_VERSION) {
         corrupt(error, path, "not a topology cache of this version");
         return NULL;

@@ -6,8 +6,9 @@
 # body (413, declared and chunked), 404/405, reservations with a TTL and
 # under 100 concurrent clients, /v1/domains from a replayed sysroot with a
 # QEMU's numa_maps, /metrics, bearer tokens on TCP, SIGHUP reloading
-# vnuma.conf (and refusing a broken one), a second daemon on a live
-# socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
+# vnuma.conf (and refusing a broken one), bodies the JSON loader refuses
+# (400,000 deep, a second value, a member twice), a corrupt ledger set
+# aside and rebuilt, a second daemon on a live socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
 # missing.  VNUMAD_WRAPPER (e.g. "valgrind -q --error-exitcode=9") runs
 # the daemons under a wrapper (tests/api/libsoup-3.2.supp names a known
 # libsoup 3.2 leak for valgrind).
@@ -278,6 +279,32 @@ expect DELETE /v1/host "" 405 "GET"
 expect PUT /v1/reservations/x "" 405 "DELETE"
 allow=$(curl -s --unix-socket "$S" -X GET -D - -o /dev/null http://vnumad/v1/fit | tr -d '\r' | sed -n 's/^Allow: //Ip')
 check "405 carries Allow: POST" test "$allow" = POST
+
+# --- bodies the JSON loader refuses (plugin/vn-json-parse.h) ------------------------
+# json-glib alone recursed once per '[' (a stack overflow), took a second
+# value and dropped it, and let the last of two same-named members win.
+head -c 400000 /dev/zero | tr '\0' '[' >"$tmp/deep"
+code=$(curl -s --unix-socket "$S" -H 'Content-Type: application/json' --data-binary @"$tmp/deep" -o "$tmp/body" -w '%{http_code}' http://vnumad/v1/plan)
+check "400,000-deep body -> 400" test "$code" = 400
+check "400,000-deep body: a JSON error naming the depth and where" \
+    jqb '.error == "body: nesting deeper than 64 levels at byte offset 64"'
+req GET /v1/host
+check "400,000-deep body: vnumad still answers /v1/host" test "$code" = 200
+req GET /v1/reservations
+jq -c '.reservations | map(.id) | sort' "$tmp/body" >"$tmp/holds-before"
+T='{"vcpus":2,"memory_mib":1024}{"x":1}'
+expect POST /v1/plan "$T" 400 "body: trailing data after the JSON value at byte offset 29"
+expect POST /v1/fit "$T" 400 "body: trailing data after the JSON value"
+expect POST /v1/reservations "$T" 400 "body: trailing data after the JSON value"
+expect POST /v1/reservations '{"vcpus":2,"memory_mib":1024,"name":"a","name":"b"}' 400 'body: member "name" given twice'
+req GET /v1/reservations
+check "trailing JSON, duplicate member: no hold recorded" \
+    test "$(jq -c '.reservations | map(.id) | sort' "$tmp/body")" = "$(cat "$tmp/holds-before")"
+expect POST /v1/plan '{"vcpus": 2, "memory_mib": 1024, "memory_mib": 999999}' 400 'body: member "memory_mib" given twice in one object'
+expect POST /v1/fit '{"vcpus": 2, "memory_mib": 1024, "devices": [{"node": 1, "node": 2}]}' 400 'member "node" given twice'
+expect POST /v1/plan '{"vcpus": 2, /* two */ "memory_mib": 1024}' 400 "unexpected character '/'"
+expect POST /v1/plan "{'vcpus': 2, 'memory_mib': 1024}" 400 "unexpected character '''"
+expect POST /v1/plan "$(printf '{"vcpus": 2, "memory_mib": 1024, "name": "\377"}')" 400 "invalid UTF-8 at byte offset"
 
 # --- rebalance ----------------------------------------------------------------
 expect POST '/v1/rebalance?dry_run=perhaps' "" 400 "dry_run"
@@ -556,6 +583,32 @@ LEDGER
     kill "$qemu" "$okp" "$dp3"
 fi
 
+# --- a corrupt ledger: set aside, rebuilt from libvirt's status XML, logged ----------
+mkdir -p "$tmp/state9" "$tmp/run9"
+cp "$data/hook/run/vm-status.xml" "$tmp/run9/"
+head -c 100000 /dev/zero | tr '\0' '[' >"$tmp/state9/ledger.json"
+cp "$tmp/state9/ledger.json" "$tmp/deep-ledger"
+VNUMA_LIBVIRT_RUN_DIR=$tmp/run9 VNUMA_STATE_DIR=$tmp/state9 start ledger "$tmp/ledger.sock" \
+    --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" || nok "corrupt ledger: daemon starts"
+S_main=$S; S=$tmp/ledger.sock
+req GET /v1/host
+check "corrupt ledger: /v1/host -> 200" test "$code" = 200
+aside=$(ls "$tmp/state9" | grep '^ledger\.json\.corrupt-[0-9]*$')
+check "corrupt ledger: set aside once as ledger.json.corrupt-<time> ($aside)" test "$(echo "$aside" | wc -w)" = 1
+check "corrupt ledger: the set-aside file has the original bytes" cmp -s "$tmp/state9/$aside" "$tmp/deep-ledger"
+check "corrupt ledger: rebuilt with the running domain of the status XML" \
+    jq -e '[.domains[] | select(.name == "vm-status" and .state == "running")] | length == 1' "$tmp/state9/ledger.json"
+check "corrupt ledger: one log line naming the file, the reason and the new name" \
+    test "$(grep -cF "ledger unreadable, rebuilt it with 1 running domains: $tmp/state9/ledger.json: nesting deeper than 64 levels at byte offset 64; set aside as $tmp/state9/$aside" "$tmp/ledger.log")" = 1
+printf '{"version":1,"generation":5,"domains":[],"domains":[]}' >"$tmp/state9/ledger.json"
+expect POST /v1/reservations '{"vcpus": 2, "memory_mib": 1024, "ttl_s": 60}' 201
+check "corrupt ledger (a member twice) under a reservation: set aside too, the hold recorded" \
+    test "$(ls "$tmp/state9" | grep -c '^ledger\.json\.corrupt-')" = 2 -a \
+         "$(jq '[.domains[] | select(.uuid | startswith("reservation:"))] | length' "$tmp/state9/ledger.json")" = 1
+check "corrupt ledger (a member twice): logged naming the member" \
+    grep -q 'ledger.json: member "domains" given twice in one object; set aside' "$tmp/ledger.log"
+S=$S_main
+
 # --- TCP with a bearer token -----------------------------------------------------
 token=0123456789abcdef-test-token
 for attempt in 1 2 3; do
@@ -629,7 +682,7 @@ check "SIGTERM: exit 0" test $? = 0
 check "SIGTERM: socket removed" test ! -e "$S"
 # the others too: under VNUMAD_WRAPPER (valgrind, ASan) a leak or a memory
 # error shows as a non-zero exit here
-for name in replay reload loop tcp$attempt ${pid_drift:+drift}; do
+for name in replay reload loop ledger tcp$attempt ${pid_drift:+drift}; do
     eval "p=\$pid_$name"
     kill -TERM "$p"
     wait "$p"

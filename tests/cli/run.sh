@@ -3,9 +3,12 @@
 #
 # CASE.cmd holds one vnumactl command line (without "vnumactl"; lines
 # starting with # are comments, "#env NAME=VALUE" sets a variable for the
-# command), run through the shell from the source
+# command, "#setup COMMAND" runs a shell command first, for inputs too big
+# to keep in the tree), run through the shell from the source
 # root so fixture paths are relative and transcripts do not depend on
-# where the tree lives.  CASE.out is the expected transcript: stdout, then
+# where the tree lives.  $VN_CASE_TMP is an empty directory of the case's
+# own (removed afterwards) for #setup and the command to use; it reads as
+# "$VN_CASE_TMP" in the transcript.  CASE.out is the expected transcript: stdout, then
 # each stderr line as "stderr: ...", then "exit: N".
 # VN_TEST_REGENERATE=1 rewrites CASE.out instead of comparing.
 set -u
@@ -16,7 +19,9 @@ case_file=$2
 expected=${case_file%.cmd}.out
 actual=$(mktemp) || exit 99
 err=$(mktemp) || exit 99
-trap 'rm -f "$actual" "$err"' EXIT
+VN_CASE_TMP=$(mktemp -d) || exit 99
+export VN_CASE_TMP
+trap 'rm -f "$actual" "$actual.raw" "$err"; rm -rf "$VN_CASE_TMP"' EXIT
 
 cd "${VN_SOURCE_ROOT:?run through meson test}" || exit 99
 # The host's own configuration and topology must not leak in.
@@ -27,10 +32,18 @@ cmdline=$(grep -v '^#' "$case_file")
 for assignment in $(sed -n 's/^#env //p' "$case_file"); do
     export "$assignment"
 done
-eval "\"\$vnumactl\" $cmdline" >"$actual" 2>"$err"
+sed -n 's/^#setup //p' "$case_file" | while IFS= read -r setup; do
+    sh -c "$setup" || { echo "setup failed: $setup" >&2; exit 99; }
+done || exit 99
+eval "\"\$vnumactl\" $cmdline" >"$actual.raw" 2>"$err"
 status=$?
-sed 's/^/stderr: /' "$err" >>"$actual"
-echo "exit: $status" >>"$actual"
+sed 's/^/stderr: /' "$err" >>"$actual.raw"
+echo "exit: $status" >>"$actual.raw"
+# the case's directory by name, not by where mktemp put it
+awk -v dir="$VN_CASE_TMP" '{ while ((i = index($0, dir)) > 0)
+        $0 = substr($0, 1, i - 1) "$VN_CASE_TMP" substr($0, i + length(dir)); print }' \
+    "$actual.raw" >"$actual"
+rm -f "$actual.raw"
 
 if [ "${VN_TEST_REGENERATE:-0}" = 1 ]; then
     cp "$actual" "$expected"

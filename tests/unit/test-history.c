@@ -52,6 +52,12 @@ test_parse_errors(void)
         { "[1]", "h:1: not a JSON object" },
         { "{\"time\":\"t\",\"vm\":\"a\"}", "h:1: \"decision\" is missing" },
         { "{\"time\":\"t\",\"vm\":1,\"decision\":\"x\"}", "h:1: \"vm\" is not a string" },
+        { "{\"time\":\"t\",\"vm\":\"a\",\"decision\":\"x\"}{}",
+          "h:1: trailing data after the JSON value at byte offset 36" },
+        { "{\"time\":\"t\",\"vm\":\"a\",\"vm\":\"b\",\"decision\":\"x\"}",
+          "h:1: member \"vm\" given twice in one object" },
+        { "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+          "h:1: nesting deeper than 64 levels at byte offset 64" },
     };
     g_autoptr(VnHistoryEntry) ok = vn_history_parse_line(
         "{\"time\":\"t\",\"vm\":\"a\",\"decision\":\"x\",\"extra\":3}", "h:1", NULL);

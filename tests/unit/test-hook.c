@@ -503,13 +503,59 @@ static void test_rebuild(Fixture *f, gconstpointer data)
     g_assert_null(vn_ledger_lookup_name(l, "vm-status"));
 }
 
+/* A ledger that fails to load for any reason: the start goes on (exit 0,
+ * nothing on stdout/stderr), the file is kept byte for byte as
+ * ledger.json.corrupt-<time>, and a new ledger is rebuilt from the status
+ * XML of the running domains plus this start's reservation. */
+typedef struct {
+    const gchar *path;
+    const gchar *text;        /* or... */
+    gchar *(*make)(void);     /* ...built at run time */
+} CorruptLedger;
+
+static gchar *deep_ledger(void)
+{
+    return g_strnfill(100000, '[');
+}
+
+static const CorruptLedger corrupt_ledgers[] = {
+    { "/hook/ledger/corrupt/garbage", .text = "{\"garbage" },
+    { "/hook/ledger/corrupt/deep", .make = deep_ledger },
+    { "/hook/ledger/corrupt/trailing", .text = "{\"version\":1,\"generation\":1,\"domains\":[]}{\"x\":1}" },
+    { "/hook/ledger/corrupt/duplicate",
+      .text = "{\"version\":1,\"generation\":1,\"domains\":[],\"domains\":[]}" },
+};
+
 static void test_corrupt_ledger(Fixture *f, gconstpointer data)
 {
+    const CorruptLedger *c = data;
+    g_autofree gchar *made = c->make ? c->make() : NULL;
+    const gchar *text = made ? made : c->text;
     g_autofree gchar *path = g_build_filename(f->state_dir, "ledger.json", NULL);
-    g_assert_true(g_file_set_contents(path, "{\"garbage", -1, NULL));
+    g_autofree gchar *status = copy_status(f, "vm-status");
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    gint64 before = g_get_real_time() / G_USEC_PER_SEC;
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
+    gint64 after = g_get_real_time() / G_USEC_PER_SEC;
+
+    g_autoptr(GDir) dir = g_dir_open(f->state_dir, 0, NULL);
+    guint set_aside = 0;
+    for (const gchar *name; (name = g_dir_read_name(dir));) {
+        if (!g_str_has_prefix(name, "ledger.json.corrupt-"))
+            continue;
+        gint64 when = g_ascii_strtoll(name + strlen("ledger.json.corrupt-"), NULL, 10);
+        g_assert_cmpint(when, >=, before);
+        g_assert_cmpint(when, <=, after);
+        g_autofree gchar *kept = read_state_file(f, name);
+        g_assert_cmpstr(kept, ==, text);
+        set_aside++;
+    }
+    g_assert_cmpuint(set_aside, ==, 1);
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_nonnull(vn_ledger_lookup_name(l, "vm-placed"));
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-status");
+    g_assert_nonnull(r);
+    g_assert_cmpint(r->state, ==, VN_LEDGER_STATE_RUNNING);
 }
 
 /* migrate/restore: nothing printed when the recorded placement fits or on
@@ -634,7 +680,9 @@ int main(int argc, char **argv)
     ADD("/hook/fail-open", test_fail_open);
     ADD("/hook/reconnect", test_reconnect);
     ADD("/hook/ledger/rebuild", test_rebuild);
-    ADD("/hook/ledger/corrupt", test_corrupt_ledger);
+    for (gsize i = 0; i < G_N_ELEMENTS(corrupt_ledgers); i++)
+        g_test_add(corrupt_ledgers[i].path, Fixture, &corrupt_ledgers[i], fixture_set_up,
+                   test_corrupt_ledger, fixture_tear_down);
     ADD("/hook/filters", test_filters);
     return g_test_run();
 }

@@ -140,6 +140,56 @@ static void test_bad_files(void)
     vn_test_remove_tree(dir);
 }
 
+/* vn_ledger_open_setting_aside(): a good or missing file is opened as
+ * usual; a corrupt one is renamed (a second one at the same second next
+ * to the first, not over it), named in the notice with its reason, and
+ * the ledger starts empty as if missing. */
+static void test_set_aside(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    g_autofree gchar *path = g_build_filename(dir, "ledger.json", NULL);
+    g_autofree gchar *first = g_strconcat(path, ".corrupt-1000", NULL);
+    g_autofree gchar *second = g_strconcat(path, ".corrupt-1000.1", NULL);
+    g_autoptr(GError) err = NULL;
+    gchar *notice = (gchar *)"unset";
+
+    g_autoptr(VnLedger) l = vn_ledger_open_setting_aside(dir, 1000, &notice, &err);
+    g_assert_no_error(err);
+    g_assert_null(notice);
+    g_assert_true(vn_ledger_was_missing(l));
+    g_assert_true(vn_ledger_commit(l, &err));
+    g_clear_pointer(&l, vn_ledger_free);
+    l = vn_ledger_open_setting_aside(dir, 1000, &notice, &err);
+    g_assert_no_error(err);
+    g_assert_null(notice);
+    g_assert_false(vn_ledger_was_missing(l));
+    g_clear_pointer(&l, vn_ledger_free);
+
+    static const gchar *const bad[] = { "[[[[", "{\"version\":1,\"generation\":1,\"domains\":[]} 1" };
+    static const gchar *const reason[] = { "not JSON: ", "trailing data after the JSON value at byte offset 42" };
+    const gchar *aside[] = { first, second };
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_assert_true(g_file_set_contents(path, bad[i], -1, NULL));
+        l = vn_ledger_open_setting_aside(dir, 1000, &notice, &err);
+        g_assert_no_error(err);
+        g_assert_true(vn_ledger_was_missing(l));
+        g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+        g_autofree gchar *expected_start = g_strdup_printf("%s: %s", path, reason[i]);
+        g_autofree gchar *expected_end = g_strdup_printf("; set aside as %s", aside[i]);
+        if (!g_str_has_prefix(notice, expected_start))
+            g_error("notice \"%s\" does not start with \"%s\"", notice, expected_start);
+        g_assert_true(g_str_has_suffix(notice, expected_end));
+        g_assert_null(strchr(notice, '\n'));
+        g_clear_pointer(&notice, g_free);
+        g_autofree gchar *kept = NULL;
+        g_assert_true(g_file_get_contents(aside[i], &kept, NULL, NULL));
+        g_assert_cmpstr(kept, ==, bad[i]);
+        g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+        g_clear_pointer(&l, vn_ledger_free);
+    }
+    vn_test_remove_tree(dir);
+}
+
 /* A stuck holder makes the next opener give up, not hang. */
 static void test_lock_timeout(void)
 {
@@ -405,6 +455,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ledger/round-trip", test_round_trip);
     g_test_add_func("/ledger/bad-files", test_bad_files);
     g_test_add_func("/ledger/duplicate-uuid", test_duplicate_uuid);
+    g_test_add_func("/ledger/set-aside", test_set_aside);
     g_test_add_func("/ledger/lock-timeout", test_lock_timeout);
     g_test_add_func("/ledger/to-load", test_to_load);
     g_test_add_func("/ledger/fits", test_fits);

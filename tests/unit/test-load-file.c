@@ -76,6 +76,9 @@ static const BadLoadCase bad_cases[] = {
     { "bad-dedicated-type.json", VN_LOAD_FILE_ERROR_INVALID, "dedicated_cpus: expected a cpulist string such as \"4-7\"" },
     { "bad-root-array.json", VN_LOAD_FILE_ERROR_INVALID, "expected a JSON object {\"nodes\": [...]}" },
     { "bad-syntax.json", VN_LOAD_FILE_ERROR_READ, NULL },
+    { "bad-duplicate-member.json", VN_LOAD_FILE_ERROR_READ,
+      "member \"committed_vcpus\" given twice in one object, line 1" },
+    { "bad-trailing.json", VN_LOAD_FILE_ERROR_READ, "trailing data after the JSON value at byte offset 45, line 2" },
     { "no-such-file.json", VN_LOAD_FILE_ERROR_READ, NULL },
 };
 

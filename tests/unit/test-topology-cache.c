@@ -107,6 +107,8 @@ static void test_bad(void)
         "{\"version\": 1, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
         " \"hugepages\": []}], \"cpus\": [[0, 5, 0, 0]]}",
         "{\"version\": 1, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        "{\"version\": 1, \"key\": \"k\", \"nodes\": [], \"cpus\": []} {}",
+        "{\"version\": 1, \"key\": \"other\", \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
     };
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-bad-XXXXXX", NULL);
     g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
@@ -121,6 +123,14 @@ static void test_bad(void)
         g_assert_error(err, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT);
         g_clear_error(&err);
     }
+    /* json-glib alone overflowed its stack on this */
+    g_autofree gchar *deep = g_strnfill(100000, '[');
+    g_assert_true(g_file_set_contents(path, deep, -1, NULL));
+    g_assert_null(vn_topology_cache_load(path, "k", &err));
+    g_assert_error(err, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT);
+    g_autofree gchar *expected = g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", path);
+    g_assert_cmpstr(err->message, ==, expected);
+    g_clear_error(&err);
     g_unlink(path);
     g_rmdir(dir);
 }
