@@ -117,10 +117,10 @@ static void add_body(JsonBuilder *b, const VnTopology *t)
     json_builder_end_array(b);
 }
 
-gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key,
-                                GError **error)
+JsonNode *vn_topology_cache_to_json(const VnTopology *t, const gchar *key)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
+    g_return_val_if_fail(t != NULL && key != NULL, NULL);
     json_builder_begin_object(b);
     add_uint(b, "version", CACHE_VERSION);
     json_builder_set_member_name(b, "key");
@@ -129,7 +129,13 @@ gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gc
     json_builder_add_string_value(b, t->source);
     add_body(b, t);
     json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    return json_builder_get_root(b);
+}
+
+gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key,
+                                GError **error)
+{
+    g_autoptr(JsonNode) root = vn_topology_cache_to_json(t, key);
     g_autofree gchar *text = json_to_string(root, FALSE);
     g_autoptr(GError) local = NULL;
     if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
@@ -242,6 +248,32 @@ static gboolean read_cpus_and_distances(VnTopology *t, JsonObject *o)
     return TRUE;
 }
 
+VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key,
+                                        GError **error)
+{
+    g_autoptr(GError) local = NULL;
+    g_return_val_if_fail(what != NULL && key != NULL, NULL);
+    JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+    if (!o || int_member(o, "version") != CACHE_VERSION) {
+        corrupt(error, what, "not a topology cache of this version");
+        return NULL;
+    }
+    if (g_strcmp0(string_member(o, "key"), key) != 0)
+        return NULL;   /* stale: another host shape */
+    JsonArray *nodes = array_node(json_object_get_member(o, "nodes"));
+    const gchar *source = string_member(o, "source");
+    g_autoptr(VnTopology) t = vn_topology_new(source ? source : "topology cache");
+    if (!nodes || !read_nodes(t, nodes) || !read_cpus_and_distances(t, o)) {
+        corrupt(error, what, "malformed topology");
+        return NULL;
+    }
+    if (!vn_topology_finish(t, &local)) {
+        corrupt(error, what, local->message);
+        return NULL;
+    }
+    return g_steal_pointer(&t);
+}
+
 VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError **error)
 {
     g_autoptr(GError) local = NULL;
@@ -253,23 +285,5 @@ VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError *
                                 local->message);
         return NULL;
     }
-    JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-    if (!o || int_member(o, "version") != CACHE_VERSION) {
-        corrupt(error, path, "not a topology cache of this version");
-        return NULL;
-    }
-    if (g_strcmp0(string_member(o, "key"), key) != 0)
-        return NULL;   /* stale: another host shape */
-    JsonArray *nodes = array_node(json_object_get_member(o, "nodes"));
-    const gchar *source = string_member(o, "source");
-    g_autoptr(VnTopology) t = vn_topology_new(source ? source : "topology cache");
-    if (!nodes || !read_nodes(t, nodes) || !read_cpus_and_distances(t, o)) {
-        corrupt(error, path, "malformed topology");
-        return NULL;
-    }
-    if (!vn_topology_finish(t, &local)) {
-        corrupt(error, path, local->message);
-        return NULL;
-    }
-    return g_steal_pointer(&t);
+    return vn_topology_cache_from_json(root, path, key, error);
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include "vn-topology.h"
 
 #define VN_TOPOLOGY_CACHE_FILE "topology-cache.json"
@@ -36,6 +37,17 @@ gchar *vn_topology_cache_key(const gchar *topology_file);
 /* The cached topology if `path` exists and carries `key`; NULL with no
  * error when missing or stale; NULL with an error when unreadable. */
 VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError **error);
+
+/* The cache's JSON object for `t` under `key`, as vn_topology_cache_save()
+ * writes it; also the form in which vn_topology_load_isolated()'s child
+ * hands its topology back.  Returns a new node. */
+JsonNode *vn_topology_cache_to_json(const VnTopology *t, const gchar *key);
+
+/* Rebuilds (and finishes) a topology from such an object: NULL without an
+ * error when its key is not `key`; NULL with _CORRUPT, the message naming
+ * `what`, when it is not a cache object of this version or malformed. */
+VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key,
+                                        GError **error);
 
 /* Writes `t` under `key`, atomically (temp + rename). */
 gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key,
