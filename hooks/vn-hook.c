@@ -125,7 +125,9 @@ static gchar *topology_cache_path(void)
 
 /* $VNUMA_TOPOLOGY or the live host, through the cache: discovery of a big
  * host costs more than the rest of a hook run.  A cache that cannot be
- * read or written only costs the discovery. */
+ * read or written only costs the discovery.  The file is imported in a
+ * child process (vn_topology_load_isolated()): a file that crashes hwloc
+ * is an error like any other, and the hook fails open. */
 static VnTopology *load_topology(const gchar *file, GError **error)
 {
     g_autofree gchar *key = vn_topology_cache_key(file);
@@ -133,7 +135,8 @@ static VnTopology *load_topology(const gchar *file, GError **error)
     VnTopology *t = key ? vn_topology_cache_load(path, key, NULL) : NULL;
     if (t)
         return t;
-    t = file ? vn_topology_load_hwloc_xml(file, error) : vn_topology_load_live(error);
+    t = file ? vn_topology_load_isolated(vn_topology_load_hwloc_xml, file, file, error)
+             : vn_topology_load_live(error);
     if (t && key) {
         g_autofree gchar *dir = g_path_get_dirname(path);
         if (g_mkdir_with_parents(dir, 0755) == 0)

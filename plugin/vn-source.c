@@ -45,6 +45,22 @@ vn_source_options_clear(VnSourceOptions *o)
     g_clear_pointer(&o->sysroot, g_free);
 }
 
+/* hwloc parses these inputs in a child (vn_topology_load_isolated()):
+ * they come from elsewhere, and an hwloc bug must not take vnuma down. */
+static VnTopology *
+load_hwloc_xml(const gchar *path, GError **error)
+{
+    return vn_topology_load_isolated(vn_topology_load_hwloc_xml, path, path, error);
+}
+
+static VnTopology *
+load_synthetic(const gchar *description, GError **error)
+{
+    g_autofree gchar *what = g_strdup_printf("hwloc synthetic description '%s'", description);
+
+    return vn_topology_load_isolated(vn_topology_load_synthetic, description, what, error);
+}
+
 /* The one topology source asked for, or the default one.  *ret_this_host:
  * the topology describes this host (live, or $VNUMA_TOPOLOGY standing in
  * for it, as for the hook), so its ledger applies. */
@@ -63,14 +79,14 @@ load_topology(const VnSourceOptions *o, gboolean *ret_live, gboolean *ret_this_h
         return NULL;
     }
     if (o->topology_file)
-        return vn_topology_load_hwloc_xml(o->topology_file, error);
+        return load_hwloc_xml(o->topology_file, error);
     if (o->synthetic)
-        return vn_topology_load_synthetic(o->synthetic, error);
+        return load_synthetic(o->synthetic, error);
     if (o->capabilities)
         return vn_topology_load_capabilities(o->capabilities, error);
     *ret_this_host = TRUE;
     if (env && *env)
-        return vn_topology_load_hwloc_xml(env, error);
+        return load_hwloc_xml(env, error);
     *ret_live = TRUE;
     return vn_topology_load_live(error);
 }

@@ -8,7 +8,8 @@
  *   --config FILE        vnuma.conf (vn-config.h)
  *   --sysroot DIR        read /proc and /sys below DIR
  * At most one of the first three.  With none, $VNUMA_TOPOLOGY (an hwloc
- * XML file) if set, else the live host.
+ * XML file) if set, else the live host.  hwloc XML and synthetic strings
+ * are imported in a child process (vn_topology_load_isolated()).
  */
 #pragma once
 

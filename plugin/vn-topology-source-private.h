@@ -26,3 +26,9 @@ gboolean vn_topology_add_sysfs_nodes(VnTopology *t, const gchar *sysroot, GError
 /* Re-raises a VN_XML_FILE_ERROR in this module's domain (IO stays IO,
  * everything else is PARSE), keeping its message. */
 void vn_topology_source_propagate_xml(GError **error, const GError *xml_error);
+
+/* vn_topology_load_isolated() with another timeout, in milliseconds (the
+ * public one waits VN_TOPOLOGY_ISOLATED_TIMEOUT_S); for tests. */
+VnTopology *vn_topology_load_isolated_timeout(VnTopologyLoadFunc load, const gchar *arg,
+                                              const gchar *what, guint timeout_ms,
+                                              GError **error);

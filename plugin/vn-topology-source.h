@@ -44,6 +44,29 @@ VnTopology *vn_topology_load_synthetic(const gchar *description, GError **error)
  * in as total == free (capabilities do not say what is free). */
 VnTopology *vn_topology_load_capabilities(const gchar *path, GError **error);
 
+/* Any loader of the above with one string argument. */
+typedef VnTopology *(*VnTopologyLoadFunc)(const gchar *arg, GError **error);
+
+/* Crash isolation for loaders that hand untrusted input to hwloc (XML and
+ * synthetic strings from elsewhere, captured sysfs trees): `load(arg)`
+ * runs in a short-lived child process, which writes the topology back;
+ * this process never runs hwloc on the input.  Errors are the loader's
+ * own, or, naming `what` (the file, string or directory):
+ *   "<what>: hwloc crashed reading it (signal N)"        child killed
+ *   "<what>: hwloc did not finish reading it within 30 s" child killed
+ *   "<what>: hwloc failed reading it (import process exited with status N)"
+ * (all VN_TOPOLOGY_SOURCE_ERROR_HWLOC).  The result equals `load(arg)`
+ * in-process except for free memory, which the child does not hand back
+ * (unknown; the caller measures it).  Costs a fork() and a pipe (about a
+ * millisecond; see README).  Call from a single-threaded process, or before
+ * starting threads: the child only runs this library's code, but a lock
+ * another thread held at fork() would stall it until the timeout. */
+VnTopology *vn_topology_load_isolated(VnTopologyLoadFunc load, const gchar *arg,
+                                      const gchar *what, GError **error);
+#define VN_TOPOLOGY_ISOLATED_TIMEOUT_S 30
+/* Upper bound of the child's answer (the JSON of a 4096-CPU host is ~100 KB). */
+#define VN_TOPOLOGY_ISOLATED_MAX_BYTES (16 * 1024 * 1024)
+
 /* Reads <sysroot>/sys/devices/system/node/node<os_id>/meminfo (MemFree) and
  * .../hugepages/hugepages-<size>kB/{nr,free}_hugepages into every node of
  * `t` (mem_free_kib, hugepages: an existing entry of the same size is

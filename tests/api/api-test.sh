@@ -657,6 +657,14 @@ touch "$tmp/plainfile"
 check "socket path on a regular file: refused, file kept" test $? = 1 -a -f "$tmp/plainfile"
 "$vnumad" --socket "$tmp/y.sock" --topology "$tmp/no-such.xml" 2>"$tmp/err"
 check "detached start with a bad topology: exit 1 with one line" test $? = 1 -a "$(wc -l <"$tmp/err")" = 1
+# issue 12 B.3: a topology file that crashes hwloc 2.9 is imported in a
+# child; the daemon refuses to start with one line and does not crash
+crash=$data/hwloc-crash/pu-without-complete-cpuset.xml
+"$vnumad" --foreground --socket "$tmp/crash.sock" --topology "$crash" 2>"$tmp/err"
+check "topology that crashes hwloc: exit 1" test $? = 1
+check "topology that crashes hwloc: one line naming the file" \
+    test "$(cat "$tmp/err")" = "vnumad: $crash: hwloc crashed reading it (signal 11)"
+check "topology that crashes hwloc: no socket left" test ! -e "$tmp/crash.sock"
 "$vnumad" --bogus 2>"$tmp/err"
 check "unknown option: exit 1" test $? = 1
 # detached: the parent returns once the child listens

@@ -13,6 +13,7 @@ typedef struct {
     gchar *run_dir;
     gchar *config;      /* NULL: empty.conf */
     gchar *vnumactl;    /* NULL: none */
+    gchar *topology;    /* NULL: hwloc/hagrid.xml */
 } Fixture;
 
 static gchar *data_path(const gchar *name)
@@ -41,6 +42,7 @@ static void fixture_tear_down(Fixture *f, gconstpointer data)
     g_free(f->run_dir);
     g_free(f->config);
     g_free(f->vnumactl);
+    g_free(f->topology);
 }
 
 typedef struct {
@@ -58,7 +60,7 @@ static void run_clear(Run *r)
 
 static GSubprocessLauncher *launcher(const Fixture *f)
 {
-    g_autofree gchar *topo = data_path("hwloc/hagrid.xml");
+    g_autofree gchar *topo = f->topology ? g_strdup(f->topology) : data_path("hwloc/hagrid.xml");
     g_autofree gchar *conf = f->config ? g_strdup(f->config) : data_path("config/empty.conf");
     GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
@@ -380,6 +382,26 @@ static void test_fail_open(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 }
 
+/* $VNUMA_TOPOLOGY names a file that crashes hwloc 2.9: the import runs
+ * in a child, the hook logs the error and the VM starts (issue 12 B.3). */
+static void test_fail_open_hwloc_crash(Fixture *f, gconstpointer data)
+{
+    f->topology = data_path("hwloc-crash/pu-without-complete-cpuset.xml");
+    g_autofree gchar *expected = g_strdup_printf("%s: hwloc crashed reading it (signal 11)",
+                                                 f->topology);
+    Run r = { 0 };
+    run_hook(f, "vm-placed", "prepare", "begin", "placed", &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "");
+    g_assert_cmpstr(r.err, ==, "");
+    run_clear(&r);
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "\"decision\":\"error\""));
+    g_assert_nonnull(strstr(history, expected));
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
+}
+
 static void assert_one_line(const gchar *text, const gchar *prefix)
 {
     if (!g_str_has_prefix(text, prefix))
@@ -678,6 +700,7 @@ int main(int argc, char **argv)
     ADD("/hook/started/apply-detached", test_started_apply);
     ADD("/hook/started/dataplane-detached", test_started_dataplane);
     ADD("/hook/fail-open", test_fail_open);
+    ADD("/hook/fail-open/hwloc-crash", test_fail_open_hwloc_crash);
     ADD("/hook/reconnect", test_reconnect);
     ADD("/hook/ledger/rebuild", test_rebuild);
     for (gsize i = 0; i < G_N_ELEMENTS(corrupt_ledgers); i++)
