@@ -84,12 +84,34 @@ vnd_state_free(VndState *s)
     g_free(s);
 }
 
+/* The real host, as vn_source_load() decides it: no topology source, no
+ * --sysroot (which alone is a captured host, topology included), no
+ * $VNUMA_TOPOLOGY. */
 static gboolean
 is_live(const VnSourceOptions *o)
 {
     const gchar *env = g_getenv("VNUMA_TOPOLOGY");
 
-    return !o->topology_file && !o->synthetic && !o->capabilities && !(env && *env);
+    return vn_source_is_this_host(o) && !(env && *env);
+}
+
+/* A capture without proc/stat has no CPU counters: busy stays unknown,
+ * logged once and said in the topology's source, as vnumactl says it. */
+static gboolean
+has_cpu_counters(VndState *s)
+{
+    g_autofree gchar *stat = NULL;
+    g_autofree gchar *old = NULL;
+
+    if (s->live)
+        return TRUE;
+    stat = g_build_filename(s->sysroot, "proc", "stat", NULL);
+    if (g_file_test(stat, G_FILE_TEST_EXISTS))
+        return TRUE;
+    g_message("CPU busy unknown: no %s", stat);
+    old = g_steal_pointer(&s->topology->source);
+    s->topology->source = g_strdup_printf("%s; CPU busy unknown: no %s", old, stat);
+    return FALSE;
 }
 
 const gchar *
@@ -169,7 +191,7 @@ vnd_state_new(const VnSourceOptions *o, GError **error)
     s->busy = g_new(gdouble, s->topology->n_nodes);
     for (guint i = 0; i < s->topology->n_nodes; i++)
         s->busy[i] = -1.0;
-    if (s->live || s->sysroot)
+    if ((s->live || s->sysroot) && has_cpu_counters(s))
         measure_busy(s);
     return s;
 }

@@ -24,7 +24,8 @@ vn_source_option_group(VnSourceOptions *o)
         { "config", 0, 0, G_OPTION_ARG_FILENAME, &o->config_file,
           "Configuration file (default: $VNUMA_CONFIG, else " VNUMA_DEFAULT_CONFIG ")", "FILE" },
         { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &o->sysroot,
-          "Read /proc and /sys below DIR (free memory, CPU busy)", "DIR" },
+          "Read /proc and /sys below DIR (free memory, CPU busy; alone: the whole captured host)",
+          "DIR" },
         { NULL },
     };
     GOptionGroup *group = g_option_group_new("source", "Topology source options:",
@@ -45,6 +46,12 @@ vn_source_options_clear(VnSourceOptions *o)
     g_clear_pointer(&o->sysroot, g_free);
 }
 
+gboolean
+vn_source_is_this_host(const VnSourceOptions *o)
+{
+    return !o->topology_file && !o->synthetic && !o->capabilities && !o->sysroot;
+}
+
 /* hwloc parses these inputs in a child (vn_topology_load_isolated()):
  * they come from elsewhere, and an hwloc bug must not take vnuma down. */
 static VnTopology *
@@ -61,18 +68,22 @@ load_synthetic(const gchar *description, GError **error)
     return vn_topology_load_isolated(vn_topology_load_synthetic, description, what, error);
 }
 
-/* The one topology source asked for, or the default one.  *ret_this_host:
- * the topology describes this host (live, or $VNUMA_TOPOLOGY standing in
- * for it, as for the hook), so its ledger applies. */
+/* The one topology source asked for, or the default one: --sysroot alone
+ * is a captured host, read whole from its tree (one host per command).
+ * *ret_live: the live host, measured by its loader.  *ret_this_host: the
+ * topology describes this host (live, or $VNUMA_TOPOLOGY standing in for
+ * it, as for the hook), so its ledger applies.  *ret_measured: free memory
+ * already read by the loader. */
 static VnTopology *
 load_topology(const VnSourceOptions *o, gboolean *ret_live, gboolean *ret_this_host,
-              GError **error)
+              gboolean *ret_measured, GError **error)
 {
     const gchar *env = g_getenv("VNUMA_TOPOLOGY");
     guint given = !!o->topology_file + !!o->synthetic + !!o->capabilities;
 
     *ret_live = FALSE;
     *ret_this_host = FALSE;
+    *ret_measured = FALSE;
     if (given > 1) {
         g_set_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_CONFLICT,
                     "give at most one of --topology, --synthetic and --capabilities");
@@ -84,28 +95,45 @@ load_topology(const VnSourceOptions *o, gboolean *ret_live, gboolean *ret_this_h
         return load_synthetic(o->synthetic, error);
     if (o->capabilities)
         return vn_topology_load_capabilities(o->capabilities, error);
+    *ret_measured = TRUE;
+    if (o->sysroot)
+        return vn_topology_load_sysroot(o->sysroot, error);
     *ret_this_host = TRUE;
-    if (env && *env)
+    if (env && *env) {
+        *ret_measured = FALSE;
         return load_hwloc_xml(env, error);
+    }
     *ret_live = TRUE;
     return vn_topology_load_live(error);
 }
 
-/* A replayed host: free memory per node from the sysroot's sysfs (the
- * live loader already read the real one). */
+/* A replayed host: free memory per node from the sysroot's sysfs, unless
+ * the loader read it already (live host, the capture itself). */
 static gboolean
-measure_memory(const VnSourceOptions *o, VnTopology *t, GError **error)
+measure_memory(const VnSourceOptions *o, gboolean measured, VnTopology *t, GError **error)
 {
-    return !o->sysroot || vn_topology_read_sysfs_memory(t, o->sysroot, error);
+    return measured || !o->sysroot || vn_topology_read_sysfs_memory(t, o->sysroot, error);
 }
 
-/* CPU busy: watched live, or counters since boot from a sysroot. */
+/* CPU busy: watched live, or counters since boot from a sysroot.  A
+ * capture without proc/stat leaves it unknown, and the source says so. */
 static gboolean
-measure_busy(const VnSourceOptions *o, gboolean live, const VnTopology *t,
+measure_busy(const VnSourceOptions *o, gboolean live, VnTopology *t,
              VnLoad *load, GError **error)
 {
+    g_autofree gchar *stat = NULL;
+    g_autofree gchar *old = NULL;
+
     if (!live && !o->sysroot)
         return TRUE;
+    if (!live) {
+        stat = g_build_filename(o->sysroot, "proc", "stat", NULL);
+        if (!g_file_test(stat, G_FILE_TEST_EXISTS)) {
+            old = g_steal_pointer(&t->source);
+            t->source = g_strdup_printf("%s; CPU busy unknown: no %s", old, stat);
+            return TRUE;
+        }
+    }
     return vn_host_measure_cpu_busy(o->sysroot, t, load,
                                     live ? VN_SOURCE_LIVE_INTERVAL_MS : 0, error);
 }
@@ -135,12 +163,12 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnLoad) load = NULL;
-    gboolean live, this_host;
+    gboolean live, this_host, measured;
 
     g_return_val_if_fail(o && ret_topology, FALSE);
 
-    t = load_topology(o, &live, &this_host, error);
-    if (!t || !measure_memory(o, t, error))
+    t = load_topology(o, &live, &this_host, &measured, error);
+    if (!t || !measure_memory(o, measured, t, error))
         return FALSE;
     /* the load needs the policy (overheads) and the state directory */
     if ((ret_config || ret_load) && !(config = vn_config_load(o->config_file, t, error)))

@@ -7,9 +7,12 @@
  *   --load FILE          committed load, JSON (vn-load-file.h)
  *   --config FILE        vnuma.conf (vn-config.h)
  *   --sysroot DIR        read /proc and /sys below DIR
- * At most one of the first three.  With none, $VNUMA_TOPOLOGY (an hwloc
- * XML file) if set, else the live host.  hwloc XML and synthetic strings
- * are imported in a child process (vn_topology_load_isolated()).
+ * At most one of the first three.  With none, --sysroot DIR alone is a
+ * captured host whose topology is read from DIR too (one host per
+ * command: never this machine's nodes with the capture's free memory);
+ * without --sysroot, $VNUMA_TOPOLOGY (an hwloc XML file) if set, else the
+ * live host.  hwloc XML and synthetic strings are imported in a child
+ * process (vn_topology_load_isolated()), as is a --sysroot topology.
  */
 #pragma once
 
@@ -44,6 +47,11 @@ typedef struct {
 GOptionGroup *vn_source_option_group(VnSourceOptions *o);
 void vn_source_options_clear(VnSourceOptions *o);
 
+/* Whether `o` describes this host: no topology option and no --sysroot,
+ * so the live host or $VNUMA_TOPOLOGY standing in for it, whose ledger
+ * applies. */
+gboolean vn_source_is_this_host(const VnSourceOptions *o);
+
 /* Builds the topology, then the config, then the load:
  *  - the live host also gets its free memory from sysfs and its CPU busy
  *    measured over VN_SOURCE_LIVE_INTERVAL_MS;
@@ -52,7 +60,8 @@ void vn_source_options_clear(VnSourceOptions *o);
  *    (vn-ledger.h, in the config's state_dir);
  *  - with --sysroot, any topology gets free memory from that sysroot's
  *    sysfs and CPU busy from its /proc/stat counters since boot, so a
- *    captured host replays exactly;
+ *    captured host replays exactly; a sysroot without proc/stat leaves
+ *    CPU busy unknown and the topology's source says so;
  *  - the load file's figures are added last.
  * A topology named by an option is another host: no ledger, and no
  * measurement unless --sysroot says where to read it.

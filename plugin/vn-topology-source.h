@@ -44,6 +44,17 @@ VnTopology *vn_topology_load_synthetic(const gchar *description, GError **error)
  * in as total == free (capabilities do not say what is free). */
 VnTopology *vn_topology_load_capabilities(const gchar *path, GError **error);
 
+/* A captured host: the Linux file-system root DIR (a copy of /sys, or what
+ * hwloc-gather-topology saves; hwloc reads it as `lstopo --input DIR`
+ * does, HWLOC_FSROOT), then its sysfs nodes as for the live host, and its
+ * free memory and hugepages through vn_topology_read_sysfs_memory(t, DIR).
+ * hwloc runs in a child (vn_topology_load_isolated()).  A tree without the
+ * files hwloc needs for CPUs (sys/devices/system/cpu/cpuN/topology/...) or
+ * nodes (nodeN/cpumap, node/online) is refused with the first missing file
+ * named: hwloc would otherwise fall back to a one-CPU machine, or to this
+ * host's own CPUs.  Errors: _IO (missing file), _PARSE, _INVALID, _HWLOC. */
+VnTopology *vn_topology_load_sysroot(const gchar *sysroot, GError **error);
+
 /* Any loader of the above with one string argument. */
 typedef VnTopology *(*VnTopologyLoadFunc)(const gchar *arg, GError **error);
 

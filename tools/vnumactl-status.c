@@ -430,7 +430,7 @@ int
 vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, VnLoad *load,
                           const VnConfig *config, const gchar *state_opt, const gchar *path)
 {
-    gboolean this_host = !source->topology_file && !source->synthetic && !source->capabilities;
+    gboolean this_host = vn_source_is_this_host(source);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) ledger = NULL;
     g_autoptr(VnStatus) status = NULL;

@@ -665,6 +665,19 @@ check "topology that crashes hwloc: exit 1" test $? = 1
 check "topology that crashes hwloc: one line naming the file" \
     test "$(cat "$tmp/err")" = "vnumad: $crash: hwloc crashed reading it (signal 11)"
 check "topology that crashes hwloc: no socket left" test ! -e "$tmp/crash.sock"
+# issue 12 B.5: --sysroot alone is the captured host, topology included
+VNUMA_STATE_DIR=$tmp/state5 start capture "$tmp/capture.sock" --sysroot "$data/sysroot/16amd64-8n2c" ||
+    nok "daemon on a captured 8-node host starts"
+S_saved=$S; S=$tmp/capture.sock
+req GET /v1/host
+check "--sysroot alone: 8 nodes of 8 GiB from the capture, with its free memory" \
+    jqb '(.nodes | length == 8) and ([.nodes[].memory_total_mib] | min >= 8190) and .nodes[0].memory_free_mib == 6734 and (.source | startswith("sysroot "))'
+check "--sysroot alone: CPU busy since boot from its proc/stat" jqb '[.nodes[].load.cpu_busy] | all(. != null)'
+S=$S_saved
+kill "$pid_capture"
+"$vnumad" --foreground --socket "$tmp/nocpu.sock" --sysroot "$data/sysroot/no-cpu-topology" 2>"$tmp/err"
+check "--sysroot hwloc cannot read: exit 1, one line naming the file" \
+    test $? = 1 -a "$(wc -l <"$tmp/err")" = 1 -a -n "$(grep -F 'cpu0/topology: none of' "$tmp/err")"
 "$vnumad" --bogus 2>"$tmp/err"
 check "unknown option: exit 1" test $? = 1
 # detached: the parent returns once the child listens

@@ -1,0 +1,1 @@
+rebalance --dry-run --sysroot tests/data/sysroot/16amd64-8n2c
