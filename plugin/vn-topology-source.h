@@ -68,10 +68,12 @@ typedef VnTopology *(*VnTopologyLoadFunc)(const gchar *arg, GError **error);
  *   "<what>: hwloc failed reading it (import process exited with status N)"
  * (all VN_TOPOLOGY_SOURCE_ERROR_HWLOC).  The result equals `load(arg)`
  * in-process except for free memory, which the child does not hand back
- * (unknown; the caller measures it).  Costs a fork() and a pipe (about a
- * millisecond; see README).  Call from a single-threaded process, or before
- * starting threads: the child only runs this library's code, but a lock
- * another thread held at fork() would stall it until the timeout. */
+ * (unknown; the caller measures it).  Costs a fork(), a pipe and a JSON
+ * round trip: about 1.5 ms more CPU for a small host, 5-10 ms for 256-384
+ * CPUs (tests/bench/bench-topology-import).  Call from a single-threaded
+ * process, or before starting threads: the child only runs this library's
+ * code, but a lock another thread held at fork() would stall it until the
+ * timeout. */
 VnTopology *vn_topology_load_isolated(VnTopologyLoadFunc load, const gchar *arg,
                                       const gchar *what, GError **error);
 #define VN_TOPOLOGY_ISOLATED_TIMEOUT_S 30
