@@ -8,7 +8,7 @@
  * today; a child process stops the next one too.  The parent never runs
  * hwloc on the input: the child runs the loader, and writes the finished
  * topology back as the topology cache's JSON object (vn-topology-cache.h),
- * which the parent parses with json-glib and rebuilds through
+ * which the parent parses with vn_json_parse() and rebuilds through
  * vn_topology_finish() like any cached topology.  A child that dies by a
  * signal, exits without a whole answer or takes too long is an error that
  * names the input.
@@ -23,6 +23,7 @@
 #include "vn-topology-source.h"
 #include "vn-topology-source-private.h"
 #include "vn-topology-cache.h"
+#include "vn-json-parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,15 +177,12 @@ value_member(JsonObject *o, const gchar *name, GType type)
 static VnTopology *
 parse_answer(const GByteArray *buf, const gchar *what, GError **error)
 {
-    g_autoptr(JsonParser) p = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;
-    JsonNode *root;
+    g_autoptr(JsonNode) root = vn_json_parse((const gchar *)buf->data, buf->len, &local);
     JsonObject *o, *e;
     VnTopology *t;
 
-    if (buf->len == 0 ||
-        !json_parser_load_from_data(p, (const gchar *)buf->data, (gssize)buf->len, &local) ||
-        !(root = json_parser_get_root(p)) || !JSON_NODE_HOLDS_OBJECT(root)) {
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
                     "%s: the import process answered no topology", what);
         return NULL;
