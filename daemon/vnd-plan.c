@@ -5,6 +5,7 @@
 #include "vnd-spec.h"
 
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-placement-json.h"
 #include "vn-plan.h"
 

@@ -76,27 +76,6 @@ on_reload(gpointer user_data)
     return G_SOURCE_CONTINUE;
 }
 
-static gboolean
-on_sample(gpointer user_data)
-{
-    VndDaemon *d = user_data;
-
-    vnd_state_sample(d->state);
-    vnd_reservations_reclaim(d);
-    vnd_rebalance_tick(d);
-    vnd_repair_tick(d);
-    return G_SOURCE_CONTINUE;
-}
-
-void
-vnd_sample_arm(VndDaemon *d)
-{
-    if (d->sample_source)
-        g_source_remove(d->sample_source);
-    d->sample_source = g_timeout_add_seconds(vnd_state_config(d->state)->rebalance_interval_s,
-                                             on_sample, d);
-}
-
 static int
 fail(const gchar *what, const GError *error)
 {

@@ -3,7 +3,7 @@
  * The hook's stdout and stderr belong to libvirt (stderr becomes the
  * user's error message on a veto), so logs go to the journal when there is
  * one, else to syslog.  The history (<state_dir>/history.log, format and
- * writer in plugin/vn-history.h) is what `vnumactl log` shows. */
+ * writer in plugin/state/vn-history.h) is what `vnumactl log` shows. */
 #include <syslog.h>
 #include "vn-history.h"
 #include "vn-hook.h"

@@ -17,6 +17,7 @@
 #include <glib.h>
 #include "vn-config.h"
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-ledger.h"
 #include "vn-topology.h"
 

@@ -101,3 +101,39 @@ vn_placement_nodes(const VnPlacement *p)
     g_array_sort(nodes, uint_cmp);
     return nodes;
 }
+
+static const gchar *const memory_mode_names[] = { "restrictive", "strict", "auto", NULL };
+G_STATIC_ASSERT(G_N_ELEMENTS(memory_mode_names) == VN_MEMORY_MODE_MAX + 1);
+
+const gchar *const *
+vn_memory_mode_names(void)
+{
+    return memory_mode_names;
+}
+
+const gchar *
+vn_memory_mode_to_string(VnMemoryMode m)
+{
+    g_return_val_if_fail(m < VN_MEMORY_MODE_MAX, NULL);
+    return memory_mode_names[m];
+}
+
+gint
+vn_memory_mode_from_string(const gchar *s)
+{
+    for (gint i = 0; s && memory_mode_names[i]; i++)
+        if (g_str_equal(memory_mode_names[i], s))
+            return i;
+    return -1;
+}
+
+VnMemoryMode
+vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p)
+{
+    g_autoptr(GArray) nodes = NULL;
+
+    if (m != VN_MEMORY_MODE_AUTO)
+        return m;
+    nodes = vn_placement_nodes(p);
+    return nodes->len > 1 ? VN_MEMORY_MODE_STRICT : VN_MEMORY_MODE_RESTRICTIVE;
+}

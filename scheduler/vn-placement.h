@@ -65,4 +65,25 @@ void vn_candidate_free(VnCandidate *c);
 /* The host node indices used, ascending, each once. */
 GArray *vn_placement_nodes(const VnPlacement *p);
 
+/* [placement] memory_mode: libvirt <numatune><memory mode=...>.
+ * auto (the default) follows what the emulated NUMA host measured
+ * (tests/numahost/README.md): restrictive keeps all of a one-node guest's
+ * pages on its node and moves them live, but a guest split over nodes
+ * keeps per-cell locality only under strict (restrictive leaves each page
+ * where the first thread touching it ran).  So auto is restrictive for a
+ * placement on one host node and strict for one across nodes. */
+typedef enum {
+    VN_MEMORY_MODE_RESTRICTIVE,  /* cgroup cpuset.mems: movable live */
+    VN_MEMORY_MODE_STRICT,       /* mbind per cell: fixed while running */
+    VN_MEMORY_MODE_AUTO,         /* restrictive on one node, strict across nodes */
+    VN_MEMORY_MODE_MAX
+} VnMemoryMode;
+
+const gchar *vn_memory_mode_to_string(VnMemoryMode m);
+gint vn_memory_mode_from_string(const gchar *s);      /* -1 if unknown */
+/* The names, in enum order, NULL-terminated. */
+const gchar *const *vn_memory_mode_names(void);
+/* The mode to write for placement `p`: auto resolved, others as they are. */
+VnMemoryMode vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnPlacement, vn_placement_free)

@@ -1,7 +1,7 @@
 /* vn-trace.h: a trace of VM arrivals and departures (for vn_simulate()).
  *
- * A plain value: plugin/vn-trace-csv.c reads and writes it as CSV,
- * plugin/vn-trace-gen.c draws one from the published Azure VM mix.
+ * A plain value: plugin/report/vn-trace-file.c reads and writes it as CSV,
+ * plugin/report/vn-trace-gen.c draws one from the published Azure VM mix.
  * Each VM arrives at `time_s` and, if admitted, leaves at
  * `time_s + duration_s` (seconds from the trace's origin).
  */

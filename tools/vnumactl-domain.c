@@ -12,6 +12,7 @@
 #include "vnumactl.h"
 #include "vn-cpulist.h"
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-libvirt.h"
 #include "vn-plan.h"
 

@@ -6,6 +6,7 @@
  */
 #include "vnumactl.h"
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-placement-json.h"
 #include "vn-plan.h"
 #include "vn-size.h"

@@ -2,7 +2,7 @@
  *
  * Text: one row per node (CPUs, memory, load, hugepages), then the
  * distance matrix in numactl --hardware's layout.  --json: the shape of
- * plugin/vn-topology-json.h. */
+ * plugin/report/vn-topology-json.h. */
 #include "vnumactl.h"
 
 #include "vn-cpulist.h"

@@ -280,7 +280,7 @@ expect PUT /v1/reservations/x "" 405 "DELETE"
 allow=$(curl -s --unix-socket "$S" -X GET -D - -o /dev/null http://vnumad/v1/fit | tr -d '\r' | sed -n 's/^Allow: //Ip')
 check "405 carries Allow: POST" test "$allow" = POST
 
-# --- bodies the JSON loader refuses (plugin/vn-json-parse.h) ------------------------
+# --- bodies the JSON loader refuses (plugin/base/vn-json-parse.h) ------------------------
 # json-glib alone recursed once per '[' (a stack overflow), took a second
 # value and dropped it, and let the last of two same-named members win.
 head -c 400000 /dev/zero | tr '\0' '[' >"$tmp/deep"

@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <libxml/c14n.h>
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-plan.h"
 #include "vn-topology-source.h"
 #include "vn-xml-file.h"

@@ -21,6 +21,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 #include "vn-xml-file.h"

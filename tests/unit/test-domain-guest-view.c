@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <string.h>
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-topology-source.h"
 
 /* 8 vCPUs and 16 GiB: on 2 nodes of 8 GiB it needs 2 cells */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "vn-cpulist.h"
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-topology-source.h"
 
 static gchar *

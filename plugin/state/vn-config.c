@@ -7,7 +7,7 @@
 #include <string.h>
 #include "vn-config-build.h"
 #include "vn-cpulist.h"
-#include "vn-dataplane.h"
+#include "vn-dataplane-spec.h"
 #include "vn-size.h"
 
 G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
@@ -15,10 +15,8 @@ G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
 #define VN_CONFIG_MAX_HEADROOM 90
 #define VN_CONFIG_MAX_OVERCOMMIT 64.0
 
-static const gchar *const memory_mode_names[] = { "restrictive", "strict", "auto", NULL };
 static const gchar *const hook_manage_names[] = { "opted-in", "all", "none", NULL };
 static const gchar *const hook_conflict_names[] = { "replan", "refuse", "ignore", NULL };
-G_STATIC_ASSERT(G_N_ELEMENTS(memory_mode_names) == VN_MEMORY_MODE_MAX + 1);
 G_STATIC_ASSERT(G_N_ELEMENTS(hook_manage_names) == VN_HOOK_MANAGE_MAX + 1);
 G_STATIC_ASSERT(G_N_ELEMENTS(hook_conflict_names) == VN_HOOK_CONFLICT_MAX + 1);
 
@@ -29,26 +27,6 @@ name_index(const gchar *const *names, const gchar *s)
         if (g_str_equal(names[i], s))
             return i;
     return -1;
-}
-
-const gchar *
-vn_memory_mode_to_string(VnMemoryMode m)
-{
-    g_return_val_if_fail(m < VN_MEMORY_MODE_MAX, NULL);
-    return memory_mode_names[m];
-}
-
-gint vn_memory_mode_from_string(const gchar *s) { return name_index(memory_mode_names, s); }
-
-VnMemoryMode
-vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p)
-{
-    g_autoptr(GArray) nodes = NULL;
-
-    if (m != VN_MEMORY_MODE_AUTO)
-        return m;
-    nodes = vn_placement_nodes(p);
-    return nodes->len > 1 ? VN_MEMORY_MODE_STRICT : VN_MEMORY_MODE_RESTRICTIVE;
 }
 
 const gchar *
@@ -377,7 +355,7 @@ read_modes(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
     guint mode = c->memory_mode, manage = c->hook_manage, conflict = c->hook_on_conflict;
     guint balance = c->policy->balance;
 
-    if (!read_choice(kf, path, "placement", "memory_mode", memory_mode_names, &mode, error) ||
+    if (!read_choice(kf, path, "placement", "memory_mode", vn_memory_mode_names(), &mode, error) ||
         !read_choice(kf, path, "placement", "balance", vn_balance_names(), &balance, error) ||
         !read_choice(kf, path, "hook", "manage", hook_manage_names, &manage, error) ||
         !read_choice(kf, path, "hook", "on_conflict", hook_conflict_names, &conflict, error) ||

@@ -6,30 +6,10 @@
 #include <stdarg.h>
 #include <string.h>
 
-G_DEFINE_QUARK(vn-dataplane-error-quark, vn_dataplane_error)
 
 /* A unit's cgroup nests no deeper than this in practice (Delegate= trees
  * of container managers); deeper is cut rather than followed forever. */
 #define MAX_CGROUP_DEPTH 16
-
-static const gchar *const spec_kind_names[] = { "pidfile", "unit", NULL };
-G_STATIC_ASSERT(G_N_ELEMENTS(spec_kind_names) == VN_DATAPLANE_SPEC_MAX + 1);
-
-const gchar *
-vn_dataplane_spec_kind_to_string(VnDataplaneSpecKind k)
-{
-    g_return_val_if_fail(k < VN_DATAPLANE_SPEC_MAX, NULL);
-    return spec_kind_names[k];
-}
-
-gint
-vn_dataplane_spec_kind_from_string(const gchar *s)
-{
-    for (gint i = 0; s && spec_kind_names[i]; i++)
-        if (g_str_equal(spec_kind_names[i], s))
-            return i;
-    return -1;
-}
 
 static gboolean G_GNUC_PRINTF(3, 4)
 fail(GError **error, gint code, const gchar *fmt, ...)
@@ -42,47 +22,6 @@ fail(GError **error, gint code, const gchar *fmt, ...)
     va_end(args);
     g_propagate_error(error, e);
     return FALSE;
-}
-
-/* ---- specs ---- */
-
-static gboolean
-check_unit_name(const gchar *spec, const gchar *name, GError **error)
-{
-    if (strchr(name, '/') || name[0] == '.' ||
-        !g_str_has_suffix(name, ".service") || strlen(name) == strlen(".service"))
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: not a unit name such as spdk-vhost.service", spec);
-    return TRUE;
-}
-
-gboolean
-vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind,
-                        gchar **ret_value, GError **error)
-{
-    const gchar *colon = spec ? strchr(spec, ':') : NULL;
-    g_autofree gchar *kind_text = NULL;
-    const gchar *value;
-    gint kind;
-
-    g_return_val_if_fail(spec != NULL, FALSE);
-    if (!colon)
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "\"%s\": not pidfile:/PATH or unit:NAME.service", spec);
-    kind_text = g_strndup(spec, (gsize)(colon - spec));
-    kind = vn_dataplane_spec_kind_from_string(kind_text);
-    value = colon + 1;
-    if (kind < 0)
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: unknown kind \"%s\" (pidfile or unit)", spec, kind_text);
-    if (kind == VN_DATAPLANE_SPEC_PIDFILE && !g_path_is_absolute(value))
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: the pid file must be an absolute path", spec);
-    if (kind == VN_DATAPLANE_SPEC_UNIT && !check_unit_name(spec, value, error))
-        return FALSE;
-    *ret_kind = (VnDataplaneSpecKind)kind;
-    *ret_value = g_strdup(value);
-    return TRUE;
 }
 
 /* ---- reading pids ---- */

@@ -1,80 +1,12 @@
-/* vn-domain-request.c: what a domain asks of the placement core.
- *
- * Host facts come from files under a sysroot (never hard-coded paths), so
- * a test can hand in a fake /sys: a device's node from
- * sys/bus/pci/devices/<addr>/numa_node, sys/class/net/<if>/device/numa_node,
- * sys/class/block/<dev>/device[/device]/numa_node; the default hugepage size
- * from proc/meminfo.  A device whose node is unknown (-1, no file) is left
- * out of the request: it cannot pull the placement anywhere.
+/* vn-engine-request.c: what a domain asks of the placement core: its XML
+ * (domain/) and the host's facts about its devices (host/).  A device
+ * whose node is unknown (-1, no file) is left out of the request: it
+ * cannot pull the placement anywhere.
  */
-#include "vn-domain-private.h"
+#include "vn-engine.h"
+#include "vn-host-devices.h"
 
 #include <unistd.h>
-
-#define DEFAULT_HUGEPAGE_KIB 2048
-
-/* Reads the node number in <sysroot>/<first>/... (NULL-ended parts). */
-static gboolean
-read_node(const gchar *sysroot, guint *ret_node, const gchar *first, ...)
-{
-    g_autofree gchar *rel = NULL;
-    g_autofree gchar *path = NULL;
-    g_autofree gchar *text = NULL;
-    va_list ap;
-    guint64 v;
-
-    va_start(ap, first);
-    rel = g_build_filename_valist(first, &ap);
-    va_end(ap);
-    path = g_build_filename(sysroot, rel, NULL);
-    if (!g_file_get_contents(path, &text, NULL, NULL))
-        return FALSE;
-    g_strstrip(text);
-    if (!g_ascii_string_to_unsigned(text, 10, 0, 65535, &v, NULL))
-        return FALSE;   /* "-1": the platform gives no locality */
-    *ret_node = (guint)v;
-    return TRUE;
-}
-
-static gboolean
-safe_name(const gchar *s)
-{
-    return s && *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
-static gboolean
-device_node(const VnDomainDevice *dev, const gchar *sysroot, guint *ret_node)
-{
-    g_autofree gchar *base = dev->blockdev ? g_path_get_basename(dev->blockdev) : NULL;
-
-    if (dev->pci_address)
-        return read_node(sysroot, ret_node, "sys/bus/pci/devices", dev->pci_address,
-                         "numa_node", NULL);
-    if (dev->netdev && safe_name(dev->netdev))
-        return read_node(sysroot, ret_node, "sys/class/net", dev->netdev, "device",
-                         "numa_node", NULL);
-    if (base && safe_name(base))
-        return read_node(sysroot, ret_node, "sys/class/block", base, "device",
-                         "numa_node", NULL) ||
-               read_node(sysroot, ret_node, "sys/class/block", base, "device", "device",
-                         "numa_node", NULL);
-    return FALSE;
-}
-
-static guint64
-default_hugepage_kib(const gchar *sysroot)
-{
-    g_autofree gchar *path = g_build_filename(sysroot, "proc", "meminfo", NULL);
-    g_autofree gchar *text = NULL;
-    const gchar *p;
-    guint64 kib;
-
-    if (!g_file_get_contents(path, &text, NULL, NULL) ||
-        !(p = strstr(text, "Hugepagesize:")))
-        return DEFAULT_HUGEPAGE_KIB;
-    kib = g_ascii_strtoull(p + strlen("Hugepagesize:"), NULL, 10);
-    return kib ? kib : DEFAULT_HUGEPAGE_KIB;
-}
 
 /* Devices name IOThreads by id; the request numbers them 1..N. */
 static gint
@@ -155,7 +87,7 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     r->vcpus = d->vcpus_max;
     r->memory_kib = d->memory_kib;
     r->hugepage_kib = d->hugepages ? (d->hugepage_kib ? d->hugepage_kib
-                                                      : default_hugepage_kib(sysroot)) : 0;
+                                                      : vn_host_default_hugepage_kib(sysroot)) : 0;
     /* <page size='4' unit='KiB'/> is the normal page size: no hugepages */
     if (r->hugepage_kib == (guint64)sysconf(_SC_PAGESIZE) / 1024)
         r->hugepage_kib = 0;
@@ -169,7 +101,7 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     for (guint i = 0; i < d->devices->len; i++) {
         const VnDomainDevice *dev = d->devices->pdata[i];
         guint node;
-        if (device_node(dev, sysroot, &node))
+        if (vn_host_device_node(sysroot, dev->pci_address, dev->netdev, dev->blockdev, &node))
             vn_request_add_device(r, node, iothread_ordinal(d, dev->iothread), dev->name);
     }
     return g_steal_pointer(&r);

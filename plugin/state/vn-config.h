@@ -20,19 +20,6 @@ typedef enum {
     VN_CONFIG_ERROR_MAX
 } VnConfigError;
 
-/* [placement] memory_mode: libvirt <numatune><memory mode=...>.
- * auto (the default) follows what the emulated NUMA host measured
- * (tests/numahost/README.md): restrictive keeps all of a one-node guest's
- * pages on its node and moves them live, but a guest split over nodes
- * keeps per-cell locality only under strict (restrictive leaves each page
- * where the first thread touching it ran).  So auto is restrictive for a
- * placement on one host node and strict for one across nodes. */
-typedef enum {
-    VN_MEMORY_MODE_RESTRICTIVE,  /* cgroup cpuset.mems: movable live */
-    VN_MEMORY_MODE_STRICT,       /* mbind per cell: fixed while running */
-    VN_MEMORY_MODE_AUTO,         /* restrictive on one node, strict across nodes */
-    VN_MEMORY_MODE_MAX
-} VnMemoryMode;
 
 /* [hook] manage: which VMs the qemu hook looks after. */
 typedef enum {
@@ -50,10 +37,6 @@ typedef enum {
     VN_HOOK_CONFLICT_MAX
 } VnHookConflict;
 
-const gchar *vn_memory_mode_to_string(VnMemoryMode m);
-gint vn_memory_mode_from_string(const gchar *s);      /* -1 if unknown */
-/* The mode to write for placement `p`: auto resolved, others as they are. */
-VnMemoryMode vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p);
 const gchar *vn_hook_manage_to_string(VnHookManage m);
 gint vn_hook_manage_from_string(const gchar *s);
 const gchar *vn_hook_conflict_to_string(VnHookConflict c);

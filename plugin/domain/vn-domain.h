@@ -24,7 +24,6 @@
 #include <glib.h>
 #include <libxml/tree.h>
 #include "vn-bitmap.h"
-#include "vn-config.h"
 #include "vn-load.h"
 #include "vn-placement.h"
 #include "vn-request.h"
@@ -184,19 +183,6 @@ VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m,
 VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t,
                                           GError **error);
 
-/* ---- domain -> request (vn-domain-request.c) ---------------------------
- * vCPUs = the maximum (every vCPU that can come online is pinned); memory =
- * <memory>; cells = the number of existing <cpu><numa> cells (guest ABI:
- * once a domain has cells, re-placing keeps their count; remove <cpu><numa>
- * to let vnuma choose again), 0 = vnuma chooses; cell_sizes = each cell's
- * vCPU count and memory when the cells differ in size and hold every vCPU
- * once (NULL for identical cells: the even split); devices with their host node read under `sysroot` (NULL or ""
- * = "/"), devices without NUMA information skipped.  Device IOThreads are
- * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
- * the usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
- * of several sizes. */
-VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
-
 /* ---- writing (vn-domain-write.c) ---------------------------------------- */
 typedef struct {
     gboolean force;             /* replace hand-written pins and numatune */
@@ -212,27 +198,13 @@ gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t,
                                    const VnPlacement *p,
                                    const VnDomainWriteOptions *o, GError **error);
 
-/* ---- the whole path (vn-domain-plan.c) ----------------------------------
- * request -> vn_plan -> apply, the one path shared by `vnumactl plan`,
- * define, place, the daemon and the hook.  `req` NULL = vn_domain_to_request
- * (d, sysroot).  Returns the placement (also written into `d`); on a plan
- * failure the error is VN_PLAN_ERROR and *ret_reasons (if given) says what
- * is short. */
-VnPlacement *vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
-                             const VnPolicy *policy, const VnRequest *req,
-                             const gchar *sysroot, const VnDomainWriteOptions *o,
-                             GPtrArray **ret_reasons, GError **error);
+/* ---- the guest's view (vn-domain-guest-view.c) ------------------------ */
 /* What the guest of `d`, as written, cannot see of its NUMA cells, or
  * NULL: guest NUMA cells on an x86 domain without <features><acpi/>. */
 gchar *vn_domain_guest_view_warning(const VnDomain *d);
 /* Adds that warning to p->warnings; vn_domain_place() calls it after
  * writing. */
 void vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p);
-/* Loads `path`, places it and returns the rewritten XML. */
-gchar *vn_domain_plan_rewrite(const gchar *path, const VnTopology *t, const VnLoad *load,
-                              const VnPolicy *policy, const gchar *sysroot,
-                              const VnDomainWriteOptions *o, VnPlacement **ret_placement,
-                              GPtrArray **ret_reasons, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomain, vn_domain_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomainMetadata, vn_domain_metadata_free)
