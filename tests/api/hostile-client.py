@@ -10,13 +10,15 @@ must come within ANSWER_S seconds.
 Cases:
   refuse NAME STATUS [TOKEN]  send the hostile request NAME (see HOSTILE); expect
                               STATUS at once and then the end of the connection
-  slow TIMEOUT                a head sent one byte a second: 408 and the end
-                              within TIMEOUT (+ slack) of its first byte
+  slow TIMEOUT [body]         a head (or, with "body", a body after a whole head)
+                              sent one byte a second: 408 and the end within
+                              TIMEOUT (+ slack) of its first byte
   idle COUNT MAX TIMEOUT      COUNT idle connections at once: MAX of them stay
                               until TIMEOUT and are closed then, every other one
                               is answered 503 or closed at once
   keepalive TIMEOUT           two requests on one connection, half TIMEOUT apart,
-                              then two pipelined in one write: all answered
+                              two pipelined in one write, one with Expect:
+                              100-continue: all answered
   reserve THREADS COUNT       THREADS clients x COUNT concurrent reservations,
                               all 201; then each deleted twice at once: exactly
                               one 204 and one 404
@@ -190,11 +192,18 @@ def case_refuse(address, name, status, token=None):
     print("%s: %d in %.3f s, closed after %.3f s (%s)" % (name, got, answered, took, error))
 
 
-def case_slow(address, timeout):
+def case_slow(address, timeout, part="head"):
     timeout = float(timeout)
-    request = head("GET", "/v1/host")
+    body = json.dumps({"vcpus": 2, "memory_mib": 1024}).encode()
+    if part == "head":
+        whole, request = b"", head("GET", "/v1/host")
+    else:
+        whole = head("POST", "/v1/fit", ["Content-Type: application/json",
+                                         "Content-Length: %d" % len(body)])
+        request = body
     sock = connect(address)
     t0 = time.monotonic()
+    sock.sendall(whole)
     for i, byte in enumerate(request):
         try:
             sock.sendall(bytes([byte]))
@@ -216,9 +225,9 @@ def case_slow(address, timeout):
             fail("slow: got %d after %.1f s (wanted 408): %r" % (got, took, body[:200]))
         if not timeout - 0.3 <= took <= timeout + SLACK_S:
             fail("slow: 408 after %.2f s, %d bytes sent (idle_timeout %g s)" % (took, i + 1, timeout))
-        print("slow: 408 after %.2f s and %d bytes, then closed" % (took, i + 1))
+        print("slow %s: 408 after %.2f s and %d bytes, then closed" % (part, took, i + 1))
         return
-    fail("slow: the whole head went out a byte a second (%.0f s) without a 408" % (time.monotonic() - t0))
+    fail("slow: the whole %s went out a byte a second (%.0f s) without a 408" % (part, time.monotonic() - t0))
 
 
 def case_idle(address, count, most, timeout):
@@ -286,10 +295,21 @@ def case_keepalive(address, timeout):
     sock.sendall(post + head("GET", "/v1/host"))
     r3, b3 = reader.answer("POST")
     r4, _ = reader.answer()
-    got = [r1.status, r2.status, r3.status, r4.status]
-    if got != [200, 200, 200, 200] or "fits" not in json.loads(b3):
+    # Expect: 100-continue: the body goes once vnumad says so
+    sock.sendall(head("POST", "/v1/fit", ["Content-Type: application/json", "Expect: 100-continue",
+                                          "Content-Length: %d" % len(body)]))
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ)
+    if not sel.select(ANSWER_S):
+        fail("keepalive: no 100 Continue within %g s" % ANSWER_S)
+    sel.close()
+    sock.sendall(body)
+    r5, b5 = reader.answer("POST")     # http.client reads past the 100
+    got = [r1.status, r2.status, r3.status, r4.status, r5.status]
+    if got != [200] * 5 or "fits" not in json.loads(b3) or "fits" not in json.loads(b5):
         fail("keepalive: got %s" % got)
-    print("keepalive: 2 requests %.1f s apart and 2 pipelined, all 200 on one connection" % (timeout / 2))
+    print("keepalive: 2 requests %.1f s apart, 2 pipelined, 1 with Expect: 100-continue, all 200 on one connection"
+          % (timeout / 2))
 
 
 def request(conn, method, path, body=None):

@@ -45,6 +45,19 @@ hostile() {
     local what=$1 out; shift
     if out=$(timeout 90 python3 "$client" "$@" 2>&1); then ok "$what: $out"; else nok "$what" "$out"; fi
 }
+# started_bg ID ADDRESS CASE ARGS... / reported ID WHAT: a case run meanwhile
+# (those that wait on a timeout), its result reported later
+bg=()
+started_bg() {
+    local id=$1; shift
+    timeout 90 python3 "$client" "$@" >"$tmp/bg.$id" 2>&1 &
+    bg+=($!)
+    eval "bg_$id=$!"
+}
+reported() {
+    local p; eval "p=\$bg_$1"
+    if wait "$p"; then ok "$2: $(cat "$tmp/bg.$1")"; else nok "$2" "$(cat "$tmp/bg.$1")"; fi
+}
 
 S=$tmp/api.sock
 TOKEN=hostile-test-token-0123456789
@@ -84,10 +97,16 @@ measure_rss=yes
 if [ -n "${VNUMAD_WRAPPER:-}" ] || ldd "$vnumad" 2>/dev/null | grep -q libasan; then measure_rss=; fi
 rss0=$(rss)
 metric() { curl -s --unix-socket "$S" http://vnumad/metrics | awk -v m="$1" '$1 == m { print $2 }'; }
-# afterwards PHASE: alive, serving, no client descriptor kept, RSS bounded
+# afterwards PHASE: alive, serving, no client descriptor kept, RSS bounded,
+# no sanitizer report (an ASan build's)
 afterwards() {
     local fds rss1
     check "$1: the daemon is alive and serves /v1/host" test "$(host)" = 200
+    if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$tmp/vnumad.log"; then
+        nok "$1: no sanitizer report" "$(grep -m1 -A12 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$tmp/vnumad.log")"
+    else
+        ok "$1: no sanitizer report"
+    fi
     fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
     check "$1: no client connection left open ($fds descriptors)" test "$fds" -gt 0 -a "$fds" -lt 30
     if [ -n "$measure_rss" ]; then
@@ -107,14 +126,19 @@ done
 hostile "tcp length-over without the token -> 401 (before the body)" "$T" refuse length-over 401
 
 # --- connections: keep-alive, slow requests, idle ones over the cap ----------
-hostile "keep-alive and pipelining" "$S" keepalive "$IDLE"
-hostile "one byte a second -> 408 at idle_timeout" "$S" slow "$IDLE"
-hostile "tcp: one byte a second -> 408 at idle_timeout" "$T" slow "$IDLE"
+started_bg keep "$S" keepalive "$IDLE"
+started_bg slow "$S" slow "$IDLE"
+started_bg slowtcp "$T" slow "$IDLE"
+started_bg slowbody "$S" slow "$IDLE" body
+reported keep "keep-alive and pipelining"
+reported slow "one byte a second -> 408 at idle_timeout"
+reported slowtcp "tcp: one byte a second -> 408 at idle_timeout"
+reported slowbody "a body one byte a second -> 408 at idle_timeout"
 hostile "100 idle connections, max_connections $MAX" "$S" idle 100 "$MAX" "$IDLE"
 check "metrics: the scrape is the one connection open" test "$(metric vnuma_api_connections)" = 1
 check "metrics: connections over the cap counted" test "$(metric vnuma_api_connections_rejected_total)" -ge 60
 check "metrics: idle timeouts counted" test "$(metric 'vnuma_api_timeouts_total{phase="idle"}')" -ge "$MAX"
-check "metrics: request timeouts (408) counted" test "$(metric 'vnuma_api_timeouts_total{phase="request"}')" -ge 2
+check "metrics: request timeouts (408) counted" test "$(metric 'vnuma_api_timeouts_total{phase="request"}')" -ge 3
 for l in request_line:2 head:2 header_fields:1 content_length:5 body:2; do
     check "metrics: refusals by limit ${l%:*} >= ${l#*:}" \
         test "$(metric "vnuma_api_refused_total{limit=\"${l%:*}\"}")" -ge "${l#*:}"
@@ -138,6 +162,7 @@ done
 hostile "duplicate key -> 400" "$S" json duplicate-key /v1/plan 400
 hostile "400,000 '[' -> 400" "$S" json deep-array /v1/plan 400
 afterwards "at the end"
+kill -0 "$pid" 2>/dev/null || { echo "# vnumad died; its log:"; tail -20 "$tmp/vnumad.log" | sed 's/^/#   /'; }
 
 if kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid"
