@@ -24,8 +24,9 @@
  *           a request refused from its headers (vnd-server.c's early
  *           handler: 400, 401, 413) is taken back here at once and
  *           answered without reading its body;
- *   LINGER  refused: the answer goes out, what the client still sends is
- *           read and dropped for VND_LINGER_S (closing at once would
+ *   LINGER  refused, or answered and not kept alive: the answer goes
+ *           out, the sending side is shut, what the client still sends is
+ *           read and dropped for up to VND_LINGER_S (closing at once would
  *           reset the connection and could lose the answer), then close.
  * A SoupServer with no listeners of its own closes libsoup's side of each
  * connection after one request (soup-server.c request_finished), which
@@ -239,7 +240,8 @@ on_linger(GSocket *socket, GIOCondition cond, gpointer user_data)
     return G_SOURCE_CONTINUE;
 }
 
-/* Answers `answer` (taken) instead of anything libsoup would, and closes. */
+/* Answers `answer` (taken; NULL: libsoup already did) instead of anything
+ * libsoup would, and closes. */
 static void
 conn_refuse(VndConn *c, GBytes *answer)
 {
@@ -248,8 +250,10 @@ conn_refuse(VndConn *c, GBytes *answer)
     g_byte_array_set_size(c->in, 0);
     c->out = answer;
     c->out_done = 0;
+    if (!answer)
+        g_socket_shutdown(c->socket, FALSE, TRUE, NULL);
     conn_arm(c, VND_LINGER_S);
-    conn_watch(c, G_IO_OUT | G_IO_IN, on_linger);
+    conn_watch(c, (answer ? G_IO_OUT : 0) | G_IO_IN, on_linger);
 }
 
 static void G_GNUC_PRINTF(4, 5)
@@ -307,8 +311,12 @@ on_readable(GSocket *socket, GIOCondition cond, gpointer user_data)
     VndConn *c = user_data;
     g_autoptr(GError) error = NULL;
     guint had = c->in->len;
-    gsize room = MIN(4096, VND_MAX_HEAD + 1 - had);
+    gsize room;
     gssize n;
+
+    /* a head over VND_MAX_HEAD was refused: the buffer never holds more */
+    g_return_val_if_fail(had <= VND_MAX_HEAD, G_SOURCE_REMOVE);
+    room = MIN(4096, VND_MAX_HEAD + 1 - had);
 
     g_byte_array_set_size(c->in, had + (guint)room);
     n = g_socket_receive_with_blocking(socket, (gchar *)c->in->data + had, room, FALSE, NULL, &error);
@@ -536,10 +544,15 @@ on_resume(gpointer user_data)
     return G_SOURCE_REMOVE;
 }
 
+/* Not kept alive: closed as a refusal is, so that what the client still
+ * sends (a body libsoup refused unread) cannot reset its answer away. */
 static gboolean
 on_done(gpointer user_data)
 {
-    conn_close(user_data);
+    VndConn *c = user_data;
+
+    g_clear_pointer(&c->resume, g_source_unref);
+    conn_refuse(c, NULL);
     return G_SOURCE_REMOVE;
 }
 

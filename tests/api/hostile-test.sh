@@ -120,7 +120,7 @@ for c in length-over:413 length-negative:400 length-23-digits:400 length-list:40
          length-and-chunked:400 header-64k:431 headers-20000:431 path-1mib:414 http10-no-host:400; do
     hostile "unix ${c%:*} -> ${c#*:}" "$S" refuse "${c%:*}" "${c#*:}"
 done
-for c in length-over:413 length-negative:400 header-64k:431 path-1mib:414; do
+for c in length-over:413 length-negative:400 length-text:400 header-64k:431 path-1mib:414; do
     hostile "tcp ${c%:*} -> ${c#*:}" "$T" refuse "${c%:*}" "${c#*:}" "$TOKEN"
 done
 hostile "tcp length-over without the token -> 401 (before the body)" "$T" refuse length-over 401
