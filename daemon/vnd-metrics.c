@@ -1,7 +1,8 @@
 /* vnd-metrics.c: GET /metrics, Prometheus text format 0.0.4.
  *
  * Counters live here (requests by route and status, reservations, config
- * reloads, the plan-latency histogram); gauges are read when scraped
+ * reloads, connections and the limits that refused requests, the
+ * plan-latency histogram); gauges are read when scraped
  * (committed and measured load per node from the current load, locality
  * per VM from numa_maps), so a scrape always shows the present. */
 #include "vnd.h"
@@ -16,6 +17,13 @@ static const gdouble buckets[] = {
 };
 #define N_BUCKETS G_N_ELEMENTS(buckets)
 
+static const gchar *const conn_events[] = { "accepted", "rejected", "idle", "request", NULL };
+static const gchar *const limits[] = {
+    "request_line", "head", "header_fields", "content_length", "body", NULL,
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(conn_events) == VND_CONN_EVENT_MAX + 1);
+G_STATIC_ASSERT(G_N_ELEMENTS(limits) == VND_LIMIT_MAX + 1);
+
 struct _VndMetrics {
     GHashTable *requests;      /* "route\tstatus" -> guint64* */
     GHashTable *reservations;  /* event -> guint64* */
@@ -24,6 +32,8 @@ struct _VndMetrics {
     guint64 moves;
     guint64 resteered, repair_failures;
     guint64 reloads_ok, reloads_failed;
+    guint64 connections[VND_CONN_EVENT_MAX];
+    guint64 refused[VND_LIMIT_MAX];
     gboolean last_reload_ok;   /* TRUE until a reload fails */
     gdouble plan_sum;
 };
@@ -100,6 +110,20 @@ vnd_metrics_count_reload(VndMetrics *m, gboolean ok)
 }
 
 void
+vnd_metrics_count_connection(VndMetrics *m, VndConnEvent e)
+{
+    g_return_if_fail(e < VND_CONN_EVENT_MAX);
+    m->connections[e]++;
+}
+
+void
+vnd_metrics_count_refused(VndMetrics *m, VndLimit limit)
+{
+    g_return_if_fail(limit < VND_LIMIT_MAX);
+    m->refused[limit]++;
+}
+
+void
 vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds)
 {
     for (guint i = 0; i < N_BUCKETS; i++)
@@ -154,6 +178,31 @@ format_requests(GString *out, VndMetrics *m)
         g_string_append_printf(out, "vnuma_api_requests_total{endpoint=\"%s\",code=\"%s\"} %" G_GUINT64_FORMAT "\n",
                                parts[0], parts[1], *v);
     }
+}
+
+static void
+format_connections(GString *out, VndDaemon *d)
+{
+    const guint64 *n = d->metrics->connections;
+
+    header(out, "vnuma_api_connections", "gauge", "Client connections open now.");
+    g_string_append_printf(out, "vnuma_api_connections %u\n", vnd_conns_open(d));
+    header(out, "vnuma_api_connections_total", "counter", "Client connections accepted.");
+    g_string_append_printf(out, "vnuma_api_connections_total %" G_GUINT64_FORMAT "\n", n[VND_CONN_ACCEPTED]);
+    header(out, "vnuma_api_connections_rejected_total", "counter",
+           "Connections answered 503 and closed: [api] max_connections were open.");
+    g_string_append_printf(out, "vnuma_api_connections_rejected_total %" G_GUINT64_FORMAT "\n",
+                           n[VND_CONN_REJECTED]);
+    header(out, "vnuma_api_timeouts_total", "counter",
+           "Connections closed by [api] idle_timeout: idle between requests, or a request not received in time (408).");
+    for (VndConnEvent e = VND_CONN_TIMEOUT_IDLE; e <= VND_CONN_TIMEOUT_REQUEST; e++)
+        g_string_append_printf(out, "vnuma_api_timeouts_total{phase=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                               conn_events[e], n[e]);
+    header(out, "vnuma_api_refused_total", "counter",
+           "Requests refused by a limit before their body was read (414, 431, 400, 413).");
+    for (VndLimit l = 0; l < VND_LIMIT_MAX; l++)
+        g_string_append_printf(out, "vnuma_api_refused_total{limit=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                               limits[l], d->metrics->refused[l]);
 }
 
 static void
@@ -300,6 +349,7 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     g_string_append_printf(out, "vnuma_dataplane_repair_failures_total %" G_GUINT64_FORMAT "\n",
                            d->metrics->repair_failures);
     format_reloads(out, d->metrics);
+    format_connections(out, d);
     format_requests(out, d->metrics);
     format_histogram(out, d->metrics);
     len = out->len;

@@ -9,8 +9,10 @@
  *
  * Takes effect at once: [host] (the policy), [placement], [rebalance]
  * (the sampling timer is re-armed for a new interval), [hook] and
- * [dataplane] (which the hook and vnumactl read by themselves anyway), and
- * [api] bearer_token while tcp_listen stays the same (token rotation).
+ * [dataplane] (which the hook and vnumactl read by themselves anyway),
+ * [api] idle_timeout and max_connections (for every later wait and new
+ * connection), and [api] bearer_token while tcp_listen stays the same
+ * (token rotation).
  * Needs a restart, and keeps its running value until then: [api] socket
  * and tcp_listen (bound listeners), [paths] state_dir (the ledger shared
  * with the hook, the unit's one writable path); bearer_token too when
@@ -66,6 +68,8 @@ static const Setting settings[] = {
     { "[api] socket", KIND_STRING, CONFIG(api_socket), NEEDS_RESTART, FALSE },
     { "[api] tcp_listen", KIND_STRING, CONFIG(api_tcp_listen), NEEDS_RESTART, FALSE },
     { "[api] bearer_token", KIND_STRING, CONFIG(api_bearer_token), NEEDS_RESTART_WITH_TCP, TRUE },
+    { "[api] idle_timeout", KIND_UINT, CONFIG(api_idle_timeout_s), TAKES_EFFECT, FALSE },
+    { "[api] max_connections", KIND_UINT, CONFIG(api_max_connections), TAKES_EFFECT, FALSE },
     { "[rebalance] auto", KIND_BOOL, CONFIG(rebalance_auto), TAKES_EFFECT, FALSE },
     { "[rebalance] interval", KIND_UINT, CONFIG(rebalance_interval_s), TAKES_EFFECT, FALSE },
     { "[rebalance] hot_intervals", KIND_UINT, CONFIG(rebalance_hot_intervals), TAKES_EFFECT, FALSE },

@@ -5,8 +5,11 @@
  * listens only when vnuma.conf [api] tcp_listen says so, and every TCP
  * request must then carry the configured bearer token.
  *
- * Oversized bodies are refused from the headers (early handler), so a
- * client cannot make the daemon buffer more than VND_MAX_BODY. */
+ * The listeners are a GSocketService, not libsoup's: each connection goes
+ * to vnd-conn.c, which bounds it and hands libsoup one request at a time.
+ * Requests refused from their headers (no token, a Content-Length that is
+ * not one byte count or is over VND_MAX_BODY) are refused by the early
+ * handler, and vnd-conn.c answers them at once, their body never read. */
 #include "vnd.h"
 
 #include <errno.h>
@@ -112,7 +115,8 @@ listen_tcp(VndDaemon *d, const gchar *spec, GError **error)
         return FALSE;
     }
     addr = g_inet_socket_address_new(ip, g_network_address_get_port(G_NETWORK_ADDRESS(na)));
-    if (!soup_server_listen(d->server, addr, 0, error)) {
+    if (!g_socket_listener_add_address(G_SOCKET_LISTENER(d->service), addr, G_SOCKET_TYPE_STREAM,
+                                       G_SOCKET_PROTOCOL_TCP, NULL, NULL, error)) {
         g_prefix_error(error, "tcp %s: ", spec);
         return FALSE;
     }
@@ -165,7 +169,7 @@ on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
     VndHandler handler;
 
     if (soup_server_message_get_status(msg) != 0)
-        return;   /* answered by the early handler (401, 413) */
+        return;   /* refused by the early handler (vnd-conn.c answered) */
     handler = vnd_route_find(method, path, &name, &arg, &timed, &allow, &error);
     if (handler) {
         gint64 t0 = g_get_monotonic_time();
@@ -195,9 +199,41 @@ route_name(const gchar *method, const gchar *path)
     return name;
 }
 
+/* Content-Length: one byte count (a list of them is how a smuggled
+ * request starts), not with chunked, at most VND_MAX_BODY.  libsoup 3.2
+ * takes "-1" and a 23-digit count for "unknown" and reads for ever. */
+static gboolean
+check_length(VndDaemon *d, SoupMessageHeaders *h, GError **error)
+{
+    const char *text = soup_message_headers_get_list(h, "Content-Length");
+    guint64 n;
+
+    if (!text)
+        return TRUE;
+    if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &n, NULL)) {
+        vnd_metrics_count_refused(d->metrics, VND_LIMIT_CONTENT_LENGTH);
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
+                    "Content-Length: \"%.40s%s\" is not one byte count", text, strlen(text) > 40 ? "..." : "");
+        return FALSE;
+    }
+    if (soup_message_headers_get_encoding(h) == SOUP_ENCODING_CHUNKED) {
+        vnd_metrics_count_refused(d->metrics, VND_LIMIT_CONTENT_LENGTH);
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
+                            "Content-Length: not allowed with Transfer-Encoding");
+        return FALSE;
+    }
+    if (n > VND_MAX_BODY) {
+        vnd_metrics_count_refused(d->metrics, VND_LIMIT_BODY);
+        g_set_error(error, VND_ERROR, VND_ERROR_TOO_LARGE, "body: over %d bytes", VND_MAX_BODY);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* After the headers, before the body: a TCP client without the token and
- * a declared body over the limit are answered at once, before any body is
- * read; a body of unknown length is kept bounded. */
+ * a declared body that is not one byte count or over the limit are
+ * refused (vnd-conn.c answers at once, before any body is read); a body
+ * of unknown length is kept bounded. */
 static void
 on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
            GHashTable *query, gpointer user_data)
@@ -207,10 +243,7 @@ on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
     SoupEncoding enc = soup_message_headers_get_encoding(h);
     g_autoptr(GError) error = NULL;
 
-    if (authorized(d, msg, &error) && enc == SOUP_ENCODING_CONTENT_LENGTH &&
-        soup_message_headers_get_content_length(h) > VND_MAX_BODY)
-        g_set_error(&error, VND_ERROR, VND_ERROR_TOO_LARGE, "body: over %d bytes", VND_MAX_BODY);
-    if (!error) {
+    if (authorized(d, msg, &error) && check_length(d, h, &error)) {
         if (enc != SOUP_ENCODING_CONTENT_LENGTH && enc != SOUP_ENCODING_NONE)
             vnd_body_bound(msg);
         return;
@@ -222,6 +255,14 @@ on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
                               (guint)error->code);
 }
 
+static gboolean
+on_incoming(GSocketService *service, GSocketConnection *connection, GObject *source,
+            gpointer user_data)
+{
+    vnd_conn_accept(user_data, connection);
+    return TRUE;
+}
+
 gboolean
 vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error)
 {
@@ -231,9 +272,13 @@ vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error)
     d->server = soup_server_new("server-header", "vnumad/" VNUMA_VERSION, NULL);
     soup_server_add_early_handler(d->server, NULL, on_headers, d, NULL);
     soup_server_add_handler(d->server, NULL, on_request, d, NULL);
-    vnd_conn_watch(d);
+    vnd_conns_init(d);
+    d->service = g_socket_service_new();
+    /* GSocketListener's default backlog (10) refuses a burst of clients */
+    g_socket_listener_set_backlog(G_SOCKET_LISTENER(d->service), SOMAXCONN);
+    g_signal_connect(d->service, "incoming", G_CALLBACK(on_incoming), d);
     if (!(sock = bind_unix(socket_path, error)) ||
-        !soup_server_listen_socket(d->server, sock, 0, error))
+        !g_socket_listener_add_socket(G_SOCKET_LISTENER(d->service), sock, NULL, error))
         return FALSE;
     g_message("listening on %s", socket_path);
     return !c->api_tcp_listen || listen_tcp(d, c->api_tcp_listen, error);
@@ -242,10 +287,15 @@ vnd_server_start(VndDaemon *d, const gchar *socket_path, GError **error)
 void
 vnd_server_stop(VndDaemon *d, const gchar *socket_path)
 {
+    if (d->service) {
+        g_socket_service_stop(d->service);
+        g_socket_listener_close(G_SOCKET_LISTENER(d->service));
+    }
+    vnd_conns_clear(d);
     if (d->server)
         soup_server_disconnect(d->server);
-    vnd_conn_clear(d);
     g_clear_object(&d->server);
+    g_clear_object(&d->service);
     /* closed connections are released from idle callbacks: let them run */
     while (g_main_context_iteration(NULL, FALSE))
         ;

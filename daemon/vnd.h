@@ -24,6 +24,19 @@
 
 /* Bodies larger than this are refused with 413 before being read. */
 #define VND_MAX_BODY (1024 * 1024)
+/* Request heads, read and bounded by vnumad before libsoup parses them
+ * (vnd-conn.c): a longer request line is 414, a longer head or more
+ * header lines 431, all answered at once. */
+#define VND_MAX_REQUEST_LINE 8192
+#define VND_MAX_HEAD (16 * 1024)
+#define VND_MAX_HEADER_FIELDS 100
+/* A connection vnumad refuses gets its answer, then this long (seconds)
+ * to read it while what it still sends is read and dropped, then is
+ * closed: closing at once would reset it and could lose the answer. */
+#define VND_LINGER_S 2
+/* Connections over [api] max_connections answered 503 at the same time;
+ * more are closed without an answer (each holds a descriptor). */
+#define VND_MAX_REJECTING 32
 /* Reservation TTL: default and ceiling, seconds. */
 #define VND_RESERVATION_TTL_DEFAULT 300
 #define VND_RESERVATION_TTL_MAX 86400
@@ -38,9 +51,12 @@ typedef enum {
     VND_ERROR_UNAUTHORIZED = 401,
     VND_ERROR_NOT_FOUND = 404,
     VND_ERROR_METHOD = 405,
+    VND_ERROR_TIMEOUT = 408,           /* the request did not arrive in time */
     VND_ERROR_CONFLICT = 409,
     VND_ERROR_TOO_LARGE = 413,
+    VND_ERROR_URI_TOO_LONG = 414,
     VND_ERROR_UNSUPPORTED_TYPE = 415,
+    VND_ERROR_HEADERS_TOO_LARGE = 431,
     VND_ERROR_INTERNAL = 500,
     VND_ERROR_NOT_IMPLEMENTED = 501,
     VND_ERROR_BAD_GATEWAY = 502,      /* a helper process gave no answer */
@@ -106,16 +122,39 @@ void vnd_metrics_observe_plan(VndMetrics *m, gdouble seconds);
 void vnd_metrics_count_reservation(VndMetrics *m, const gchar *event);
 void vnd_metrics_count_moves(VndMetrics *m, guint applied);
 void vnd_metrics_count_reload(VndMetrics *m, gboolean ok);
+/* Connections (vnd-conn.c): accepted, rejected over [api]
+ * max_connections, closed by [api] idle_timeout (idle between requests,
+ * or a request not read in time). */
+typedef enum {
+    VND_CONN_ACCEPTED,
+    VND_CONN_REJECTED,
+    VND_CONN_TIMEOUT_IDLE,
+    VND_CONN_TIMEOUT_REQUEST,
+    VND_CONN_EVENT_MAX
+} VndConnEvent;
+void vnd_metrics_count_connection(VndMetrics *m, VndConnEvent e);
+/* A request refused by a limit of the HTTP layer, before its body. */
+typedef enum {
+    VND_LIMIT_REQUEST_LINE,   /* 414 */
+    VND_LIMIT_HEAD,           /* 431 */
+    VND_LIMIT_HEADER_FIELDS,  /* 431 */
+    VND_LIMIT_CONTENT_LENGTH, /* 400: negative, not a number, with chunked */
+    VND_LIMIT_BODY,           /* 413 */
+    VND_LIMIT_MAX
+} VndLimit;
+void vnd_metrics_count_refused(VndMetrics *m, VndLimit limit);
 /* Drift repair: threads/processes re-steered, steps failed (vnd-repair.c). */
 void vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed);
 
 /* ---- the daemon ------------------------------------------------------- */
+typedef struct _VndConns VndConns;
 typedef struct {
     VndState *state;
     VndMetrics *metrics;
     SoupServer *server;
+    GSocketService *service;   /* vnd-server.c: the listeners */
     GMainLoop *loop;
-    GHashTable *conns;         /* vnd-conn.c: client sockets watched */
+    VndConns *conns;           /* vnd-conn.c: the client connections */
     guint sample_source;       /* the sampling timer ([rebalance] interval) */
     gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
     guint hot_streak;          /* samples in a row with moves proposed */
@@ -202,10 +241,48 @@ void vnd_sample_arm(VndDaemon *d);
  * reload is counted in /metrics.  Never stops the daemon. */
 void vnd_reload(VndDaemon *d);
 
-/* ---- idle connections closed by clients (vnd-conn.c) ------------------ */
-/* Works around libsoup 3.2 leaking them (see vnd-conn.c). */
-void vnd_conn_watch(VndDaemon *d);
-void vnd_conn_clear(VndDaemon *d);
+/* ---- client connections (vnd-conn.c) ----------------------------------- */
+/* vnumad owns each client connection and hands libsoup one request at a
+ * time, bounded (see vnd-conn.c).  vnd_conns_init() after d->server is
+ * made; vnd_conns_clear() closes them all. */
+void vnd_conns_init(VndDaemon *d);
+void vnd_conns_clear(VndDaemon *d);
+/* A connection the listeners accepted. */
+void vnd_conn_accept(VndDaemon *d, GSocketConnection *connection);
+/* Connections open now (not counting those being refused). */
+guint vnd_conns_open(VndDaemon *d);
+
+/* What the streams handed to libsoup (vnd-stream.c) read from and write
+ * to: a request's share of its connection. */
+typedef struct _VndConn VndConn;
+/* Up to `count` bytes of the request: what vnumad read ahead, then the
+ * socket; 0 at the end of what this request may read. */
+gssize vnd_conn_input(VndConn *c, void *buffer, gsize count, gboolean blocking,
+                      GCancellable *cancellable, GError **error);
+/* Whether vnd_conn_input() would return at once without the socket. */
+gboolean vnd_conn_input_ready(VndConn *c);
+GSocket *vnd_conn_socket(VndConn *c);
+/* libsoup is done with the request (it closed its streams). */
+void vnd_conn_released(VndConn *c);
+
+/* ---- the request's streams (vnd-stream.c) ------------------------------- */
+/* A GIOStream for libsoup over `c`: reads through vnd_conn_input(),
+ * writes to the socket, and closing it calls vnd_conn_released() and
+ * leaves the socket open. */
+GIOStream *vnd_stream_new(VndConn *c);
+/* Cuts the stream off its connection: every later read or write fails,
+ * and a wait on it ends now (so libsoup lets go of a request vnumad
+ * answered itself, or timed out). */
+void vnd_stream_orphan(GIOStream *stream);
+
+/* ---- answers vnumad writes itself (vnd-answer.c) ------------------------ */
+/* HTTP/1.1 answers for a connection taken back from libsoup or never
+ * handed to it, always with Connection: close. */
+/* {"error": message} with `status`. */
+GBytes *vnd_answer_error(guint status, const gchar *message);
+/* The answer libsoup would have written for `msg` (status and headers
+ * set, body as set). */
+GBytes *vnd_answer_message(SoupServerMessage *msg);
 
 /* ---- the server (vnd-server.c) ---------------------------------------- */
 /* Binds the unix socket at `socket_path` (mode 0660, group libvirt when it

@@ -69,6 +69,8 @@ vn_config_new_default(const VnTopology *t)
     c->hook_on_conflict = VN_HOOK_CONFLICT_REPLAN;
     c->hook_strict = FALSE;
     c->state_dir = g_strdup(VNUMA_DEFAULT_STATE_DIR);
+    c->api_idle_timeout_s = 30;
+    c->api_max_connections = 128;
     c->rebalance_auto = FALSE;
     c->rebalance_interval_s = 10;
     c->rebalance_hot_intervals = 3;
@@ -115,6 +117,8 @@ static const struct {
     { "api", "socket" },
     { "api", "tcp_listen" },
     { "api", "bearer_token" },
+    { "api", "idle_timeout" },
+    { "api", "max_connections" },
     { "rebalance", "auto" },
     { "rebalance", "interval" },
     { "rebalance", "hot_intervals" },
@@ -370,7 +374,9 @@ read_modes(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
 }
 
 /* [api] tcp_listen: a literal IP and a port, "127.0.0.1:8470" or
- * "[::1]:8470"; a TCP listener needs a bearer token. */
+ * "[::1]:8470"; a TCP listener needs a bearer token.  max_connections
+ * stops at 512: each connection, and each of the up to 32 refused ones
+ * being answered, holds a descriptor, and 1024 is the usual limit. */
 static gboolean
 read_api(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
 {
@@ -378,7 +384,9 @@ read_api(GKeyFile *kf, const gchar *path, VnConfig *c, GError **error)
 
     if (!read_dir(kf, path, "api", "socket", &c->api_socket, error) ||
         !get_text(kf, path, "api", "tcp_listen", &tcp, error) ||
-        !get_text(kf, path, "api", "bearer_token", &token, error))
+        !get_text(kf, path, "api", "bearer_token", &token, error) ||
+        !read_uint(kf, path, "api", "idle_timeout", 1, 3600, &c->api_idle_timeout_s, error) ||
+        !read_uint(kf, path, "api", "max_connections", 1, 512, &c->api_max_connections, error))
         return FALSE;
     if (tcp && *tcp) {
         g_autoptr(GSocketConnectable) addr = g_network_address_parse(tcp, 0, NULL);

@@ -56,6 +56,12 @@ typedef struct {
     gchar *api_socket;
     gchar *api_tcp_listen;
     gchar *api_bearer_token;
+    /* A client connection is closed when it stays idle between requests,
+     * or does not deliver a whole request, for `api_idle_timeout_s`
+     * (1..3600, default 30); at most `api_max_connections` (1..512,
+     * default 128) are open at once, more are answered 503. */
+    guint api_idle_timeout_s;
+    guint api_max_connections;
     /* [rebalance]: vnumad's adaptive loop.  Every `rebalance_interval_s`
      * (1..3600, default 10) it measures the host; with `rebalance_auto`
      * (default false) it applies a round once moves have been proposed

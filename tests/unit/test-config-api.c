@@ -16,6 +16,8 @@ test_defaults(void)
     g_assert_null(c->api_socket);
     g_assert_null(c->api_tcp_listen);
     g_assert_null(c->api_bearer_token);
+    g_assert_cmpuint(c->api_idle_timeout_s, ==, 30);
+    g_assert_cmpuint(c->api_max_connections, ==, 128);
     g_assert_false(c->rebalance_auto);
     g_assert_cmpuint(c->rebalance_interval_s, ==, 10);
     g_assert_cmpuint(c->rebalance_hot_intervals, ==, 3);
@@ -28,6 +30,7 @@ test_good(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) c = vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                                  "bearer_token = 0123456789abcdef\n"
+                                 "idle_timeout = 2\nmax_connections = 512\n"
                                  "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
                                  "dataplane_repair = false\n", &error);
 
@@ -35,6 +38,8 @@ test_good(void)
     g_assert_cmpstr(c->api_socket, ==, "/run/x/api.sock");
     g_assert_cmpstr(c->api_tcp_listen, ==, "[::1]:8470");
     g_assert_cmpstr(c->api_bearer_token, ==, "0123456789abcdef");
+    g_assert_cmpuint(c->api_idle_timeout_s, ==, 2);
+    g_assert_cmpuint(c->api_max_connections, ==, 512);
     g_assert_true(c->rebalance_auto);
     g_assert_cmpuint(c->rebalance_interval_s, ==, 1);
     g_assert_cmpuint(c->rebalance_hot_intervals, ==, 100);
@@ -50,6 +55,12 @@ static const struct {
     { "tcp-no-token", "[api]\ntcp_listen = 127.0.0.1:8470\n", "bearer_token" },
     { "tcp-short-token", "[api]\ntcp_listen = 127.0.0.1:8470\nbearer_token = short\n", "bearer_token" },
     { "socket-relative", "[api]\nsocket = run/api.sock\n", "socket" },
+    { "idle-zero", "[api]\nidle_timeout = 0\n", "idle_timeout" },
+    { "idle-hour-and-more", "[api]\nidle_timeout = 3601\n", "idle_timeout" },
+    { "idle-unit", "[api]\nidle_timeout = 30s\n", "idle_timeout" },
+    { "connections-zero", "[api]\nmax_connections = 0\n", "max_connections" },
+    { "connections-over-descriptors", "[api]\nmax_connections = 513\n", "max_connections" },
+    { "connections-negative", "[api]\nmax_connections = -1\n", "max_connections" },
     { "auto-yes", "[rebalance]\nauto = yes\n", "auto" },
     { "interval-zero", "[rebalance]\ninterval = 0\n", "interval" },
     { "interval-huge", "[rebalance]\ninterval = 100000\n", "interval" },
