@@ -87,6 +87,26 @@ static const guint8 string_stop[256] = {
     [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
 };
 
+/* The escape at `at` (a backslash) is one JSON has: json-glib also takes
+ * C's octal and other escapes ("\220" is the byte 0x90, not UTF-8), and
+ * cuts a string short at \u0000. */
+static gboolean check_escape(const gchar *text, gsize len, gsize at, GError **error)
+{
+    if (at + 1 < len && strchr("\"\\/bfnrt", text[at + 1]) && text[at + 1])
+        return TRUE;
+    if (at + 1 < len && text[at + 1] == 'u') {
+        gboolean hex = at + 5 < len;
+        for (gsize k = at + 2; hex && k < at + 6; k++)
+            hex = g_ascii_isxdigit(text[k]);
+        if (hex && g_ascii_strncasecmp(text + at + 2, "0000", 4) == 0)
+            return refuse(error, VN_JSON_PARSE_ERROR_SYNTAX, text, len, at, "\\u0000 in a string");
+        if (hex)
+            return TRUE;
+    }
+    return refuse(error, VN_JSON_PARSE_ERROR_SYNTAX, text, len, at,
+                  "an escape JSON does not have in a string");
+}
+
 /* The string whose opening quote is at `*at`: moves `*at` past its closing
  * quote (or to `len` when there is none: json-glib reports that). */
 static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **error)
@@ -99,7 +119,9 @@ static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **er
             break;
         guchar c = (guchar)text[i];
         if (c == '\\') {
-            i += 2;
+            if (!check_escape(text, len, i, error))
+                return FALSE;
+            i += text[i + 1] == 'u' ? 6 : 2;
         } else if (c < 0x20) {
             g_autofree gchar *what = g_strdup_printf("control character 0x%02x in a string", c);
             return refuse(error, VN_JSON_PARSE_ERROR_ENCODING, text, len, i, what);

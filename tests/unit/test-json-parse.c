@@ -54,6 +54,7 @@ static const Case cases[] = {
     { "/json/accept/same-name-other-objects", "{\"a\":\"x\",\"b\":{\"a\":1},\"c\":[{\"a\":2},{\"a\":3}]}",
       .code = -1, .member_a = "x" },
     { "/json/accept/scalar", "42", .code = -1 },
+    { "/json/accept/escapes", "{\"a\":\"\\u00e9\\n\\t\\/\"}", .code = -1, .member_a = "\xc3\xa9\n\t/" },
     { "/json/accept/depth-at-limit", .make = arrays_at_limit, .code = -1 },
     { "/json/accept/depth-at-limit-objects", .make = objects_at_limit, .code = -1 },
     { "/json/accept/deep-brackets-in-string", .make = deep_in_string, .code = -1 },
@@ -132,7 +133,18 @@ static const Case cases[] = {
     { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
     { "/json/syntax/unterminated-string", "{\"a\":\"abc", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
-    { "/json/syntax/escape-at-end", "\"\\", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
+    { "/json/syntax/escape-at-end", "\"\\", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "an escape JSON does not have in a string at byte offset 1" },
+    /* json-glib takes C's octal escapes: "\220" would be the byte 0x90 */
+    { "/json/syntax/octal-escape", "{\"a\":\"a\\220\"}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "an escape JSON does not have in a string at byte offset 7" },
+    { "/json/syntax/hex-escape", "{\"a\":\"\\x41\"}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "an escape JSON does not have in a string at byte offset 6" },
+    { "/json/syntax/short-unicode-escape", "{\"a\":\"\\u12\"}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "an escape JSON does not have in a string at byte offset 6" },
+    /* json-glib would cut the string short there */
+    { "/json/syntax/unicode-nul", "{\"a\":\"x\\u0000y\"}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "\\u0000 in a string at byte offset 7" },
     { "/json/syntax/bareword", "{\"a\":tru}", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
 };
 
