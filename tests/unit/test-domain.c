@@ -263,6 +263,12 @@ test_bad_domains(void)
           "<vnuma:placement><vnuma:cell id='0' node='x' vcpus='0' cpus='0' memory-kib='1'/>"
           "</vnuma:placement></vnuma:vnuma></metadata></domain>",
           VN_DOMAIN_ERROR_INVALID, "node" },
+        /* found by fuzz-domain-xml: the quoted text kept its newlines */
+        { "memory with newlines",
+          "<domain><name>z</name><memory>1\n<name>x</name>\n</memory><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<memory>: '1 x' is not a whole number" },
+        { "newline in name", "<domain><name>a&#10;b</name><memory>1024</memory><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<name> holds a newline" },
     };
 
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
