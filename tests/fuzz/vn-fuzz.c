@@ -32,6 +32,18 @@ remove_tmp_dir(void)
         g_rmdir(tmp_dir);
 }
 
+/* GLib stops a fatal message with SIGTRAP (G_BREAKPOINT), which libFuzzer
+ * does not take for a crash: no reproducer would be written.  abort()
+ * instead, after saying what it was. */
+static GLogWriterOutput
+abort_on_warning(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+    g_log_writer_standard_streams(level, fields, n_fields, data);
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+        abort();
+    return G_LOG_WRITER_HANDLED;
+}
+
 void
 vn_fuzz_init(void)
 {
@@ -39,7 +51,7 @@ vn_fuzz_init(void)
 
     if (tmp_dir)
         return;
-    g_log_set_always_fatal(G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+    g_log_set_writer_func(abort_on_warning, NULL, NULL);
     /* vnuma's ways to this host's files: none of them may be followed */
     g_unsetenv("VNUMA_CONFIG");
     g_unsetenv("VNUMA_STATE_DIR");

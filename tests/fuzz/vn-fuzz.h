@@ -20,7 +20,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Once per process: GLib warnings and criticals abort (a
+/* Once per process: GLib warnings and criticals abort() (a
  * g_return_if_fail hit by input is a finding), and the environment
  * variables through which vnuma would look at this host's files are
  * cleared. */
