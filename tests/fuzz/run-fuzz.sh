@@ -40,7 +40,9 @@ args=(-max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2
       -print_final_stats=1 -artifact_prefix="$work/artifacts/" -seed_inputs=@"$work/seeds.txt")
 [ -f "$dict" ] && args+=(-dict="$dict")
 
+here=$(cd "$(dirname "$0")" && pwd)
 TMPDIR=$work/tmp ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
     "$fuzzer" "${args[@]}" "$work/corpus" >"$work/fuzz.log" 2>&1
 rc=$?
