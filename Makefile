@@ -31,6 +31,7 @@ check: build
 	$(MESON) test -C $(BUILD) --print-errorlogs $(TESTS)
 ifeq ($(CI),true)
 	$(MAKE) check-asan check-valgrind
+	$(MAKE) check-fuzz
 endif
 
 check-unit: build
@@ -46,6 +47,29 @@ check-asan: setup $(ASAN_BUILD)/build.ninja
 
 check-valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit
+
+# libFuzzer targets (tests/fuzz/README.md) in their own clang build with
+# ASan/UBSan: each fuzzed for FUZZ_SECONDS; any finding fails.  check-fuzz
+# is the CI smoke: the same for FUZZ_SMOKE_SECONDS each.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
+.PHONY: fuzz check-fuzz clean-fuzz
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false $(MESON_OPTS)
+
+fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SECONDS)
+check-fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SMOKE_SECONDS)
+fuzz check-fuzz:
+	@tools/install-deps.sh fuzz
+	$(MAKE) $(FUZZ_BUILD)/build.ninja
+	$(MESON) compile -C $(FUZZ_BUILD) fuzz-targets
+	$(MESON) test -C $(FUZZ_BUILD) --no-rebuild --print-errorlogs --suite fuzz
+
+clean: clean-fuzz
+clean-fuzz:
+	rm -rf $(FUZZ_BUILD)
 
 check-numahost: build
 	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost -t 4
