@@ -133,7 +133,12 @@ vn_fuzz_load_new(void)
 void
 vn_fuzz_fail(const gchar *what, const GError *error)
 {
-    fprintf(stderr, "vn-fuzz: %s%s%s\n", what, error ? ": " : "", error ? error->message : "");
+    /* a message that is not UTF-8 is shown with its bytes escaped */
+    g_autofree gchar *shown = error && !g_utf8_validate(error->message, -1, NULL)
+                              ? g_strescape(error->message, NULL) : NULL;
+
+    fprintf(stderr, "vn-fuzz: %s%s%s\n", what, error ? ": " : "",
+            shown ? shown : error ? error->message : "");
     abort();
 }
 
@@ -149,7 +154,7 @@ vn_fuzz_check(gboolean ok, const GError *error, const gchar *origin)
     if (!error->message || !*error->message)
         vn_fuzz_fail("failed with an empty message", NULL);
     if (!g_utf8_validate(error->message, -1, NULL))
-        vn_fuzz_fail("failed with a message that is not UTF-8", NULL);
+        vn_fuzz_fail("failed with a message that is not UTF-8", error);
     if (strchr(error->message, '\n'))
         vn_fuzz_fail("failed with a message of several lines", error);
     if (origin && !strstr(error->message, origin))
