@@ -1,5 +1,6 @@
 /* vnd-http.c: JSON in and out of a SoupServerMessage. */
 #include "vnd.h"
+#include "vnd-spec.h"
 
 G_DEFINE_QUARK(vnd-error-quark, vnd_error)
 
@@ -86,8 +87,8 @@ check_members(JsonObject *o, const gchar *const *allowed, GError **error)
 
     for (GList *l = names; l; l = l->next) {
         if (!g_strv_contains(allowed, l->data)) {
-            g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
-                        "%s: unknown member", (const gchar *)l->data);
+            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "%s: unknown member", shown);
             return FALSE;
         }
     }
