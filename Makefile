@@ -26,11 +26,11 @@ demo: build
 	@tools/demo.sh $(BUILD)
 
 # Every suite.  Under CI=true the sanitizer and valgrind runs of the unit
-# suite come along (they are cheap), and the emulated NUMA host suite runs.
+# suite and the fuzz smoke come along, and the emulated NUMA host suite runs.
 # Each of those runs even when an earlier one failed, so one run reports
 # every failure; the exit status is the worst of them.  The nested-guest
 # layout (suite numahost-nested) is left to `make check-numahost-nested`.
-CI_CHECKS = check-asan check-valgrind
+CI_CHECKS = check-asan check-valgrind check-fuzz
 check: build
 	@rc=0; \
 	$(MESON) test -C $(BUILD) --print-errorlogs --no-suite numahost-nested $(TESTS) || rc=1; \
@@ -52,6 +52,29 @@ check-asan: setup $(ASAN_BUILD)/build.ninja
 
 check-valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit
+
+# libFuzzer targets (tests/fuzz/README.md) in their own clang build with
+# ASan/UBSan: each fuzzed for FUZZ_SECONDS; any finding fails.  check-fuzz
+# is the CI smoke: the same for FUZZ_SMOKE_SECONDS each.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
+.PHONY: fuzz check-fuzz clean-fuzz
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false $(MESON_OPTS)
+
+fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SECONDS)
+check-fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SMOKE_SECONDS)
+fuzz check-fuzz:
+	@tools/install-deps.sh fuzz
+	$(MAKE) $(FUZZ_BUILD)/build.ninja
+	$(MESON) compile -C $(FUZZ_BUILD) fuzz-targets
+	$(MESON) test -C $(FUZZ_BUILD) --no-rebuild --print-errorlogs --suite fuzz
+
+clean: clean-fuzz
+clean-fuzz:
+	rm -rf $(FUZZ_BUILD)
 
 check-numahost: build
 	VN_NUMAHOST=1 $(MESON) test -C $(BUILD) --print-errorlogs --suite numahost

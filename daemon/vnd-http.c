@@ -1,6 +1,7 @@
 /* vnd-http.c: JSON in and out of a SoupServerMessage. */
 #include "vnd.h"
 #include "vn-json-parse.h"
+#include "vnd-spec.h"
 
 G_DEFINE_QUARK(vnd-error-quark, vnd_error)
 
@@ -87,8 +88,8 @@ check_members(JsonObject *o, const gchar *const *allowed, GError **error)
 
     for (GList *l = names; l; l = l->next) {
         if (!g_strv_contains(allowed, l->data)) {
-            g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
-                        "%s: unknown member", (const gchar *)l->data);
+            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "%s: unknown member", shown);
             return FALSE;
         }
     }
@@ -96,22 +97,15 @@ check_members(JsonObject *o, const gchar *const *allowed, GError **error)
 }
 
 JsonNode *
-vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error)
+vnd_body_parse(const gchar *data, gsize len, const gchar *const *allowed, GError **error)
 {
-    g_autoptr(GBytes) bytes = body_bytes(msg);
     g_autoptr(GError) local = NULL;
     g_autoptr(JsonNode) root = NULL;
-    gsize len;
-    const gchar *data = g_bytes_get_data(bytes, &len);
 
-    /* a chunked body has no Content-Length for the early check (and was
-     * kept to VND_MAX_BODY + 1 bytes by vnd_body_bound) */
     if (len > VND_MAX_BODY) {
         g_set_error(error, VND_ERROR, VND_ERROR_TOO_LARGE, "body over %d bytes", VND_MAX_BODY);
         return NULL;
     }
-    if (!check_content_type(msg, error))
-        return NULL;
     if (len == 0 || !data) {
         g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: a JSON object is required");
         return NULL;
@@ -128,6 +122,21 @@ vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **er
     if (!check_members(json_node_get_object(root), allowed, error))
         return NULL;
     return g_steal_pointer(&root);
+}
+
+JsonNode *
+vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error)
+{
+    g_autoptr(GBytes) bytes = body_bytes(msg);
+    gsize len;
+    const gchar *data = g_bytes_get_data(bytes, &len);
+
+    /* a chunked body has no Content-Length for the early check (and was
+     * kept to VND_MAX_BODY + 1 bytes by vnd_body_bound); too large is
+     * said before a wrong Content-Type */
+    if (len <= VND_MAX_BODY && !check_content_type(msg, error))
+        return NULL;
+    return vnd_body_parse(data, len, allowed, error);
 }
 
 gboolean

@@ -53,6 +53,15 @@ vnd_spec_free(VndSpec *s)
     g_free(s);
 }
 
+gchar *
+vnd_spec_member_name(const gchar *name)
+{
+    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), name);
+    g_autofree gchar *quoted = json_to_string(n, FALSE);
+
+    return g_strndup(quoted + 1, strlen(quoted) - 2);
+}
+
 static gboolean G_GNUC_PRINTF(3, 4)
 bad(GError **error, const gchar *member, const gchar *fmt, ...)
 {
@@ -172,8 +181,10 @@ get_device(JsonNode *n, guint i, VnRequest *r, GError **error)
     o = json_node_get_object(n);
     g_autoptr(GList) members = json_object_get_members(o);
     for (GList *l = members; l; l = l->next)
-        if (!g_strv_contains(allowed, l->data))
-            return bad(error, where, "unknown member \"%s\"", (const gchar *)l->data);
+        if (!g_strv_contains(allowed, l->data)) {
+            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            return bad(error, where, "unknown member \"%s\"", shown);
+        }
     if (!get_int(o, "node", 0, MAX_NODE, &node, error) ||
         !get_int(o, "iothread", 0, MAX_SMALL, &iothread, error) ||
         !get_string(o, "name", &name, error)) {
@@ -223,8 +234,10 @@ get_cell_size(JsonNode *n, guint i, VnRequest *r, GError **error)
     o = json_node_get_object(n);
     g_autoptr(GList) members = json_object_get_members(o);
     for (GList *l = members; l; l = l->next)
-        if (!g_strv_contains(allowed, l->data))
-            return bad(error, where, "unknown member \"%s\"", (const gchar *)l->data);
+        if (!g_strv_contains(allowed, l->data)) {
+            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            return bad(error, where, "unknown member \"%s\"", shown);
+        }
     if (!get_int(o, "vcpus", 0, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error)) {
         g_prefix_error(error, "%s.", where);

@@ -181,6 +181,10 @@ void vnd_body_bound(SoupServerMessage *msg);
  * 415 when the Content-Type is not JSON. */
 JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed,
                           GError **error);
+/* The same for a body already read: `len` bytes of `data` (no NUL
+ * needed), 413 over VND_MAX_BODY, 400 as above. */
+JsonNode *vnd_body_parse(const gchar *data, gsize len, const gchar *const *allowed,
+                         GError **error);
 /* A query parameter boolean "true"/"false"; `def` when absent. */
 gboolean vnd_query_bool(SoupServerMessage *msg, const gchar *name,
                         gboolean def, gboolean *ret_value, GError **error);

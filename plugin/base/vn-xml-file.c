@@ -33,6 +33,9 @@ keep_first_error(void *data, xmlErrorPtr e)
     first->line = e->line;
     first->code = e->code;
     first->message = g_strstrip(g_strdup(e->message ? e->message : "parse error"));
+    /* one line: some messages go on with a second ("Input is not proper
+     * UTF-8, indicate encoding !\nBytes: 0xE9 0x20 ...") */
+    g_strdelimit(first->message, "\r\n", ' ');
 }
 
 /* What libxml2 stops for a hostile document rather than a broken one. */

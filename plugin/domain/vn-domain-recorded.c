@@ -80,7 +80,13 @@ vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t,
         p->emulator_cpus = resize(m->emulator_cpus, t->n_cpu_ids);
     for (guint i = 0; i < m->iothreads->len; i++) {
         const VnDomainMetaIOThread *mi = &g_array_index(m->iothreads, VnDomainMetaIOThread, i);
-        VnIOThreadPin io = { .id = mi->id, .cpus = resize(mi->cpus, t->n_cpu_ids) };
+        VnIOThreadPin io = { .id = mi->id };
+        if (!bitmap_fits(mi->cpus, t->n_cpu_ids)) {
+            g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH,
+                        "recorded IOThread %u is on CPUs that this host does not have", mi->id);
+            return NULL;
+        }
+        io.cpus = resize(mi->cpus, t->n_cpu_ids);
         g_array_append_val(p->iothreads, io);
     }
     return g_steal_pointer(&p);

@@ -159,6 +159,13 @@ parse_root(VnDomain *d, GError **error)
                     "%s: domain has no <name>", d->source);
         return FALSE;
     }
+    /* libvirt refuses it at define too; and every message naming the
+     * domain is one line */
+    if (strchr(d->name, '\n')) {
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
+                    "%s: <name> holds a newline", d->source);
+        return FALSE;
+    }
     if (vn_xml_child(root, "uuid"))
         d->uuid = vn_xml_text(vn_xml_child(root, "uuid"));
     return parse_vcpus(d, root, error) &&
@@ -186,7 +193,9 @@ domain_from_doc(xmlDoc *doc, const gchar *source, gboolean had_declaration,
     if (!check_doctype(doc, source, error))
         return NULL;
     if (!parse_root(d, &local)) {
-        /* every message names the input (most parts say file:line) */
+        /* every message names the input (most parts say file:line) and is
+         * one line, also when it quotes a value with newlines in it */
+        g_strdelimit(local->message, "\r\n", ' ');
         if (!g_str_has_prefix(local->message, source))
             g_prefix_error(&local, "%s: ", source);
         g_propagate_error(error, g_steal_pointer(&local));

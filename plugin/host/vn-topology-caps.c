@@ -42,6 +42,8 @@ fail(GError **error, const CapsParse *p, xmlNode *n, const gchar *fmt, ...)
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
+    /* one line, also when it quotes element text with newlines in it */
+    g_strdelimit(msg, "\r\n", ' ');
     g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
                 "%s:%ld: %s", p->path, n ? xmlGetLineNo(n) : 0L, msg);
     return FALSE;

@@ -132,13 +132,37 @@ check_header(const gchar *file, const gchar *line, GError **error)
     return FALSE;
 }
 
+/* Refuses text that is not UTF-8 where it stops being so: the messages
+ * quote fields, which would carry the bytes on. */
+static gboolean
+check_utf8(const gchar *text, const gchar *name, GError **error)
+{
+    const gchar *end, *line = text;
+    guint n = 1;
+
+    if (g_utf8_validate(text, -1, &end))
+        return TRUE;
+    for (const gchar *p = text; p < end; p++)
+        if (*p == '\n') {
+            n++;
+            line = p + 1;
+        }
+    g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_SYNTAX, "%s:%u:%u: not UTF-8 text",
+                name, n, (guint)(end - line) + 1);
+    return FALSE;
+}
+
 VnTrace *
 vn_trace_parse(const gchar *text, const gchar *name, GError **error)
 {
     g_autoptr(VnTrace) trace = vn_trace_new();
     g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_auto(GStrv) lines = NULL;
     gboolean header = FALSE;
+
+    if (!check_utf8(text, name, error))
+        return NULL;
+    lines = g_strsplit(text, "\n", -1);
 
     for (guint i = 0; lines[i]; i++) {
         g_auto(Row) row = { .file = name, .line = i + 1 };

@@ -472,19 +472,33 @@ vn_config_dataplane_users(const VnConfig *c, const gchar *spec)
 }
 
 /* Loads the key file; *ret_missing is set when an unnamed default file
- * does not exist, which is not an error. */
+ * does not exist, which is not an error.  The text must be UTF-8: GKeyFile
+ * takes other bytes in names and values, and every message that quotes
+ * one would carry them on. */
 static GKeyFile *
 open_key_file(const gchar *path, gboolean named, gboolean *ret_missing, GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) local = NULL;
+    g_autofree gchar *text = NULL;
+    const gchar *end;
+    gsize len;
 
     *ret_missing = FALSE;
-    if (g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local))
-        return g_steal_pointer(&kf);
-    if (!named && g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-        *ret_missing = TRUE;
+    if (!g_file_get_contents(path, &text, &len, &local)) {
+        if (!named && g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+            *ret_missing = TRUE;
+            return NULL;
+        }
+    } else if (!g_utf8_validate(text, (gssize)len, &end)) {
+        guint line = 1;
+        for (const gchar *p = text; p < end; p++)
+            line += *p == '\n';
+        g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ,
+                    "%s: line %u: not UTF-8 text", path, line);
         return NULL;
+    } else if (g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &local)) {
+        return g_steal_pointer(&kf);
     }
     g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ,
                 "%s: %s", path, local->message);

@@ -131,6 +131,9 @@ expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"iothread": 
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 1, "bus": 3}]}' 400 "devices[0]"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 99}]}' 400 "node 99"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "colour": "blue"}' 400 "colour"
+# found by fuzz-api-request: a member name holding a newline is shown escaped, on one line
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "col\nour": "blue"}' 400 'col\nour: unknown member'
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 1, "b\nus": 3}]}' 400 'devices[0]: unknown member "b\nus"'
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "ttl_s": 5}' 400 "ttl_s"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "force": true}' 400 "force"
 expect POST /v1/plan "{\"domain_xml\": $xml, \"vcpus\": 2}" 400 "vcpus"

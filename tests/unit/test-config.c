@@ -171,6 +171,7 @@ static const BadConfigCase bad_cases[] = {
     { "bad-unknown-key.conf", VN_CONFIG_ERROR_UNKNOWN, "[host] unknown key \"reserved_cpu\"" },
     { "bad-unknown-group.conf", VN_CONFIG_ERROR_UNKNOWN, "unknown group [hosts]" },
     { "bad-syntax.conf", VN_CONFIG_ERROR_READ, NULL },
+    { "bad-not-utf8.conf", VN_CONFIG_ERROR_READ, "line 3: not UTF-8 text" },
     { "no-such-file.conf", VN_CONFIG_ERROR_READ, NULL },
 };
 
@@ -188,6 +189,7 @@ test_config_bad(gconstpointer data)
     g_test_message("%s", error->message);
     g_assert_true(g_str_has_prefix(error->message, prefix));
     g_assert_null(strchr(error->message, '\n'));
+    g_assert_true(g_utf8_validate(error->message, -1, NULL));
     if (c->message)
         g_assert_cmpstr(error->message + strlen(prefix), ==, c->message);
 }

@@ -264,6 +264,12 @@ test_bad_domains(void)
           "<vnuma:placement><vnuma:cell id='0' node='x' vcpus='0' cpus='0' memory-kib='1'/>"
           "</vnuma:placement></vnuma:vnuma></metadata></domain>",
           VN_DOMAIN_ERROR_INVALID, "node" },
+        /* found by fuzz-domain-xml: the quoted text kept its newlines */
+        { "memory with newlines",
+          "<domain><name>z</name><memory>1\n<name>x</name>\n</memory><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<memory>: '1 x' is not a whole number" },
+        { "newline in name", "<domain><name>a&#10;b</name><memory>1024</memory><vcpu>1</vcpu></domain>",
+          VN_DOMAIN_ERROR_INVALID, "<name> holds a newline" },
     };
 
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -877,6 +883,29 @@ test_recorded_placement(void)
     g_assert_true(vn_bitmap_equal(r->emulator_cpus, t->nodes[0].cpus));
 }
 
+/* A recorded IOThread on CPUs this host does not have (a VM moved from a
+ * larger host) is a mismatch like such a cell, not a GLib critical and a
+ * truncated pin (found by fuzz-domain-xml). */
+static void
+test_recorded_iothread_off_host(void)
+{
+    static const gchar xml[] =
+        "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><iothreads>1</iothreads><metadata>"
+        "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>"
+        "<vnuma:placement version='1' time='2026-01-01T00:00:00Z' memory-mode='strict'>"
+        "<vnuma:cell id='0' node='0' vcpus='0' cpus='0' memory-kib='1024'/>"
+        "<vnuma:iothread id='1' cpus='0,200'/>"
+        "</vnuma:placement></vnuma:vnuma></metadata></domain>";
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(xml, &error);
+
+    g_assert_no_error(error);
+    g_assert_null(vn_domain_recorded_placement(d, t, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH);
+    g_assert_nonnull(strstr(error->message, "IOThread 1"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -910,5 +939,6 @@ main(int argc, char **argv)
     g_test_add_func("/domain/request/cell-sizes", test_request_cell_sizes);
     g_test_add_func("/domain/place/dedicated-uneven-cells", test_place_dedicated_uneven_cells);
     g_test_add_func("/domain/recorded-placement", test_recorded_placement);
+    g_test_add_func("/domain/recorded-placement/iothread-off-host", test_recorded_iothread_off_host);
     return g_test_run();
 }

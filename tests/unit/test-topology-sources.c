@@ -682,6 +682,9 @@ test_caps_errors(void)
         { "twice.xml", CAPS_HEAD CELL1 CELL1 CAPS_TAIL, "node 1 appears twice" },
         { "nocells.xml", "<capabilities><host/></capabilities>", "no <host><topology>" },
         { "truncated.xml", CAPS_HEAD "<cell id='0'>\n", "malformed XML" },
+        /* found by fuzz-caps-xml: the quoted text kept its newlines */
+        { "pages-text.xml", CAPS_HEAD "<cell id='0'><pages unit='KiB' size='4'>6\nx\n</pages></cell>\n"
+          CELL1 CAPS_TAIL, "<pages>6 x</pages>: not an unsigned integer" },
     };
     g_autofree gchar *dir = g_dir_make_tmp("vn-caps-XXXXXX", NULL);
 

@@ -58,6 +58,9 @@ test_parse_errors(void)
           "t.csv:2:3: vm: a name is required" },
         { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n0,a,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
           "t.csv:3:3: vm: 'a' appears twice" },
+        /* found by fuzz-trace-csv: the name's bytes were quoted on */
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n0,caf\xe9,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:3:6: not UTF-8 text" },
     };
 
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -68,6 +71,7 @@ test_parse_errors(void)
         if (cases[i].message)
             g_assert_cmpstr(error->message, ==, cases[i].message);
         g_assert_null(strchr(error->message, '\n'));
+        g_assert_true(g_utf8_validate(error->message, -1, NULL));
     }
 }
 

@@ -60,6 +60,22 @@ test_malformed_line(Tmp *tmp, gconstpointer data)
     g_assert_null(strchr(error->message, '\n'));
 }
 
+/* libxml2 says this one on two lines ("...indicate encoding !\nBytes:
+ * 0xE9 ..."); the message stays one (found by fuzz-domain-xml). */
+static void
+test_not_utf8_one_line(Tmp *tmp, gconstpointer data)
+{
+    g_autofree gchar *path = write_file(tmp, "latin1.xml", "<a>\n<b>caf\xe9 </b></a>\n");
+    g_autofree gchar *expect = g_strdup_printf("%s:2: malformed XML: ", path);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_null(vn_xml_file_read(path, &error));
+    g_assert_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_MALFORMED);
+    g_assert_true(g_str_has_prefix(error->message, expect));
+    g_assert_nonnull(strstr(error->message, "UTF-8"));
+    g_assert_null(strchr(error->message, '\n'));
+}
+
 static void
 test_empty_and_missing(Tmp *tmp, gconstpointer data)
 {
@@ -139,6 +155,7 @@ main(int argc, char **argv)
 #define ADD(path, fn) g_test_add(path, Tmp, NULL, tmp_setup, fn, tmp_teardown)
     ADD("/xml-file/well-formed", test_well_formed);
     ADD("/xml-file/malformed-line", test_malformed_line);
+    ADD("/xml-file/not-utf8-one-line", test_not_utf8_one_line);
     ADD("/xml-file/empty-and-missing", test_empty_and_missing);
     ADD("/xml-file/too-large", test_too_large);
     ADD("/xml-file/billion-laughs", test_billion_laughs);
