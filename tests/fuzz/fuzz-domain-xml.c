@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vn-domain.h"
+#include "vn-engine.h"
 #include "vn-plan.h"
 
 #define ORIGIN "fuzz-domain.xml"
