@@ -1,7 +1,9 @@
 /* vn-config.h: host configuration, /etc/vnuma/vnuma.conf (GKeyFile).
  *
- * Every key, its meaning and its default is documented in the sample
- * tools/vnuma.conf, installed as <sysconfdir>/vnuma/vnuma.conf.  Unknown
+ * Every group and key, its kind, range, default and reload behaviour is a
+ * row of one table, vn-config-schema.c; the sample tools/vnuma.conf
+ * (installed as <sysconfdir>/vnuma/vnuma.conf) and vnuma.conf(5) document
+ * them, and a test checks they list the same keys and defaults.  Unknown
  * groups and keys are errors: a typo must not silently mean "default".
  */
 #pragma once
@@ -50,7 +52,7 @@ typedef struct {
     VnHookConflict hook_on_conflict;
     gboolean hook_strict;      /* [hook] strict: a hook error vetoes the start */
     gchar *state_dir;          /* [paths] */
-    /* [api]: vnumad's listeners.  api_socket NULL = VNUMA_DEFAULT_API_SOCKET;
+    /* [api]: vnumad's listeners.  api_socket defaults to VNUMA_DEFAULT_API_SOCKET;
      * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
      * (>= 16 characters, no spaces) is mandatory. */
     gchar *api_socket;

@@ -449,6 +449,12 @@ kill -HUP "$pid_reload"
 check "reload: the same file again is counted" reloads "$R" ok 2
 check "reload: the same file again is logged as unchanged" \
     grep -q "config reloaded from $tmp/reload.conf: unchanged; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log"
+printf '[host]\nheadroom_percent = 40\n[placement]\nmemory_mode = strict\nbalance = memory-packing\n[api]\nsocket = %s\n' \
+    "$tmp/elsewhere.sock" >"$tmp/reload.conf"
+kill -HUP "$pid_reload"
+check "reload: a file changing only [placement] balance is counted" reloads "$R" ok 3
+check "reload: a change of [placement] balance alone is logged as that change" \
+    grep -q "config reloaded from $tmp/reload.conf: \[placement\] balance load -> memory-packing; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log"
 # a broken file: the running config stays whole, the daemon answers
 printf '[host]\nheadroom_percent = 400\n[placement]\nmemory_mode = restrictive\n' >"$tmp/reload.conf"
 kill -HUP "$pid_reload"
@@ -474,7 +480,7 @@ req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
 check "reload: the daemon still plans with the last good config" jqb '.placement.cells | length == 2'
 printf '[host]\nheadroom_percent = 5\n' >"$tmp/reload.conf"
 kill -HUP "$pid_reload"
-check "reload: a good file again" reloads "$R" ok 3
+check "reload: a good file again" reloads "$R" ok 4
 req POST /v1/plan '{"vcpus": 4, "memory_mib": 14000}'
 check "reload: back to headroom 5 %: one node again" jqb '.placement.cells | length == 1'
 req GET /metrics

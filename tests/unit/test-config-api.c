@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "vn-config.h"
+#include "vn-config-build.h"
 #include "vn-test-fixture.h"
 
 
@@ -13,7 +14,7 @@ test_defaults(void)
     g_autoptr(VnConfig) c = vn_test_config_from_text("", &error);
 
     g_assert_no_error(error);
-    g_assert_null(c->api_socket);
+    g_assert_cmpstr(c->api_socket, ==, VNUMA_DEFAULT_API_SOCKET);
     g_assert_null(c->api_tcp_listen);
     g_assert_null(c->api_bearer_token);
     g_assert_cmpuint(c->api_idle_timeout_s, ==, 30);
