@@ -405,8 +405,16 @@ run_plan(int argc, char **argv, gboolean explain)
 
     if (domain_path) {
         VnDomainWriteOptions wo = { .force = o.force, .memory_mode = config->memory_mode };
-        xml = vn_domain_plan_rewrite(domain_path, t, load, config->policy, o.source.sysroot, &wo,
-                                     &p, &reasons, &error);
+        const VnEngineHost host = { .t = t, .load = load, .policy = config->policy,
+                                    .sysroot = o.source.sysroot };
+        g_autoptr(VnDomain) d = vn_domain_load_file(domain_path, &error);
+        g_auto(VnEngineResult) res = { 0 };
+        if (!d)
+            return vn_cli_fail(error);
+        vn_engine_run(d, &host, VN_ENGINE_PLAN, &wo, &res, &error);
+        p = g_steal_pointer(&res.placement);
+        reasons = g_steal_pointer(&res.reasons);
+        xml = g_steal_pointer(&res.xml);
     } else {
         p = vn_plan(t, load, config->policy, req, &reasons, &error);
     }
