@@ -33,8 +33,6 @@
 #define VN_DOMAIN_XMLNS_PREFIX "vnuma"
 /* Domains larger than this are refused before parsing. */
 #define VN_DOMAIN_MAX_BYTES (16 * 1024 * 1024)
-/* More vCPUs than this is an absurd number, not a VM. */
-#define VN_DOMAIN_MAX_VCPUS 16384
 
 #define VN_DOMAIN_ERROR (vn_domain_error_quark())
 GQuark vn_domain_error_quark(void);
