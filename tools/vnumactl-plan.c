@@ -448,10 +448,11 @@ run_plan(int argc, char **argv, gboolean explain)
         g_auto(VnEngineResult) res = { 0 };
         if (!d)
             return vn_cli_fail(error);
-        vn_engine_run(d, &host, VN_ENGINE_PLAN, &wo, &res, &error);
-        p = g_steal_pointer(&res.placement);
+        if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &wo, &res, &error)) {
+            p = g_steal_pointer(&res.placement);
+            xml = g_steal_pointer(&res.xml);
+        }
         reasons = g_steal_pointer(&res.reasons);
-        xml = g_steal_pointer(&res.xml);
     } else {
         p = vn_plan(t, load, config->policy, req, &reasons, &error);
     }
