@@ -13,11 +13,11 @@
 
 /* ---- domain -> request (vn-engine-request.c) ---------------------------
  * vCPUs = the maximum (every vCPU that can come online is pinned); memory =
- * <memory>; cells = the number of existing <cpu><numa> cells (guest ABI:
- * once a domain has cells, re-placing keeps their count; remove <cpu><numa>
- * to let vnuma choose again), 0 = vnuma chooses; cell_sizes = each cell's
- * vCPU count and memory when the cells differ in size and hold every vCPU
- * once (NULL for identical cells: the even split); devices with their host node read under `sysroot` (NULL or ""
+ * <memory>; cells = the number of existing <cpu><numa> cells, 0 = vnuma
+ * chooses (vn_engine_run() then sets it by the cell rule below);
+ * cell_sizes = each cell's vCPU count and memory when the cells differ in
+ * size and hold every vCPU once (NULL for identical cells: the even
+ * split); devices with their host node read under `sysroot` (NULL or ""
  * = "/"), devices without NUMA information skipped.  Device IOThreads are
  * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
  * the usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
