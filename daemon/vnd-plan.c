@@ -48,22 +48,24 @@ to_http_error(GError **error)
 static gboolean
 plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
 {
-    const VnTopology *t = vnd_state_topology(s);
     const VnConfig *c = vnd_state_config(s);
+    const VnEngineHost host = { .t = vnd_state_topology(s), .load = load, .policy = c->policy,
+                                .sysroot = vnd_state_sysroot(s) };
     VnDomainWriteOptions wo = { .force = spec->force, .memory_mode = c->memory_mode };
     g_autoptr(VnDomain) dom = vn_domain_load_buffer(spec->domain_xml, strlen(spec->domain_xml),
                                                     "domain_xml", error);
+    g_auto(VnEngineResult) res = { 0 };
+    gboolean ok;
 
     if (!dom)
         return FALSE;
-    out->request = vn_domain_to_request(dom, vnd_state_sysroot(s), error);
-    if (!out->request)
+    ok = vn_engine_run(dom, &host, VN_ENGINE_PLAN, &wo, &res, error);
+    out->request = g_steal_pointer(&res.request);
+    out->reasons = g_steal_pointer(&res.reasons);
+    if (!ok)
         return FALSE;
-    out->placement = vn_domain_place(dom, t, load, c->policy, out->request, vnd_state_sysroot(s),
-                                     &wo, &out->reasons, error);
-    if (!out->placement)
-        return FALSE;
-    out->xml = vn_domain_to_string(dom);
+    out->placement = g_steal_pointer(&res.placement);
+    out->xml = g_steal_pointer(&res.xml);
     out->domain_name = g_strdup(dom->name);
     return TRUE;
 }

@@ -5,15 +5,12 @@
  * vCPUs is refused rather than guessed. */
 #include "vnd.h"
 #include "vnd-spec.h"
-#include "vn-domain.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-#define MAX_MEMORY_MIB (G_GINT64_CONSTANT(1) << 30)   /* 1 PiB */
-#define MAX_SMALL 256
-#define MAX_NODE 4095
-#define MAX_DEVICES 256
+/* the request schema's limits are the core's (vn-request.h) */
+#define MAX_MEMORY_MIB ((gint64)VN_REQUEST_MAX_MEMORY_MIB)
 #define MAX_NAME 256
 
 static const gchar *const plan_members[] = {
@@ -141,11 +138,12 @@ get_hugepages(JsonObject *o, guint64 *ret_kib, GError **error)
         return TRUE;
     if (holds(n, G_TYPE_STRING)) {
         const gchar *s = json_node_get_string(n);
-        kib = g_str_equal(s, "2M") ? 2048 : g_str_equal(s, "1G") ? 1024 * 1024 : 0;
+        kib = g_str_equal(s, "2M") ? (gint64)VN_REQUEST_HUGEPAGE_2M_KIB
+        : g_str_equal(s, "1G") ? (gint64)VN_REQUEST_HUGEPAGE_1G_KIB : 0;
     } else if (holds(n, G_TYPE_INT64)) {
         kib = json_node_get_int(n);
     }
-    if (kib != 2048 && kib != 1024 * 1024)
+    if (kib != (gint64)VN_REQUEST_HUGEPAGE_2M_KIB && kib != (gint64)VN_REQUEST_HUGEPAGE_1G_KIB)
         return bad(error, "hugepages", "must be \"2M\", \"1G\", 2048 or 1048576 (KiB)");
     *ret_kib = (guint64)kib;
     return TRUE;
@@ -185,8 +183,8 @@ get_device(JsonNode *n, guint i, VnRequest *r, GError **error)
             g_autofree gchar *shown = vnd_spec_member_name(l->data);
             return bad(error, where, "unknown member \"%s\"", shown);
         }
-    if (!get_int(o, "node", 0, MAX_NODE, &node, error) ||
-        !get_int(o, "iothread", 0, MAX_SMALL, &iothread, error) ||
+    if (!get_int(o, "node", 0, VN_REQUEST_MAX_NODE_ID, &node, error) ||
+        !get_int(o, "iothread", 0, VN_REQUEST_MAX_IOTHREADS, &iothread, error) ||
         !get_string(o, "name", &name, error)) {
         g_prefix_error(error, "%s.", where);
         return FALSE;
@@ -211,8 +209,8 @@ get_devices(JsonObject *o, VnRequest *r, GError **error)
     if (!JSON_NODE_HOLDS_ARRAY(n))
         return bad(error, "devices", "must be an array");
     a = json_node_get_array(n);
-    if (json_array_get_length(a) > MAX_DEVICES)
-        return bad(error, "devices", "at most %d", MAX_DEVICES);
+    if (json_array_get_length(a) > VN_REQUEST_MAX_DEVICES)
+        return bad(error, "devices", "at most %d", VN_REQUEST_MAX_DEVICES);
     for (guint i = 0; i < json_array_get_length(a); i++)
         if (!get_device(json_array_get_element(a, i), i, r, error))
             return FALSE;
@@ -238,7 +236,7 @@ get_cell_size(JsonNode *n, guint i, VnRequest *r, GError **error)
             g_autofree gchar *shown = vnd_spec_member_name(l->data);
             return bad(error, where, "unknown member \"%s\"", shown);
         }
-    if (!get_int(o, "vcpus", 0, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
+    if (!get_int(o, "vcpus", 0, VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error)) {
         g_prefix_error(error, "%s.", where);
         return FALSE;
@@ -268,10 +266,10 @@ get_cell_sizes(JsonObject *o, VnRequest *r, GError **error)
     r->cells = json_array_get_length(a);
     if (r->vcpus == 0)
         return bad(error, "cell_sizes", "no cell has vCPUs (at least one needs some)");
-    if (r->vcpus > VN_DOMAIN_MAX_VCPUS || r->memory_kib / 1024 > (guint64)MAX_MEMORY_MIB)
+    if (r->vcpus > VN_REQUEST_MAX_VCPUS || r->memory_kib / 1024 > (guint64)MAX_MEMORY_MIB)
         return bad(error, "cell_sizes", "the cells hold %u vCPUs and %" G_GUINT64_FORMAT " MiB, more than "
                    "a VM may (%d vCPUs, %" G_GINT64_FORMAT " MiB)", r->vcpus, r->memory_kib / 1024,
-                   VN_DOMAIN_MAX_VCPUS, MAX_MEMORY_MIB);
+                   VN_REQUEST_MAX_VCPUS, MAX_MEMORY_MIB);
     return TRUE;
 }
 
@@ -299,12 +297,12 @@ request_from_body(JsonObject *o, GError **error)
     gboolean sized = json_object_has_member(o, "cell_sizes");
 
     if ((!sized && (!require(o, "vcpus", error) || !require(o, "memory_mib", error))) ||
-        !get_int(o, "vcpus", 1, VN_DOMAIN_MAX_VCPUS, &vcpus, error) ||
+        !get_int(o, "vcpus", 1, VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error) ||
         !get_bool(o, "dedicated", &r->dedicated, error) ||
         !get_hugepages(o, &r->hugepage_kib, error) ||
-        !get_int(o, "iothreads", 0, MAX_SMALL, &iothreads, error) ||
-        !get_int(o, "cells", 0, MAX_SMALL, &cells, error) ||
+        !get_int(o, "iothreads", 0, VN_REQUEST_MAX_IOTHREADS, &iothreads, error) ||
+        !get_int(o, "cells", 0, VN_REQUEST_MAX_CELLS, &cells, error) ||
         !get_enums(o, r, error) || !get_devices(o, r, error))
         return NULL;
     r->iothreads = (guint)iothreads;

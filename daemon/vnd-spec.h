@@ -1,12 +1,13 @@
 /* vnd-spec.h: a VM as the API receives it, validated into a request.
  *
  * Body members (all optional unless said):
- *   vcpus (1..16384, required), memory_mib (1..2^30, required; both
+ * (limits: the core's request schema, vn-request.h)
+ *   vcpus (1..4096, required), memory_mib (1..2^30, required; both
  *   optional with cell_sizes),
  *   dedicated (bool), smt ("prefer"|"isolate"|"require", dedicated only),
  *   hugepages ("2M"|"1G" or 2048|1048576 KiB), iothreads (0..256),
  *   priority ("low"|"normal"|"high"), cells (0..256, 0 = vnuma chooses),
- *   cell_sizes ([{"vcpus": 0..16384, "memory_mib": 1..2^30}], 1..64 guest
+ *   cell_sizes ([{"vcpus": 0..4096, "memory_mib": 1..2^30}], 1..64 guest
  *   cells of their own sizes, at least one with vCPUs; vcpus, memory_mib
  *   and cells are then optional, and when given must equal the sums and
  *   the count; cells all of one size are planned as the even split),
@@ -16,7 +17,7 @@
  *   hand-written pins)
  * and per endpoint: explain (plan: add the candidates), ttl_s and name
  * (reservations).
- * Every error names the member: "vcpus: must be an integer from 1 to 16384".
+ * Every error names the member: "vcpus: must be an integer from 1 to 4096".
  */
 #pragma once
 

@@ -4,7 +4,7 @@
  * can only reserve, veto, or ask for a live apply after start:
  *   recorded placement fits          -> reserve it
  *   recorded placement does not fit  -> on_conflict: replan (plan anew
- *                                       with the same cell count, reserve,
+ *                                       by the engine's cell rule, reserve,
  *                                       apply live after start) | refuse
  *                                       (veto) | ignore (reserve as is)
  *   no placement, vnumad holds room  -> take that hold as the placement,
@@ -61,22 +61,15 @@ static void warn_guest_view(VnHook *h)
     h->reason = reason;
 }
 
-/* Plans against everyone else's load; `cells` 0 lets the core choose.
- * A domain's own guest cells (guest ABI, already the request's count and
- * sizes) win over a recorded count that may no longer match them. */
-static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, guint cells,
-                     const gchar *why, GError **error)
+/* Plans against everyone else's load through the engine (its cell rule:
+ * the domain's own guest cells win, the core chooses without them). */
+static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why,
+                     GError **error)
 {
-    g_autoptr(VnRequest) req = vn_domain_to_request(h->domain, NULL, error);
-    if (!req)
-        return FALSE;
-    if (cells && req->cells == 0)
-        req->cells = cells;
-    g_autoptr(GPtrArray) reasons = NULL;
+    const VnEngineHost host = { .t = h->t, .load = load, .policy = h->config->policy };
+    g_auto(VnEngineResult) res = { 0 };
     g_autoptr(GError) plan_error = NULL;
-    g_autoptr(VnPlacement) p = vn_plan(h->t, load, h->config->policy, req,
-                                       &reasons, &plan_error);
-    if (!p) {
+    if (!vn_engine_run(h->domain, &host, VN_ENGINE_START, NULL, &res, &plan_error)) {
         if (!g_error_matches(plan_error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT)) {
             g_propagate_error(error, g_steal_pointer(&plan_error));
             return FALSE;
@@ -90,7 +83,7 @@ static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, guint cells,
         return TRUE;
     }
     VnLedgerRecord *r = vn_ledger_record_from_placement(h->domain->uuid, h->domain->name,
-                                                        p, req);
+                                                        res.placement, res.request);
     r->needs_apply = TRUE;
     if (!reserve(h, l, r, error))
         return FALSE;
@@ -122,7 +115,7 @@ static gboolean recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **er
                        conflict);
         return TRUE;
     default:
-        return plan(h, l, load, m->cells ? m->cells->len : 0, conflict, error);
+        return plan(h, l, load, conflict, error);
     }
 }
 
@@ -140,7 +133,7 @@ static gboolean held_placement(VnHook *h, VnLedger *l, const VnLoad *load,
     if (!vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         g_autofree gchar *conflict = g_strdup_printf("the placement reserved through the "
                                                      "planning API no longer fits: %s", why);
-        return plan(h, l, load, 0, conflict, error);
+        return plan(h, l, load, conflict, error);
     }
     if (!reserve(h, l, g_steal_pointer(&r), error))
         return FALSE;
@@ -176,7 +169,7 @@ gboolean vn_hook_prepare(VnHook *h, GError **error)
     else if (held)
         ok = held_placement(h, l, load, held, error);
     else
-        ok = plan(h, l, load, 0, "no recorded placement", error);
+        ok = plan(h, l, load, "no recorded placement", error);
     warn_guest_view(h);
     if (ok && (stale || held) && !h->nodes)
         return vn_ledger_commit(l, error);

@@ -14,7 +14,6 @@
 
 G_DEFINE_QUARK(vn-plan-error-quark, vn_plan_error)
 
-#define VN_MAX_VCPUS 4096
 #define VN_EXTRA_K_TRIES 3
 
 /* Guest cells of their own sizes: as many as `cells`, summing to the
@@ -38,8 +37,8 @@ validate_cell_sizes(const VnTopology *t, const VnRequest *r, GError **error)
         const gchar *bad = NULL;
         if (cs->vcpus == 0 && cs->memory_kib == 0)
             bad = "has neither vCPUs nor memory";
-        else if (cs->vcpus > VN_MAX_VCPUS)
-            bad = "has more vCPUs than any VM may";
+        else if (cs->vcpus > VN_REQUEST_MAX_VCPUS)
+            bad = "has more vCPUs than any VM may (" G_STRINGIFY(VN_REQUEST_MAX_VCPUS) ")";
         else if (r->dedicated && r->smt == VN_SMT_REQUIRE && cs->vcpus % t->smt_width)
             bad = "is not whole cores, as SMT policy require needs";
         else if (r->hugepage_kib && cs->memory_kib % r->hugepage_kib)
@@ -63,19 +62,45 @@ validate_cell_sizes(const VnTopology *t, const VnRequest *r, GError **error)
     return TRUE;
 }
 
+/* The request schema's limits (vn-request.h), named as the request's
+ * fields. */
+static gboolean
+validate_limits(const VnRequest *r, GError **error)
+{
+    const struct {
+        const gchar *name;
+        guint64 value, min, max;
+    } limits[] = {
+        { "vcpus", r->vcpus, 1, VN_REQUEST_MAX_VCPUS },
+        { "cells", r->cells, 0, VN_REQUEST_MAX_CELLS },
+        { "iothreads", r->iothreads, 0, VN_REQUEST_MAX_IOTHREADS },
+        { "devices", r->devices ? r->devices->len : 0, 0, VN_REQUEST_MAX_DEVICES },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(limits); i++) {
+        if (limits[i].value >= limits[i].min && limits[i].value <= limits[i].max)
+            continue;
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "%s must be from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ", got %"
+                    G_GUINT64_FORMAT, limits[i].name, limits[i].min, limits[i].max,
+                    limits[i].value);
+        return FALSE;
+    }
+    if (r->memory_kib < VN_REQUEST_MIN_MEMORY_KIB ||
+        r->memory_kib / 1024 > VN_REQUEST_MAX_MEMORY_MIB) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "memory must be from 1 MiB to %" G_GUINT64_FORMAT " MiB, got %"
+                    G_GUINT64_FORMAT " KiB", VN_REQUEST_MAX_MEMORY_MIB, r->memory_kib);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean
 validate(const VnTopology *t, const VnRequest *r, GError **error)
 {
-    if (r->vcpus == 0 || r->vcpus > VN_MAX_VCPUS) {
-        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                    "vcpus must be between 1 and %u, got %u", VN_MAX_VCPUS, r->vcpus);
+    if (!validate_limits(r, error))
         return FALSE;
-    }
-    if (r->memory_kib < 1024) {
-        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                    "memory must be at least 1 MiB, got %" G_GUINT64_FORMAT " KiB", r->memory_kib);
-        return FALSE;
-    }
     if (r->hugepage_kib && r->memory_kib % r->hugepage_kib) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
                     "memory (%" G_GUINT64_FORMAT " KiB) is not a multiple of the hugepage size (%"

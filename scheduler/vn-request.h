@@ -23,9 +23,36 @@ typedef struct {
     gchar *name;       /* for reasons: "hostdev 0000:3b:00.0", "disk vda" */
 } VnDevice;
 
+/* ---- the request schema: one set of limits for every door --------------
+ * `vnumactl plan` checks its flags against these (tools/vnumactl-plan.c),
+ * vnumad its JSON members (daemon/vnd-spec.c), the domain reader <vcpu>
+ * (plugin/domain), and vn_plan() the request itself; each message names
+ * the flag, member or element and the limit.
+ *
+ * vCPUs: 4096 is the most any QEMU/KVM guest can have: QEMU's largest
+ * machine, q35, has max_cpus 4096 (since QEMU 8.2; fewer before), other
+ * machines allow fewer, and KVM_MAX_VCPUS on x86 is at most 4096
+ * (CONFIG_KVM_MAX_NR_VCPUS).  libvirt takes QEMU's
+ * maximum as its own, so a larger <vcpu> can never start. */
+#define VN_REQUEST_MAX_VCPUS 4096
+/* memory: 1 PiB (2^30 MiB); at least 1 MiB */
+#define VN_REQUEST_MAX_MEMORY_MIB (G_GUINT64_CONSTANT(1) << 30)
+#define VN_REQUEST_MIN_MEMORY_KIB 1024
+/* fixed guest cells ("cells"): 0 = vnuma chooses */
+#define VN_REQUEST_MAX_CELLS 256
 /* At most this many guest cells of their own sizes per request (the
  * planner keeps them in 64-bit masks). */
 #define VN_REQUEST_MAX_CELL_SIZES 64
+/* IOThreads of the VM, and the IOThread a device names (1..this) */
+#define VN_REQUEST_MAX_IOTHREADS 256
+/* devices with a host node, and the highest kernel node number one may
+ * name (Linux: MAX_NUMNODES is at most 1024) */
+#define VN_REQUEST_MAX_DEVICES 256
+#define VN_REQUEST_MAX_NODE_ID 4095
+/* hugepage sizes the CLI and the API take by name ("2M", "1G"); a domain
+ * may name any size, which then fits only where the host has that pool */
+#define VN_REQUEST_HUGEPAGE_2M_KIB G_GUINT64_CONSTANT(2048)
+#define VN_REQUEST_HUGEPAGE_1G_KIB G_GUINT64_CONSTANT(1048576)
 
 /* The size of one guest cell when the guest topology is given cell by
  * cell (the user's <cpu><numa> cells).  vcpus may be 0 (a CPU-less guest

@@ -5,7 +5,7 @@
  *   place NAME         the same for the persistent definition of a domain
  *                      libvirt already has; effective at its next start
  *
- * Both share vn_domain_place() with `plan`, the daemon and the hook; only
+ * Both share vn_engine_run() with `plan`, the daemon and the hook; only
  * the libvirt calls (vn-libvirt.h) are theirs.  --dry-run prints the
  * rewritten XML instead of defining it.
  */
@@ -78,35 +78,33 @@ fail_place(const GError *error, GPtrArray *reasons)
 /* Places `d` on the host the source options describe; prints the XML on
  * --dry-run, else defines it.  Returns the exit status. */
 static int
-place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, const gchar *done)
+place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, VnEngineIntent intent,
+                 const gchar *done)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
-    g_autoptr(VnPlacement) p = NULL;
-    g_autoptr(GPtrArray) reasons = NULL;
-    g_autofree gchar *xml = NULL;
+    g_auto(VnEngineResult) res = { 0 };
     g_autofree gchar *name = NULL;
     VnDomainWriteOptions wo = { .force = o->force };
 
     if (!vn_source_load(&o->source, &t, &load, &config, &error))
         return vn_cli_fail(error);
     wo.memory_mode = config->memory_mode;
-    p = vn_domain_place(d, t, load, config->policy, NULL, o->source.sysroot, &wo,
-                        &reasons, &error);
-    if (!p)
-        return fail_place(error, reasons);
-    vn_cli_print_warnings(p);
-    xml = vn_domain_to_string(d);
+    const VnEngineHost host = { .t = t, .load = load, .policy = config->policy,
+                                .sysroot = o->source.sysroot };
+    if (!vn_engine_run(d, &host, intent, &wo, &res, &error))
+        return fail_place(error, res.reasons);
+    vn_cli_print_warnings(res.placement);
     if (o->dry_run) {
-        fputs(xml, stdout);
+        fputs(res.xml, stdout);
         return VN_EXIT_OK;
     }
-    if (!vn_libvirt_define(virt, xml, &name, &error))
+    if (!vn_libvirt_define(virt, res.xml, &name, &error))
         return vn_cli_fail(error);
     printf("Domain '%s' %s on %s:\n", name, done, vn_libvirt_uri(virt));
-    print_placement(p);
+    print_placement(res.placement);
     return VN_EXIT_OK;
 }
 
@@ -129,7 +127,7 @@ vn_cmd_define(int argc, char **argv)
         return vn_cli_fail(error);
     if (!o.dry_run && !(virt = vn_libvirt_open(o.connect, &error)))
         return vn_cli_fail(error);
-    return place_and_define(&o, virt, d, "defined");
+    return place_and_define(&o, virt, d, VN_ENGINE_DEFINE, "defined");
 }
 
 int
@@ -158,7 +156,7 @@ vn_cmd_place(int argc, char **argv)
     what = g_strdup_printf("%s (libvirt definition)", name);
     if (!(d = vn_domain_load_buffer(xml, strlen(xml), what, &error)))
         return vn_cli_fail(error);
-    rc = place_and_define(&o, virt, d, "placed");
+    rc = place_and_define(&o, virt, d, VN_ENGINE_PLACE, "placed");
     if (rc == VN_EXIT_OK && !o.dry_run)
         printf("Effective at its next start%s.\n",
                active ? " (it is running: it keeps its current placement until then)" : "");

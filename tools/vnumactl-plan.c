@@ -14,8 +14,6 @@
 
 #include <stdio.h>
 
-#define MAX_CELLS 256
-
 typedef struct {
     gint vcpus;
     gchar *memory;
@@ -62,6 +60,18 @@ parse_uint_option(const gchar *flag, const gchar *text, guint max, guint *ret, G
     return TRUE;
 }
 
+/* A VM's memory within the request schema's limits. */
+static gboolean
+check_memory(const gchar *flag, const gchar *text, guint64 kib, GError **error)
+{
+    if (kib >= VN_REQUEST_MIN_MEMORY_KIB && kib / 1024 <= VN_REQUEST_MAX_MEMORY_MIB)
+        return TRUE;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is not from 1 MiB to %" G_GUINT64_FORMAT " MiB (1 PiB)", flag, text,
+                VN_REQUEST_MAX_MEMORY_MIB);
+    return FALSE;
+}
+
 /* --vcpus and --memory: the VM's size when no --cell gives it. */
 static gboolean
 size_from_options(const PlanOptions *o, VnRequest *r, GError **error)
@@ -69,6 +79,12 @@ size_from_options(const PlanOptions *o, VnRequest *r, GError **error)
     if (o->vcpus <= 0) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--vcpus: a positive number is required (got %d)", o->vcpus);
+        return FALSE;
+    }
+    if (o->vcpus > VN_REQUEST_MAX_VCPUS) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--vcpus: must be from 1 to %d, the most vCPUs a VM may have (got %d)",
+                    VN_REQUEST_MAX_VCPUS, o->vcpus);
         return FALSE;
     }
     r->vcpus = (guint)o->vcpus;
@@ -81,9 +97,11 @@ size_from_options(const PlanOptions *o, VnRequest *r, GError **error)
         g_prefix_error(error, "--memory: ");
         return FALSE;
     }
-    if (o->cells < 0 || o->cells > MAX_CELLS) {
+    if (!check_memory("--memory", o->memory, r->memory_kib, error))
+        return FALSE;
+    if (o->cells < 0 || o->cells > VN_REQUEST_MAX_CELLS) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--cells: must be from 0 to %d", MAX_CELLS);
+                    "--cells: must be from 0 to %d", VN_REQUEST_MAX_CELLS);
         return FALSE;
     }
     r->cells = (guint)o->cells;
@@ -102,10 +120,10 @@ add_cell_option(const gchar *text, VnRequest *r, GError **error)
                     "--cell: '%s' is not VCPUS:SIZE (such as 2:4G)", text);
         return FALSE;
     }
-    if (!g_ascii_string_to_unsigned(parts[0], 10, 0, VN_DOMAIN_MAX_VCPUS, &vcpus, NULL)) {
+    if (!g_ascii_string_to_unsigned(parts[0], 10, 0, VN_REQUEST_MAX_VCPUS, &vcpus, NULL)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--cell: '%s': vCPUs must be a whole number from 0 to %d", text,
-                    VN_DOMAIN_MAX_VCPUS);
+                    VN_REQUEST_MAX_VCPUS);
         return FALSE;
     }
     if (!vn_size_parse_kib(parts[1], &kib, error)) {
@@ -172,6 +190,17 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
                             "--cell: no cell has vCPUs (at least one needs some)");
         return FALSE;
     }
+    if (r->vcpus > VN_REQUEST_MAX_VCPUS) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--cell: the cells hold %u vCPUs, more than the %d a VM may have",
+                    r->vcpus, VN_REQUEST_MAX_VCPUS);
+        return FALSE;
+    }
+    {
+        g_autofree gchar *sum = g_strdup_printf("%" G_GUINT64_FORMAT "K", r->memory_kib);
+        if (!check_memory("--cell", sum, r->memory_kib, error))
+            return FALSE;
+    }
     if (!check_cells_consistent(o, r, error))
         return FALSE;
     vn_request_forget_even_cell_sizes(r);
@@ -223,7 +252,8 @@ request_from_options(const PlanOptions *o, GError **error)
         g_prefix_error(error, "--hugepages: ");
         return NULL;
     }
-    if (o->hugepages && r->hugepage_kib != 2048 && r->hugepage_kib != 1024 * 1024) {
+    if (o->hugepages && r->hugepage_kib != VN_REQUEST_HUGEPAGE_2M_KIB &&
+        r->hugepage_kib != VN_REQUEST_HUGEPAGE_1G_KIB) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--hugepages: '%s' is not a hugepage size (2M or 1G)", o->hugepages);
         return NULL;
@@ -244,9 +274,15 @@ request_from_options(const PlanOptions *o, GError **error)
                     "--priority: '%s' is not one of high, normal, low", o->priority);
         return NULL;
     }
-    if (o->iothreads < 0 || o->iothreads > 256) {
-        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "--iothreads: must be from 0 to 256");
+    if (o->iothreads < 0 || o->iothreads > VN_REQUEST_MAX_IOTHREADS) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--iothreads: must be from 0 to %d", VN_REQUEST_MAX_IOTHREADS);
+        return NULL;
+    }
+    if (o->device_nodes && g_strv_length(o->device_nodes) > VN_REQUEST_MAX_DEVICES) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--device-node: at most %d devices (got %u)", VN_REQUEST_MAX_DEVICES,
+                    g_strv_length(o->device_nodes));
         return NULL;
     }
     r->iothreads = (guint)o->iothreads;
@@ -254,7 +290,8 @@ request_from_options(const PlanOptions *o, GError **error)
     for (guint i = 0; o->device_nodes && o->device_nodes[i]; i++) {
         guint node;
         g_autofree gchar *name = g_strdup_printf("device %u", i + 1);
-        if (!parse_uint_option("--device-node", o->device_nodes[i], 4095, &node, error))
+        if (!parse_uint_option("--device-node", o->device_nodes[i], VN_REQUEST_MAX_NODE_ID, &node,
+                               error))
             return NULL;
         vn_request_add_device(r, node, 0, name);
     }
@@ -405,8 +442,17 @@ run_plan(int argc, char **argv, gboolean explain)
 
     if (domain_path) {
         VnDomainWriteOptions wo = { .force = o.force, .memory_mode = config->memory_mode };
-        xml = vn_domain_plan_rewrite(domain_path, t, load, config->policy, o.source.sysroot, &wo,
-                                     &p, &reasons, &error);
+        const VnEngineHost host = { .t = t, .load = load, .policy = config->policy,
+                                    .sysroot = o.source.sysroot };
+        g_autoptr(VnDomain) d = vn_domain_load_file(domain_path, &error);
+        g_auto(VnEngineResult) res = { 0 };
+        if (!d)
+            return vn_cli_fail(error);
+        if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &wo, &res, &error)) {
+            p = g_steal_pointer(&res.placement);
+            xml = g_steal_pointer(&res.xml);
+        }
+        reasons = g_steal_pointer(&res.reasons);
     } else {
         p = vn_plan(t, load, config->policy, req, &reasons, &error);
     }

@@ -84,8 +84,16 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     }
     text = vn_xml_text(vcpu);
     current = vn_xml_prop(vcpu, "current");
-    if (!vn_domain_parse_uint(text, VN_DOMAIN_MAX_VCPUS, "<vcpu>", &max, error) ||
-        (current && !vn_domain_parse_uint(current, max, "<vcpu current>", &cur, error)))
+    if (!vn_domain_parse_uint(text, G_MAXUINT32, "<vcpu>", &max, error))
+        return FALSE;
+    /* the request schema's limit (vn-request.h): no QEMU runs more */
+    if (max > VN_REQUEST_MAX_VCPUS) {
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
+                    "<vcpu>: must be from 1 to %d, the most vCPUs a VM may have (domain '%s' "
+                    "has %" G_GUINT64_FORMAT ")", VN_REQUEST_MAX_VCPUS, d->name, max);
+        return FALSE;
+    }
+    if (current && !vn_domain_parse_uint(current, max, "<vcpu current>", &cur, error))
         return FALSE;
     if (max == 0 || (current && cur == 0)) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,

@@ -33,8 +33,6 @@
 #define VN_DOMAIN_XMLNS_PREFIX "vnuma"
 /* Domains larger than this are refused before parsing. */
 #define VN_DOMAIN_MAX_BYTES (16 * 1024 * 1024)
-/* More vCPUs than this is an absurd number, not a VM. */
-#define VN_DOMAIN_MAX_VCPUS 16384
 
 #define VN_DOMAIN_ERROR (vn_domain_error_quark())
 GQuark vn_domain_error_quark(void);
@@ -202,7 +200,7 @@ gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t,
 /* What the guest of `d`, as written, cannot see of its NUMA cells, or
  * NULL: guest NUMA cells on an x86 domain without <features><acpi/>. */
 gchar *vn_domain_guest_view_warning(const VnDomain *d);
-/* Adds that warning to p->warnings; vn_domain_place() calls it after
+/* Adds that warning to p->warnings; vn_engine_run() calls it after
  * writing. */
 void vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p);
 

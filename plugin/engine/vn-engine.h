@@ -13,30 +13,93 @@
 
 /* ---- domain -> request (vn-engine-request.c) ---------------------------
  * vCPUs = the maximum (every vCPU that can come online is pinned); memory =
- * <memory>; cells = the number of existing <cpu><numa> cells (guest ABI:
- * once a domain has cells, re-placing keeps their count; remove <cpu><numa>
- * to let vnuma choose again), 0 = vnuma chooses; cell_sizes = each cell's
- * vCPU count and memory when the cells differ in size and hold every vCPU
- * once (NULL for identical cells: the even split); devices with their host node read under `sysroot` (NULL or ""
+ * <memory>; cells = the number of existing <cpu><numa> cells, 0 = vnuma
+ * chooses (vn_engine_run() then sets it by the cell rule below);
+ * cell_sizes = each cell's vCPU count and memory when the cells differ in
+ * size and hold every vCPU once (NULL for identical cells: the even
+ * split); devices with their host node read under `sysroot` (NULL or ""
  * = "/"), devices without NUMA information skipped.  Device IOThreads are
  * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
  * the usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
  * of several sizes. */
 VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
 
-/* ---- the whole path (vn-engine-place.c) ----------------------------------
- * request -> vn_plan -> apply, the one path shared by `vnumactl plan`,
- * define, place, the daemon and the hook.  `req` NULL = vn_domain_to_request
- * (d, sysroot).  Returns the placement (also written into `d`); on a plan
- * failure the error is VN_PLAN_ERROR and *ret_reasons (if given) says what
- * is short. */
-VnPlacement *vn_domain_place(VnDomain *d, const VnTopology *t, const VnLoad *load,
-                             const VnPolicy *policy, const VnRequest *req,
-                             const gchar *sysroot, const VnDomainWriteOptions *o,
-                             GPtrArray **ret_reasons, GError **error);
-/* Loads `path`, places it and returns the rewritten XML. */
-gchar *vn_domain_plan_rewrite(const gchar *path, const VnTopology *t, const VnLoad *load,
-                              const VnPolicy *policy, const gchar *sysroot,
-                              const VnDomainWriteOptions *o, VnPlacement **ret_placement,
-                              GPtrArray **ret_reasons, GError **error);
+/* ---- the whole path (vn-engine-run.c) ----------------------------------
+ * One entry point for every caller that turns a domain into a placement:
+ * `vnumactl plan DOMAIN.xml`, `define`, `place`, POST /v1/plan with
+ * domain_xml, the hook's prepare (no placement recorded, or a recorded one
+ * that no longer fits) and the hook's migrate/restore filter. */
+typedef enum {
+    VN_ENGINE_PLAN,    /* `vnumactl plan DOMAIN.xml`, POST /v1/plan: rewrite */
+    VN_ENGINE_DEFINE,  /* `vnumactl define DOMAIN.xml`: rewrite (then define) */
+    VN_ENGINE_PLACE,   /* `vnumactl place NAME`: rewrite the persistent XML */
+    VN_ENGINE_START,   /* hook prepare: plan only, the XML is not rewritten
+                        * (libvirt discards the hook's output) */
+    VN_ENGINE_FILTER,  /* hook migrate/restore: rewrite pins and numatune of
+                        * a running guest, only when its guest cells stay */
+    VN_ENGINE_MAX
+} VnEngineIntent;
 
+/* "plan", "define", "place", "start", "filter". */
+const gchar *vn_engine_intent_to_string(VnEngineIntent intent);
+
+/* The host the domain is placed on; borrowed. */
+typedef struct {
+    const VnTopology *t;
+    const VnLoad *load;      /* everyone else's */
+    const VnPolicy *policy;
+    const gchar *sysroot;    /* device nodes; NULL or "" = "/" */
+} VnEngineHost;
+
+/* ---- the cell-count rule (vn-engine-cells.c) ----------------------------
+ * How many guest cells a domain gets, and whether the core may choose
+ * them again.  g = the domain's own <cpu><numa> cells, m = the cells of
+ * the placement vnuma recorded in its metadata (0 = none):
+ *   g > 0, cells of their own sizes    -> g, with those sizes (guest ABI;
+ *                                          never re-chosen, dedicated too)
+ *   g > 0, identical cells, m == g     -> vnuma's own cells: the core gets
+ *                                          a free hand first and its answer
+ *                                          is kept when it has g cells
+ *                                          (placing a placed domain again
+ *                                          gives its first answer); else g
+ *   g > 0, identical cells, m != g     -> g (the user's cells, or cells
+ *                                          edited after vnuma placed them)
+ *   g == 0, FILTER                     -> 1: a running guest without NUMA
+ *                                          sees one node and must keep it
+ *   g == 0, every other intent         -> 0: the core chooses (a recorded
+ *                                          count without guest cells is no
+ *                                          guest ABI)
+ * Dedicated and SMT hints do not change the count. */
+typedef struct {
+    guint cells;        /* the request's `cells`: 0 = the core chooses */
+    gboolean rechoose;  /* plan with cells = 0 first, keep a `cells`-cell answer */
+} VnEngineCells;
+
+VnEngineCells vn_engine_cell_rule(const VnDomain *d, VnEngineIntent intent,
+                                  const VnRequest *req);
+
+/* ---- running it (vn-engine-run.c) ---------------------------------------- */
+typedef struct {
+    VnRequest *request;      /* what was planned */
+    VnPlacement *placement;  /* NULL when no placement fits or on error */
+    GPtrArray *reasons;      /* on no fit: what is short (strings) */
+    gchar *xml;              /* PLAN/DEFINE/PLACE: the rewritten domain;
+                              * FILTER: the XML to print, or NULL to keep
+                              * the incoming XML (then `kept` says why);
+                              * START: NULL */
+    const gchar *kept;       /* FILTER: why the XML stays, static */
+} VnEngineResult;
+
+void vn_engine_result_clear(VnEngineResult *r);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnEngineResult, vn_engine_result_clear)
+
+/* domain -> request (cell rule applied) -> vn_plan -> written into `d`
+ * (PLAN/DEFINE/PLACE, and FILTER when the guest cells stay; START leaves
+ * `d` alone).  `o` is the writer's options (NULL: defaults; FILTER always
+ * forces, the incoming pins being the old host's).  FALSE on failure:
+ * VN_PLAN_ERROR_NO_FIT (ret->reasons says what is short, ret->request is
+ * set), VN_PLAN_ERROR_INVALID_REQUEST, or a VN_DOMAIN_ERROR (hand-written
+ * pins, hugepages of several sizes), each prefixed with the domain's name.
+ * `ret` is cleared first and filled as far as the run got. */
+gboolean vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
+                       const VnDomainWriteOptions *o, VnEngineResult *ret, GError **error);

@@ -1,5 +1,6 @@
 /* vn-trace-file.c: the CSV form of a VM trace (format: vn-trace-file.h). */
 #include "vn-trace-file.h"
+#include "vn-request.h"
 
 #include <math.h>
 #include <string.h>
@@ -7,8 +8,6 @@
 G_DEFINE_QUARK(vn-trace-file-error-quark, vn_trace_file_error)
 
 #define N_FIELDS 5
-#define MAX_VCPUS 4096
-#define MAX_MEMORY_MIB (G_GUINT64_CONSTANT(1) << 30)
 
 /* One line being parsed: where errors point. */
 typedef struct {
@@ -106,8 +105,8 @@ parse_row(VnTrace *trace, GHashTable *names, Row *r, const gchar *line, GError *
         return row_fail(error, r, 1, "vm: a name is required");
     if (g_hash_table_contains(names, r->fields[1]))
         return row_fail(error, r, 1, "vm: '%s' appears twice", r->fields[1]);
-    if (!row_uint(r, 2, "vcpus", MAX_VCPUS, &vcpus, error) ||
-        !row_uint(r, 3, "memory_mib", MAX_MEMORY_MIB, &memory_mib, error) ||
+    if (!row_uint(r, 2, "vcpus", VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
+        !row_uint(r, 3, "memory_mib", VN_REQUEST_MAX_MEMORY_MIB, &memory_mib, error) ||
         !row_seconds(r, 4, FALSE, &duration_s, error))
         return FALSE;
     g_hash_table_add(names, g_strdup(r->fields[1]));

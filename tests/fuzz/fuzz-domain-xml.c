@@ -43,19 +43,17 @@ place(VnDomain *d)
 {
     const VnDomainWriteOptions o = { .force = TRUE, .time = "2026-01-01T00:00:00Z" };
     g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) reasons = NULL;
     g_autoptr(VnLoad) load = vn_fuzz_load_new();
-    g_autoptr(VnPlacement) p = NULL;
+    const VnEngineHost host = { vn_fuzz_topology(), load, vn_fuzz_policy(), sysroot };
+    g_auto(VnEngineResult) res = { 0 };
     g_autoptr(VnDomain) again = NULL;
-    g_autofree gchar *xml = NULL;
+    gboolean ok;
 
-    p = vn_domain_place(d, vn_fuzz_topology(), load, vn_fuzz_policy(), NULL, sysroot, &o,
-                        &reasons, &error);
-    vn_fuzz_check(p != NULL, error, NULL);
-    if (!p)
+    ok = vn_engine_run(d, &host, VN_ENGINE_PLAN, &o, &res, &error);
+    vn_fuzz_check(ok, error, NULL);
+    if (!ok)
         return;
-    xml = vn_domain_to_string(d);
-    again = vn_domain_load_buffer(xml, strlen(xml), "rewritten", &error);
+    again = vn_domain_load_buffer(res.xml, strlen(res.xml), "rewritten", &error);
     if (!again)
         vn_fuzz_fail("the rewritten domain does not load", error);
 }

@@ -167,10 +167,12 @@ try_place(VnDomain *d, gboolean force, GError **error)
 {
     VnDomainWriteOptions o = { .force = force, .memory_mode = VN_MEMORY_MODE_AUTO,
                                .time = "2026-11-29T22:00:00Z" };
-    g_autoptr(GPtrArray) reasons = NULL;
+    const VnEngineHost host = { .t = corpus.t, .load = corpus.load, .policy = corpus.policy };
+    g_auto(VnEngineResult) res = { 0 };
 
-    return vn_domain_place(d, corpus.t, corpus.load, corpus.policy, NULL, NULL, &o,
-                           &reasons, error);
+    if (!vn_engine_run(d, &host, VN_ENGINE_PLAN, &o, &res, error))
+        return NULL;
+    return g_steal_pointer(&res.placement);
 }
 
 static void

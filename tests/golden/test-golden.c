@@ -159,10 +159,12 @@ place(Case *c, VnDomain *d, gchar **ret_err)
         if (vn_domain_apply_placement(d, c->t, p, &c->o, &error))
             return TRUE;
     } else {
-        p = vn_domain_place(d, c->t, c->load, c->policy, NULL, c->sysroot, &c->o,
-                            &reasons, &error);
-        if (p)
+        const VnEngineHost host = { .t = c->t, .load = c->load, .policy = c->policy,
+                                    .sysroot = c->sysroot };
+        g_auto(VnEngineResult) res = { 0 };
+        if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &c->o, &res, &error))
             return TRUE;
+        reasons = g_steal_pointer(&res.reasons);
     }
     err = g_string_new(error->message);
     g_string_append_c(err, '\n');

@@ -1,4 +1,4 @@
-/* test-domain-guest-view.c: the warning vn_domain_place() gives when the
+/* test-domain-guest-view.c: the warning vn_engine_run() gives when the
  * guest, as written, cannot see the NUMA cells it was given (x86 without
  * <features><acpi/>; found in the emulated host, where such a guest booted
  * with one node and "A valid RSDP was not found"). */
@@ -36,7 +36,12 @@ place(const gchar *gib, const gchar *features, const gchar *arch, guint *ret_cel
     g_assert_nonnull(d);
     load = vn_load_new(t);
     policy = vn_policy_new_default(t);
-    p = vn_domain_place(d, t, load, policy, NULL, NULL, &o, NULL, &error);
+    {
+        const VnEngineHost host = { .t = t, .load = load, .policy = policy };
+        g_auto(VnEngineResult) res = { 0 };
+        g_assert_true(vn_engine_run(d, &host, VN_ENGINE_PLAN, &o, &res, &error));
+        p = g_steal_pointer(&res.placement);
+    }
     g_assert_no_error(error);
     *ret_cells = p->cells->len;
     return g_ptr_array_ref(p->warnings);

@@ -821,7 +821,12 @@ test_place_dedicated_uneven_cells(void)
     g_autofree gchar *out = NULL;
 
     g_assert_no_error(error);
-    p = vn_domain_place(d, t, load, policy, NULL, NULL, &fixed_time, NULL, &error);
+    {
+        const VnEngineHost host = { .t = t, .load = load, .policy = policy };
+        g_auto(VnEngineResult) res = { 0 };
+        g_assert_true(vn_engine_run(d, &host, VN_ENGINE_PLAN, &fixed_time, &res, &error));
+        p = g_steal_pointer(&res.placement);
+    }
     g_assert_no_error(error);
     g_assert_nonnull(p);
     g_assert_true(p->dedicated);
