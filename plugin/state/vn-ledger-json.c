@@ -75,7 +75,7 @@ gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     g_autoptr(JsonGenerator) gen = json_generator_new();
     json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
+    json_generator_set_pretty(gen, FALSE);   /* compact: the hook reads it at every start */
     g_autofree gchar *text = json_generator_to_data(gen, NULL);
     return g_strconcat(text, "\n", NULL);
 }
