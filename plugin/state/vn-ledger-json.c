@@ -1,5 +1,10 @@
 /* vn-ledger-json.c: ledger.json, written and read with json-glib.
  *
+ * Written compact, members at their default left out (needs_apply and
+ * dedicated false, priority normal, hugepage_kib 0, no expires): the hook
+ * parses the whole file at every VM start and json-glib's cost is per
+ * value.  Ledgers that spell the defaults out (written before) load alike.
+ *
  * Parsing is strict (unknown members, wrong types, duplicate uuids are
  * errors, and vn_json_parse() refuses deep nesting, trailing data and
  * duplicate members) because the file is only ever written by vn_ledger_format(): any
@@ -35,14 +40,24 @@ static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_add_string_value(b, r->name);
     json_builder_set_member_name(b, "state");
     json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
-    json_builder_set_member_name(b, "needs_apply");
-    json_builder_add_boolean_value(b, r->needs_apply);
-    json_builder_set_member_name(b, "dedicated");
-    json_builder_add_boolean_value(b, r->dedicated);
-    json_builder_set_member_name(b, "priority");
-    json_builder_add_string_value(b, vn_priority_to_string(r->priority));
-    json_builder_set_member_name(b, "hugepage_kib");
-    json_builder_add_int_value(b, (gint64)r->hugepage_kib);
+    /* members at their default are left out: each one costs the hook a
+     * few thousand instructions to parse at every VM start */
+    if (r->needs_apply) {
+        json_builder_set_member_name(b, "needs_apply");
+        json_builder_add_boolean_value(b, TRUE);
+    }
+    if (r->dedicated) {
+        json_builder_set_member_name(b, "dedicated");
+        json_builder_add_boolean_value(b, TRUE);
+    }
+    if (r->priority != VN_PRIORITY_NORMAL) {
+        json_builder_set_member_name(b, "priority");
+        json_builder_add_string_value(b, vn_priority_to_string(r->priority));
+    }
+    if (r->hugepage_kib) {
+        json_builder_set_member_name(b, "hugepage_kib");
+        json_builder_add_int_value(b, (gint64)r->hugepage_kib);
+    }
     json_builder_set_member_name(b, "time");
     json_builder_add_int_value(b, r->time);
     if (r->expires) {
@@ -106,11 +121,12 @@ static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const
 static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
                              const gchar *const *allowed)
 {
-    g_autoptr(GList) names = json_object_get_members(o);
-    for (GList *l = names; l; l = l->next) {
-        if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"",
-                                                  (const gchar *)l->data);
+    JsonObjectIter iter;
+    const gchar *name;
+    json_object_iter_init(&iter, o);
+    while (json_object_iter_next(&iter, &name, NULL)) {
+        if (!g_strv_contains(allowed, name)) {
+            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"", name);
             return fail(x, where, m);
         }
     }
@@ -155,6 +171,17 @@ static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
     return TRUE;
 }
 
+/* get_bool() for a member left out when FALSE. */
+static gboolean get_optional_bool(Ctx *x, const gchar *where, JsonObject *o,
+                                  const gchar *name, gboolean *ret)
+{
+    if (!json_object_has_member(o, name)) {
+        *ret = FALSE;
+        return TRUE;
+    }
+    return get_bool(x, where, o, name, ret);
+}
+
 static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
                             const gchar *name)
 {
@@ -195,6 +222,8 @@ static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
         return FALSE;
     if (!vn_ledger_state_from_string(s, &r->state))
         return fail(x, where, "state is neither reserved nor running");
+    if (!json_object_has_member(o, "priority"))
+        return TRUE;   /* normal, as vn_ledger_record_new() left it */
     s = get_string(x, where, o, "priority");
     if (!s)
         return FALSE;
@@ -220,12 +249,13 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
         !(name = get_string(x, where, o, "name")))
         return NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
-    guint64 huge, time;
+    guint64 huge = 0, time;
     JsonArray *cells;
     if (!parse_record_enums(x, where, o, r) ||
-        !get_bool(x, where, o, "needs_apply", &r->needs_apply) ||
-        !get_bool(x, where, o, "dedicated", &r->dedicated) ||
-        !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge) ||
+        !get_optional_bool(x, where, o, "needs_apply", &r->needs_apply) ||
+        !get_optional_bool(x, where, o, "dedicated", &r->dedicated) ||
+        (json_object_has_member(o, "hugepage_kib") &&
+         !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge)) ||
         !get_uint(x, where, o, "time", G_MAXINT64, &time) ||
         !(cells = get_array(x, where, o, "cells")))
         return NULL;
