@@ -72,7 +72,38 @@ static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_end_object(b);
 }
 
+/* A record's object as read and the record it was read into (a copy:
+ * the caller may change or free the record itself). */
+typedef struct {
+    VnLedgerRecord *record;
+    JsonNode *node;
+} AsRead;
+
+static void as_read_free(gpointer data)
+{
+    AsRead *a = data;
+    vn_ledger_record_free(a->record);
+    json_node_unref(a->node);
+    g_free(a);
+}
+
+static void add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTable *as_read)
+{
+    /* keyed by address: a record freed and another allocated there is
+     * caught by the comparison */
+    AsRead *a = as_read ? g_hash_table_lookup(as_read, r) : NULL;
+    if (a && vn_ledger_record_equal(r, a->record))
+        json_builder_add_value(b, json_node_ref(a->node));
+    else
+        add_record(b, r);
+}
+
 gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
+{
+    return vn_ledger_format_reusing(records, generation, NULL);
+}
+
+gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -83,7 +114,7 @@ gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
     json_builder_set_member_name(b, "domains");
     json_builder_begin_array(b);
     for (guint i = 0; i < records->len; i++)
-        add_record(b, g_ptr_array_index(records, i));
+        add_record_reusing(b, g_ptr_array_index(records, i), as_read);
     json_builder_end_array(b);
     json_builder_end_object(b);
 
@@ -282,16 +313,23 @@ static gint cmp_record_name(gconstpointer a, gconstpointer b)
     return g_strcmp0(x->name, y->name);
 }
 
-static GPtrArray *parse_records(Ctx *x, JsonArray *domains)
+static GPtrArray *parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
 {
     g_autoptr(GPtrArray) recs =
         g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < json_array_get_length(domains); i++) {
-        VnLedgerRecord *r = parse_record(x, i, json_array_get_element(domains, i));
+        JsonNode *n = json_array_get_element(domains, i);
+        VnLedgerRecord *r = parse_record(x, i, n);
         if (!r)
             return NULL;
         g_ptr_array_add(recs, r);
+        if (as_read) {
+            AsRead *a = g_new(AsRead, 1);
+            a->record = vn_ledger_record_copy(r);
+            a->node = json_node_ref(n);
+            g_hash_table_insert(as_read, r, a);
+        }
         if (!g_hash_table_add(seen, r->uuid)) {
             fail(x, r->uuid, "uuid recorded twice");
             return NULL;
@@ -304,6 +342,13 @@ static GPtrArray *parse_records(Ctx *x, JsonArray *domains)
 gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
                          GPtrArray **ret_records, guint64 *ret_generation,
                          GError **error)
+{
+    return vn_ledger_parse_keeping(text, len, origin, ret_records, ret_generation, NULL, error);
+}
+
+gboolean vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *origin,
+                                 GPtrArray **ret_records, guint64 *ret_generation,
+                                 GHashTable **ret_as_read, GError **error)
 {
     static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
     Ctx x = { .origin = origin, .error = error };
@@ -326,10 +371,14 @@ gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
         return FALSE;
     if (version != LEDGER_VERSION)
         return fail(&x, "version", "unsupported ledger version");
-    GPtrArray *recs = parse_records(&x, domains);
+    g_autoptr(GHashTable) as_read =
+        ret_as_read ? g_hash_table_new_full(NULL, NULL, NULL, as_read_free) : NULL;
+    GPtrArray *recs = parse_records(&x, domains, as_read);
     if (!recs)
         return FALSE;
     *ret_records = recs;
     *ret_generation = generation;
+    if (ret_as_read)
+        *ret_as_read = g_steal_pointer(&as_read);
     return TRUE;
 }
