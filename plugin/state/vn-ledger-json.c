@@ -131,20 +131,34 @@ gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTab
 typedef struct {
     const gchar *origin;
     GError **error;
+    guint record, cell;      /* where a NULL `where` below points */
+    gboolean in_cell;
 } Ctx;
+
+/* `where`, or for NULL the record (and cell) being read: built only on
+ * the error path (the hook reads every record at every VM start). */
+static gchar *path_of(const Ctx *x, const gchar *where)
+{
+    if (where)
+        return g_strdup(where);
+    if (x->in_cell)
+        return g_strdup_printf("domains[%u].cells[%u]", x->record, x->cell);
+    return g_strdup_printf("domains[%u]", x->record);
+}
 
 static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
 {
+    g_autofree gchar *w = path_of(x, where);
     g_set_error(x->error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
-                "%s: %s: %s", x->origin, where, what);
+                "%s: %s: %s", x->origin, w, what);
     return FALSE;
 }
 
-/* fail() for member `name` of `where`; the path is built only here, on
- * the error path (the hook reads every member at every VM start). */
+/* fail() for member `name` of `where`. */
 static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
 {
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    g_autofree gchar *path = path_of(x, where);
+    g_autofree gchar *w = g_strdup_printf("%s.%s", path, name);
     return fail(x, w, what);
 }
 
@@ -268,7 +282,9 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
     static const gchar *const allowed[] = {
         "uuid", "name", "state", "needs_apply", "dedicated", "priority",
         "hugepage_kib", "time", "cells", "expires", NULL };
-    g_autofree gchar *where = g_strdup_printf("domains[%u]", index);
+    const gchar *where = NULL;   /* domains[index] */
+    x->record = index;
+    x->in_cell = FALSE;
     if (!JSON_NODE_HOLDS_OBJECT(n)) {
         fail(x, where, "not an object");
         return NULL;
@@ -299,9 +315,11 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
         r->expires = (gint64)expires;
     }
     for (guint i = 0; i < json_array_get_length(cells); i++) {
-        g_autofree gchar *w = g_strdup_printf("%s.cells[%u]", where, i);
-        if (!parse_cell(x, w, json_array_get_element(cells, i), r))
+        x->cell = i;
+        x->in_cell = TRUE;
+        if (!parse_cell(x, NULL, json_array_get_element(cells, i), r))
             return NULL;
+        x->in_cell = FALSE;
     }
     return g_steal_pointer(&r);
 }
