@@ -5,36 +5,17 @@
  * (pid from libvirt's <run_dir>/<name>.pid, both under --sysroot), and the
  * locality is the share of it on the nodes the VM's vCPUs run on (its
  * cells' nodes), as ESXi's N%L.  A VM not measurable (not started yet,
- * pid file gone) gets nulls and a "measure_error". */
+ * pid file gone) gets nulls and a "measure_error".  The record's own
+ * members come from the one writer of a ledger record
+ * (vn-ledger-record-json.h), as `vnumactl reservations --json` prints. */
 #include "vnd.h"
 
 #include "vn-ledger-domain.h"
 #include "vn-numa-maps.h"
+#include "vn-ledger-record-json.h"
+#include "vn-size.h"
 
 #include <math.h>
-
-static void
-add_cells(JsonBuilder *b, const VnLedgerRecord *r)
-{
-    json_builder_set_member_name(b, "cells");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < r->cells->len; i++) {
-        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "id");
-        json_builder_add_int_value(b, c->id);
-        json_builder_set_member_name(b, "node");
-        json_builder_add_int_value(b, c->node_os_id);
-        json_builder_set_member_name(b, "cpus");
-        json_builder_add_string_value(b, c->cpus);
-        json_builder_set_member_name(b, "vcpus");
-        json_builder_add_int_value(b, c->vcpus);
-        json_builder_set_member_name(b, "memory_mib");
-        json_builder_add_int_value(b, (gint64)(c->memory_kib / 1024));
-        json_builder_end_object(b);
-    }
-    json_builder_end_array(b);
-}
 
 static GArray *
 record_nodes(const VnLedgerRecord *r)
@@ -74,7 +55,7 @@ add_measured(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
         if (!u->node_kib[n])
             continue;
         json_builder_set_member_name(b, key);
-        json_builder_add_int_value(b, (gint64)((u->node_kib[n] + 512) / 1024));
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(u->node_kib[n]));
     }
     json_builder_end_object(b);
     loc = vn_numa_usage_locality(u, nodes);
@@ -86,24 +67,8 @@ add_measured(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
 static void
 add_domain(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
 {
-    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, r->name);
-    json_builder_set_member_name(b, "uuid");
-    json_builder_add_string_value(b, r->uuid);
-    json_builder_set_member_name(b, "state");
-    json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
-    json_builder_set_member_name(b, "priority");
-    json_builder_add_string_value(b, vn_priority_to_string(r->priority));
-    json_builder_set_member_name(b, "dedicated");
-    json_builder_add_boolean_value(b, r->dedicated);
-    json_builder_set_member_name(b, "nodes");
-    json_builder_add_string_value(b, nodes);
-    json_builder_set_member_name(b, "last_change");
-    json_builder_add_int_value(b, r->time);
-    add_cells(b, r);
+    vn_ledger_record_add_json(b, r);
     add_measured(b, r, sysroot);
     json_builder_end_object(b);
 }

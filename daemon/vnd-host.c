@@ -4,6 +4,7 @@
 
 #include "vn-config-build.h"
 #include "vn-topology-json.h"
+#include "vn-size.h"
 
 /* Memory a VM may still take on node i: total minus the host's reserve,
  * the headroom and what is committed (the scheduler's own rule), and no
@@ -49,7 +50,7 @@ add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const Vn
         JsonObject *n = json_array_get_object_element(nodes, i);
         guint64 f = usable_free_kib(t, load, p, i);
         guint v = vcpus_free(t, load, p, i);
-        json_object_set_int_member(n, "free_for_vms_mib", (gint64)(f / 1024));
+        json_object_set_int_member(n, "free_for_vms_mib", (gint64)vn_size_kib_to_mib(f));
         json_object_set_int_member(n, "vcpus_free", v);
         free_total += f;
         free_max = MAX(free_max, f);
@@ -58,11 +59,11 @@ add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const Vn
     }
     json_object_set_int_member(cap, "node_count", t->n_nodes);
     json_object_set_int_member(cap, "cpu_count", t->cpus->len);
-    json_object_set_int_member(cap, "free_for_vms_mib", (gint64)(free_total / 1024));
+    json_object_set_int_member(cap, "free_for_vms_mib", (gint64)vn_size_kib_to_mib(free_total));
     json_object_set_int_member(cap, "vcpus_free", vcpus_total);
     /* the biggest VM this host takes on one node (memory and vCPUs need
      * not be on the same node: each is a bound, not a promise) */
-    json_object_set_int_member(cap, "largest_single_node_free_mib", (gint64)(free_max / 1024));
+    json_object_set_int_member(cap, "largest_single_node_free_mib", (gint64)vn_size_kib_to_mib(free_max));
     json_object_set_int_member(cap, "largest_single_node_vcpus_free", vcpus_max);
     json_object_set_object_member(root, "capacity", g_steal_pointer(&cap));
 }

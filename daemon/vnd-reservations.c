@@ -12,6 +12,7 @@
 #include "vnd-spec.h"
 
 #include "vn-ledger-domain.h"
+#include "vn-ledger-record-json.h"
 #include "vn-placement-json.h"
 
 #include <string.h>
@@ -215,24 +216,15 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
     return TRUE;
 }
 
+/* "id" (the reservation's, as POST answered it), then the record as the
+ * one writer of a ledger record shows it (vn-ledger-record-json.h). */
 static void
 add_reservation(JsonBuilder *b, const VnLedgerRecord *r)
 {
-    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "id");
     json_builder_add_string_value(b, r->uuid + strlen(VND_RESERVATION_PREFIX));
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, r->name);
-    json_builder_set_member_name(b, "expires");
-    json_builder_add_int_value(b, r->expires);
-    json_builder_set_member_name(b, "nodes");
-    json_builder_add_string_value(b, nodes);
-    json_builder_set_member_name(b, "vcpus");
-    json_builder_add_int_value(b, vn_ledger_record_vcpus(r));
-    json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)(vn_ledger_record_memory_kib(r) / 1024));
+    vn_ledger_record_add_json(b, r);
     json_builder_end_object(b);
 }
 

@@ -1,13 +1,16 @@
 /* vnumactl reservations: what the ledger holds (issue 5).
  *
- * --json prints {"domains": [{"name", "uuid", "state", "needs_apply",
- * "cells": [{"node", "cpus", "memory_mib"}]}]}, domains sorted by name.
+ * --json prints {"domains": [RECORD...]}, sorted by name, each RECORD
+ * as GET /v1/domains and GET /v1/reservations show it
+ * (vn-ledger-record-json.h: MiB rounded to the nearest, KiB beside).
  * The ledger is read without its lock (writes are atomic renames).  The
  * state directory is --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf's
  * [paths] state_dir ($VNUMA_CONFIG honoured). */
 #include "vnumactl.h"
 
 #include "vn-ledger.h"
+#include "vn-ledger-record-json.h"
+#include "vn-size.h"
 
 static gchar *
 state_dir_from_config(GError **error)
@@ -21,38 +24,6 @@ state_dir_from_config(GError **error)
     return g_strdup(config->state_dir);
 }
 
-static JsonNode *
-record_to_json(const VnLedgerRecord *r)
-{
-    g_autoptr(JsonBuilder) b = json_builder_new();
-
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, r->name);
-    json_builder_set_member_name(b, "uuid");
-    json_builder_add_string_value(b, r->uuid);
-    json_builder_set_member_name(b, "state");
-    json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
-    json_builder_set_member_name(b, "needs_apply");
-    json_builder_add_boolean_value(b, r->needs_apply);
-    json_builder_set_member_name(b, "cells");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < r->cells->len; i++) {
-        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "node");
-        json_builder_add_int_value(b, c->node_os_id);
-        json_builder_set_member_name(b, "cpus");
-        json_builder_add_string_value(b, c->cpus);
-        json_builder_set_member_name(b, "memory_mib");
-        json_builder_add_int_value(b, (gint64)((c->memory_kib + 1023) / 1024));
-        json_builder_end_object(b);
-    }
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-    return json_builder_get_root(b);
-}
-
 static void
 print_json(GPtrArray *recs)
 {
@@ -61,7 +32,7 @@ print_json(GPtrArray *recs)
     JsonArray *a = json_array_new();
 
     for (guint i = 0; i < recs->len; i++)
-        json_array_add_element(a, record_to_json(g_ptr_array_index(recs, i)));
+        json_array_add_element(a, vn_ledger_record_to_json(g_ptr_array_index(recs, i)));
     json_object_set_array_member(o, "domains", a);
     json_node_set_object(root, o);
     vn_cli_print_json(root);
@@ -82,7 +53,7 @@ print_text(GPtrArray *recs)
                                    g_array_index(r->cells, VnLedgerCell, c).cpus);
         g_print("%-24s %-9s %-6s %-8s %-16s %" G_GUINT64_FORMAT "\n", r->name,
                 vn_ledger_state_to_string(r->state), r->needs_apply ? "yes" : "no",
-                nodes, cpus->str, (vn_ledger_record_memory_kib(r) + 1023) / 1024);
+                nodes, cpus->str, vn_size_kib_to_mib(vn_ledger_record_memory_kib(r)));
     }
 }
 

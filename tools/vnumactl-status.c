@@ -21,6 +21,7 @@
 #include "vn-ledger-domain.h"
 #include "vn-status.h"
 #include "vn-topology-svg.h"
+#include "vn-size.h"
 
 /* --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf ([paths]). */
 static gchar *
@@ -59,7 +60,7 @@ load_from_ledger(VnLoad *load, const VnTopology *t, const VnPolicy *policy, cons
 static gchar *
 mib_text(guint64 kib)
 {
-    return kib == G_MAXUINT64 ? g_strdup("-") : g_strdup_printf("%" G_GUINT64_FORMAT, (kib + 512) / 1024);
+    return kib == G_MAXUINT64 ? g_strdup("-") : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(kib));
 }
 
 static gchar *
@@ -209,7 +210,7 @@ vm_to_json(JsonBuilder *b, const VnStatusVm *v)
         add_int(b, "node", cell->node_os_id);
         add_int(b, "vcpus", cell->vcpus);
         add_string(b, "cpus", cell->cpus);
-        add_int(b, "memory_mib", (gint64)((cell->memory_kib + 1023) / 1024));
+        add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(cell->memory_kib));
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -219,7 +220,7 @@ vm_to_json(JsonBuilder *b, const VnStatusVm *v)
         for (guint i = 0; i < v->memory->len; i++) {
             const VnStatusNodeMemory *m = &g_array_index(v->memory, VnStatusNodeMemory, i);
             g_autofree gchar *key = g_strdup_printf("%u", m->node_os_id);
-            add_int(b, key, (gint64)((m->kib + 512) / 1024));
+            add_int(b, key, (gint64)vn_size_kib_to_mib(m->kib));
         }
         json_builder_end_object(b);
     } else {
@@ -238,13 +239,13 @@ node_to_json(JsonBuilder *b, const VnStatusNode *n)
     add_int(b, "cpus", n->n_cpus);
     add_int(b, "committed_vcpus", n->committed_vcpus);
     add_int(b, "vcpu_capacity", (gint64)n->vcpu_capacity);
-    add_int(b, "committed_memory_mib", (gint64)((n->committed_memory_kib + 512) / 1024));
-    add_int(b, "usable_memory_mib", (gint64)((n->mem_usable_kib + 512) / 1024));
+    add_int(b, "committed_memory_mib", (gint64)vn_size_kib_to_mib(n->committed_memory_kib));
+    add_int(b, "usable_memory_mib", (gint64)vn_size_kib_to_mib(n->mem_usable_kib));
     json_builder_set_member_name(b, "free_memory_mib");
     if (n->mem_free_kib == G_MAXUINT64)
         json_builder_add_null_value(b);
     else
-        json_builder_add_int_value(b, (gint64)((n->mem_free_kib + 512) / 1024));
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_free_kib));
     add_share(b, "cpu_busy", n->cpu_busy);
     add_share(b, "numa_miss_share", n->miss_share);
     add_string(b, "numa_miss_level", vn_status_level_to_string(n->miss_level));

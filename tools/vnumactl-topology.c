@@ -7,6 +7,7 @@
 
 #include "vn-cpulist.h"
 #include "vn-topology-json.h"
+#include "vn-size.h"
 
 /* "2M", "1G", "64K": a hugepage size in the kernel's words. */
 static gchar *
@@ -60,7 +61,7 @@ print_node(const VnTopology *t, const VnLoad *load, guint i, gint cpus_width)
     const VnNodeLoad *l = &load->nodes[i];
     g_autofree gchar *cpus = vn_cpulist_format(n->cpus);
     g_autofree gchar *free_mib = n->mem_free_kib == G_MAXUINT64 ? g_strdup("-")
-        : g_strdup_printf("%" G_GUINT64_FORMAT, n->mem_free_kib / 1024);
+        : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(n->mem_free_kib));
     g_autofree gchar *busy = l->cpu_busy < 0 ? g_strdup("-")
         : g_strdup_printf("%.0f%%", l->cpu_busy * 100.0);
     g_autofree gchar *hugepages = hugepages_text(n);
@@ -70,8 +71,8 @@ print_node(const VnTopology *t, const VnLoad *load, guint i, gint cpus_width)
     line = g_strdup_printf("%4u  %-*s %4u %10" G_GUINT64_FORMAT " %10s %5s %6u %10" G_GUINT64_FORMAT
             "  %-18s %s",
             n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
-            n->mem_total_kib / 1024, free_mib, busy, l->committed_vcpus,
-            l->committed_memory_kib / 1024, hugepages, notes);
+            vn_size_kib_to_mib(n->mem_total_kib), free_mib, busy, l->committed_vcpus,
+            vn_size_kib_to_mib(l->committed_memory_kib), hugepages, notes);
     g_print("%s\n", g_strchomp(line));
 }
 
@@ -119,7 +120,7 @@ print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
         total_kib += t->nodes[i].mem_total_kib;
     g_print("source: %s\n", t->source);
     g_print("%u NUMA node%s, %u CPUs, %" G_GUINT64_FORMAT " MiB\n\n", t->n_nodes,
-            t->n_nodes == 1 ? "" : "s", t->cpus->len, total_kib / 1024);
+            t->n_nodes == 1 ? "" : "s", t->cpus->len, vn_size_kib_to_mib(total_kib));
     print_nodes(t, load);
     if (*reserved)
         g_print("CPUs reserved for the host (%s): %s\n", config->path, reserved);

@@ -73,3 +73,9 @@ vn_size_parse_kib(const gchar *text, guint64 *ret_kib, GError **error)
     *ret_kib = number * per_unit;
     return TRUE;
 }
+
+guint64
+vn_size_kib_to_mib(guint64 kib)
+{
+    return kib / 1024 + (kib % 1024 >= 512);   /* no overflow near 2^64 */
+}

@@ -7,7 +7,7 @@
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error)
 
-#define CACHE_VERSION 1
+#define CACHE_VERSION 2   /* 1: an array per CPU */
 
 /* First line of a file, trimmed; "" when unreadable. */
 static gchar *first_line(const gchar *path)
@@ -94,16 +94,16 @@ static void add_body(JsonBuilder *b, const VnTopology *t)
     for (guint i = 0; i < t->n_nodes; i++)
         add_node(b, &t->nodes[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "cpus");     /* [os_id, node, core, package] */
+    /* os_id, node, core, package of each CPU in one flat array: an array
+     * per CPU cost the hook 1.1 M instructions more on 256 CPUs */
+    json_builder_set_member_name(b, "cpus");
     json_builder_begin_array(b);
     for (guint i = 0; i < t->cpus->len; i++) {
         const VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
-        json_builder_begin_array(b);
         json_builder_add_int_value(b, c->os_id);
         json_builder_add_int_value(b, c->node);
         json_builder_add_int_value(b, c->core);
         json_builder_add_int_value(b, c->package);
-        json_builder_end_array(b);
     }
     json_builder_end_array(b);
     json_builder_set_member_name(b, "distance");  /* row-major, or null */
@@ -222,16 +222,14 @@ static gboolean read_nodes(VnTopology *t, JsonArray *nodes)
 static gboolean read_cpus_and_distances(VnTopology *t, JsonObject *o)
 {
     JsonArray *cpus = array_node(json_object_get_member(o, "cpus"));
-    if (!cpus)
+    if (!cpus || json_array_get_length(cpus) % 4)
         return FALSE;
-    for (guint i = 0; i < json_array_get_length(cpus); i++) {
-        JsonArray *c = array_node(json_array_get_element(cpus, i));
-        gint64 node = int_at(c, 1);   /* -1 is a valid "no node" */
-        if (int_at(c, 0) < 0 || node >= (gint64)t->n_nodes || int_at(c, 2) < 0 ||
-            int_at(c, 3) < 0)
+    for (guint i = 0; i < json_array_get_length(cpus); i += 4) {
+        gint64 os_id = int_at(cpus, i), node = int_at(cpus, i + 1);   /* -1: no node */
+        gint64 core = int_at(cpus, i + 2), package = int_at(cpus, i + 3);
+        if (os_id < 0 || node >= (gint64)t->n_nodes || core < 0 || package < 0)
             return FALSE;
-        vn_topology_add_cpu(t, (guint)int_at(c, 0), (gint)node, (guint)int_at(c, 2),
-                            (guint)int_at(c, 3));
+        vn_topology_add_cpu(t, (guint)os_id, (gint)node, (guint)core, (guint)package);
     }
     JsonNode *d = json_object_get_member(o, "distance");
     if (!d || JSON_NODE_HOLDS_NULL(d))

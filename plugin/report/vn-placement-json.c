@@ -1,6 +1,7 @@
 /* vn-placement-json.c: placement -> JSON (json-glib builder). */
 #include "vn-placement-json.h"
 #include "vn-cpulist.h"
+#include "vn-size.h"
 
 static void
 add_cpulist(JsonBuilder *b, const gchar *member, const VnBitmap *cpus)
@@ -26,7 +27,7 @@ add_cell(JsonBuilder *b, const VnCell *c)
     add_cpulist(b, "vcpus", vcpus);
     add_cpulist(b, "cpus", c->cpus);
     json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)(c->memory_kib / 1024));
+    json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(c->memory_kib));
     json_builder_end_object(b);
 }
 
@@ -160,7 +161,7 @@ add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
     json_builder_set_member_name(b, "vcpus");
     json_builder_add_int_value(b, m->vcpus);
     json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)(m->memory_kib / 1024));
+    json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(m->memory_kib));
     json_builder_set_member_name(b, "reason");
     json_builder_add_string_value(b, m->reason);
     json_builder_set_member_name(b, "applied");

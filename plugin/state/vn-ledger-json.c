@@ -1,5 +1,10 @@
 /* vn-ledger-json.c: ledger.json, written and read with json-glib.
  *
+ * Written compact, members at their default left out (needs_apply and
+ * dedicated false, priority normal, hugepage_kib 0, no expires): the hook
+ * parses the whole file at every VM start and json-glib's cost is per
+ * value.  Ledgers that spell the defaults out (written before) load alike.
+ *
  * Parsing is strict (unknown members, wrong types, duplicate uuids are
  * errors, and vn_json_parse() refuses deep nesting, trailing data and
  * duplicate members) because the file is only ever written by vn_ledger_format(): any
@@ -35,14 +40,24 @@ static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_add_string_value(b, r->name);
     json_builder_set_member_name(b, "state");
     json_builder_add_string_value(b, vn_ledger_state_to_string(r->state));
-    json_builder_set_member_name(b, "needs_apply");
-    json_builder_add_boolean_value(b, r->needs_apply);
-    json_builder_set_member_name(b, "dedicated");
-    json_builder_add_boolean_value(b, r->dedicated);
-    json_builder_set_member_name(b, "priority");
-    json_builder_add_string_value(b, vn_priority_to_string(r->priority));
-    json_builder_set_member_name(b, "hugepage_kib");
-    json_builder_add_int_value(b, (gint64)r->hugepage_kib);
+    /* members at their default are left out: each one costs the hook a
+     * few thousand instructions to parse at every VM start */
+    if (r->needs_apply) {
+        json_builder_set_member_name(b, "needs_apply");
+        json_builder_add_boolean_value(b, TRUE);
+    }
+    if (r->dedicated) {
+        json_builder_set_member_name(b, "dedicated");
+        json_builder_add_boolean_value(b, TRUE);
+    }
+    if (r->priority != VN_PRIORITY_NORMAL) {
+        json_builder_set_member_name(b, "priority");
+        json_builder_add_string_value(b, vn_priority_to_string(r->priority));
+    }
+    if (r->hugepage_kib) {
+        json_builder_set_member_name(b, "hugepage_kib");
+        json_builder_add_int_value(b, (gint64)r->hugepage_kib);
+    }
     json_builder_set_member_name(b, "time");
     json_builder_add_int_value(b, r->time);
     if (r->expires) {
@@ -57,7 +72,38 @@ static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_end_object(b);
 }
 
+/* A record's object as read and the record it was read into (a copy:
+ * the caller may change or free the record itself). */
+typedef struct {
+    VnLedgerRecord *record;
+    JsonNode *node;
+} AsRead;
+
+static void as_read_free(gpointer data)
+{
+    AsRead *a = data;
+    vn_ledger_record_free(a->record);
+    json_node_unref(a->node);
+    g_free(a);
+}
+
+static void add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTable *as_read)
+{
+    /* keyed by address: a record freed and another allocated there is
+     * caught by the comparison */
+    AsRead *a = as_read ? g_hash_table_lookup(as_read, r) : NULL;
+    if (a && vn_ledger_record_equal(r, a->record))
+        json_builder_add_value(b, json_node_ref(a->node));
+    else
+        add_record(b, r);
+}
+
 gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
+{
+    return vn_ledger_format_reusing(records, generation, NULL);
+}
+
+gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -68,14 +114,14 @@ gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
     json_builder_set_member_name(b, "domains");
     json_builder_begin_array(b);
     for (guint i = 0; i < records->len; i++)
-        add_record(b, g_ptr_array_index(records, i));
+        add_record_reusing(b, g_ptr_array_index(records, i), as_read);
     json_builder_end_array(b);
     json_builder_end_object(b);
 
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     g_autoptr(JsonGenerator) gen = json_generator_new();
     json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
+    json_generator_set_pretty(gen, FALSE);   /* compact: the hook reads it at every start */
     g_autofree gchar *text = json_generator_to_data(gen, NULL);
     return g_strconcat(text, "\n", NULL);
 }
@@ -85,20 +131,34 @@ gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
 typedef struct {
     const gchar *origin;
     GError **error;
+    guint record, cell;      /* where a NULL `where` below points */
+    gboolean in_cell;
 } Ctx;
+
+/* `where`, or for NULL the record (and cell) being read: built only on
+ * the error path (the hook reads every record at every VM start). */
+static gchar *path_of(const Ctx *x, const gchar *where)
+{
+    if (where)
+        return g_strdup(where);
+    if (x->in_cell)
+        return g_strdup_printf("domains[%u].cells[%u]", x->record, x->cell);
+    return g_strdup_printf("domains[%u]", x->record);
+}
 
 static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
 {
+    g_autofree gchar *w = path_of(x, where);
     g_set_error(x->error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
-                "%s: %s: %s", x->origin, where, what);
+                "%s: %s: %s", x->origin, w, what);
     return FALSE;
 }
 
-/* fail() for member `name` of `where`; the path is built only here, on
- * the error path (the hook reads every member at every VM start). */
+/* fail() for member `name` of `where`. */
 static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
 {
-    g_autofree gchar *w = g_strdup_printf("%s.%s", where, name);
+    g_autofree gchar *path = path_of(x, where);
+    g_autofree gchar *w = g_strdup_printf("%s.%s", path, name);
     return fail(x, w, what);
 }
 
@@ -106,11 +166,12 @@ static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const
 static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
                              const gchar *const *allowed)
 {
-    g_autoptr(GList) names = json_object_get_members(o);
-    for (GList *l = names; l; l = l->next) {
-        if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"",
-                                                  (const gchar *)l->data);
+    JsonObjectIter iter;
+    const gchar *name;
+    json_object_iter_init(&iter, o);
+    while (json_object_iter_next(&iter, &name, NULL)) {
+        if (!g_strv_contains(allowed, name)) {
+            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"", name);
             return fail(x, where, m);
         }
     }
@@ -155,6 +216,17 @@ static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
     return TRUE;
 }
 
+/* get_bool() for a member left out when FALSE. */
+static gboolean get_optional_bool(Ctx *x, const gchar *where, JsonObject *o,
+                                  const gchar *name, gboolean *ret)
+{
+    if (!json_object_has_member(o, name)) {
+        *ret = FALSE;
+        return TRUE;
+    }
+    return get_bool(x, where, o, name, ret);
+}
+
 static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
                             const gchar *name)
 {
@@ -195,6 +267,8 @@ static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
         return FALSE;
     if (!vn_ledger_state_from_string(s, &r->state))
         return fail(x, where, "state is neither reserved nor running");
+    if (!json_object_has_member(o, "priority"))
+        return TRUE;   /* normal, as vn_ledger_record_new() left it */
     s = get_string(x, where, o, "priority");
     if (!s)
         return FALSE;
@@ -208,7 +282,9 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
     static const gchar *const allowed[] = {
         "uuid", "name", "state", "needs_apply", "dedicated", "priority",
         "hugepage_kib", "time", "cells", "expires", NULL };
-    g_autofree gchar *where = g_strdup_printf("domains[%u]", index);
+    const gchar *where = NULL;   /* domains[index] */
+    x->record = index;
+    x->in_cell = FALSE;
     if (!JSON_NODE_HOLDS_OBJECT(n)) {
         fail(x, where, "not an object");
         return NULL;
@@ -220,12 +296,13 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
         !(name = get_string(x, where, o, "name")))
         return NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
-    guint64 huge, time;
+    guint64 huge = 0, time;
     JsonArray *cells;
     if (!parse_record_enums(x, where, o, r) ||
-        !get_bool(x, where, o, "needs_apply", &r->needs_apply) ||
-        !get_bool(x, where, o, "dedicated", &r->dedicated) ||
-        !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge) ||
+        !get_optional_bool(x, where, o, "needs_apply", &r->needs_apply) ||
+        !get_optional_bool(x, where, o, "dedicated", &r->dedicated) ||
+        (json_object_has_member(o, "hugepage_kib") &&
+         !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge)) ||
         !get_uint(x, where, o, "time", G_MAXINT64, &time) ||
         !(cells = get_array(x, where, o, "cells")))
         return NULL;
@@ -238,9 +315,11 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
         r->expires = (gint64)expires;
     }
     for (guint i = 0; i < json_array_get_length(cells); i++) {
-        g_autofree gchar *w = g_strdup_printf("%s.cells[%u]", where, i);
-        if (!parse_cell(x, w, json_array_get_element(cells, i), r))
+        x->cell = i;
+        x->in_cell = TRUE;
+        if (!parse_cell(x, NULL, json_array_get_element(cells, i), r))
             return NULL;
+        x->in_cell = FALSE;
     }
     return g_steal_pointer(&r);
 }
@@ -252,16 +331,23 @@ static gint cmp_record_name(gconstpointer a, gconstpointer b)
     return g_strcmp0(x->name, y->name);
 }
 
-static GPtrArray *parse_records(Ctx *x, JsonArray *domains)
+static GPtrArray *parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
 {
     g_autoptr(GPtrArray) recs =
         g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < json_array_get_length(domains); i++) {
-        VnLedgerRecord *r = parse_record(x, i, json_array_get_element(domains, i));
+        JsonNode *n = json_array_get_element(domains, i);
+        VnLedgerRecord *r = parse_record(x, i, n);
         if (!r)
             return NULL;
         g_ptr_array_add(recs, r);
+        if (as_read) {
+            AsRead *a = g_new(AsRead, 1);
+            a->record = vn_ledger_record_copy(r);
+            a->node = json_node_ref(n);
+            g_hash_table_insert(as_read, r, a);
+        }
         if (!g_hash_table_add(seen, r->uuid)) {
             fail(x, r->uuid, "uuid recorded twice");
             return NULL;
@@ -274,6 +360,13 @@ static GPtrArray *parse_records(Ctx *x, JsonArray *domains)
 gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
                          GPtrArray **ret_records, guint64 *ret_generation,
                          GError **error)
+{
+    return vn_ledger_parse_keeping(text, len, origin, ret_records, ret_generation, NULL, error);
+}
+
+gboolean vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *origin,
+                                 GPtrArray **ret_records, guint64 *ret_generation,
+                                 GHashTable **ret_as_read, GError **error)
 {
     static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
     Ctx x = { .origin = origin, .error = error };
@@ -296,10 +389,14 @@ gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
         return FALSE;
     if (version != LEDGER_VERSION)
         return fail(&x, "version", "unsupported ledger version");
-    GPtrArray *recs = parse_records(&x, domains);
+    g_autoptr(GHashTable) as_read =
+        ret_as_read ? g_hash_table_new_full(NULL, NULL, NULL, as_read_free) : NULL;
+    GPtrArray *recs = parse_records(&x, domains, as_read);
     if (!recs)
         return FALSE;
     *ret_records = recs;
     *ret_generation = generation;
+    if (ret_as_read)
+        *ret_as_read = g_steal_pointer(&as_read);
     return TRUE;
 }

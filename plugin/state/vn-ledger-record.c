@@ -116,3 +116,20 @@ gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r)
     }
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
+
+gboolean vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
+{
+    if (g_strcmp0(a->uuid, b->uuid) || g_strcmp0(a->name, b->name) || a->state != b->state ||
+        a->needs_apply != b->needs_apply || a->dedicated != b->dedicated ||
+        a->priority != b->priority || a->hugepage_kib != b->hugepage_kib ||
+        a->time != b->time || a->expires != b->expires || a->cells->len != b->cells->len)
+        return FALSE;
+    for (guint i = 0; i < a->cells->len; i++) {
+        const VnLedgerCell *x = &g_array_index(a->cells, VnLedgerCell, i);
+        const VnLedgerCell *y = &g_array_index(b->cells, VnLedgerCell, i);
+        if (x->id != y->id || x->node_os_id != y->node_os_id || x->vcpus != y->vcpus ||
+            x->memory_kib != y->memory_kib || g_strcmp0(x->cpus, y->cpus))
+            return FALSE;
+    }
+    return TRUE;
+}

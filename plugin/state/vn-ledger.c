@@ -26,6 +26,7 @@ struct _VnLedger {
     gboolean was_missing;
     guint64 generation;
     GPtrArray *records;      /* of VnLedgerRecord* */
+    GHashTable *as_read;     /* vn_ledger_parse_keeping()'s, when opened for a change */
 };
 
 static VnLedger *ledger_new(const gchar *dir)
@@ -45,6 +46,7 @@ void vn_ledger_free(VnLedger *l)
     if (l->lock_fd >= 0)
         close(l->lock_fd);      /* releases the flock */
     g_ptr_array_unref(l->records);
+    g_clear_pointer(&l->as_read, g_hash_table_unref);
     g_free(l->path);
     g_free(l->dir);
     g_free(l);
@@ -120,10 +122,15 @@ static gboolean read_file(VnLedger *l, GError **error)
         return FALSE;
     }
     GPtrArray *recs = NULL;
-    if (!vn_ledger_parse(text, len, l->path, &recs, &l->generation, error))
+    GHashTable *as_read = NULL;
+    /* only a ledger opened for a change (locked) writes its records back */
+    if (!vn_ledger_parse_keeping(text, len, l->path, &recs, &l->generation,
+                                 l->lock_fd >= 0 ? &as_read : NULL, error))
         return FALSE;
     g_ptr_array_unref(l->records);
     l->records = recs;
+    g_clear_pointer(&l->as_read, g_hash_table_unref);
+    l->as_read = as_read;
     return TRUE;
 }
 
@@ -252,7 +259,8 @@ gboolean vn_ledger_commit(VnLedger *l, GError **error)
 {
     g_return_val_if_fail(l != NULL, FALSE);
     g_return_val_if_fail(l->lock_fd >= 0, FALSE);  /* snapshots are read-only */
-    g_autofree gchar *text = vn_ledger_format(l->records, l->generation + 1);
+    g_autofree gchar *text = vn_ledger_format_reusing(l->records, l->generation + 1,
+                                                      l->as_read);
     if (!replace_file(l->dir, l->path, text, error))
         return FALSE;
     l->generation++;

@@ -400,6 +400,46 @@ check "metrics: reservation events" grep -q '^vnuma_reservation_events_total{eve
 check "metrics: no metric without the vnuma_ prefix" \
     test -z "$(grep -v '^#' "$tmp/body" | grep -v '^vnuma_')"
 
+# --- one writer of a ledger record: odd KiB sizes, three outputs, one MiB rule -------
+# Cells of 1 GiB + 511 KiB and 1 GiB + 512 KiB (and a hold of 512 MiB +
+# 255 / + 513 KiB) tell rounding down, up and to the nearest apart; GET
+# /v1/domains, GET /v1/reservations and `vnumactl reservations --json`
+# must show the same figures, each the nearest MiB of the KiB beside it.
+mkdir -p "$tmp/state6"
+cat >"$tmp/state6/ledger.json" <<'EOF'
+{"version": 1, "generation": 1, "domains": [
+ {"uuid": "77777777-2222-3333-4444-555555555555", "name": "odd", "state": "running",
+  "time": 1764451200, "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 2, "memory_kib": 1049087},
+                                {"id": 1, "node": 1, "cpus": "4-7", "vcpus": 2, "memory_kib": 1049088}]},
+ {"uuid": "reservation:88888888-2222-4333-8444-555555555555", "name": "odd-hold", "state": "reserved",
+  "time": 1764451200, "expires": 4102444800,
+  "cells": [{"id": 0, "node": 0, "cpus": "0-3", "vcpus": 1, "memory_kib": 524543},
+            {"id": 1, "node": 1, "cpus": "4-7", "vcpus": 1, "memory_kib": 524801}]}]}
+EOF
+VNUMA_STATE_DIR=$tmp/state6 start odd "$tmp/odd.sock" --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" ||
+    nok "odd-KiB daemon starts"
+S_keep=$S; S=$tmp/odd.sock
+req GET /v1/domains; cp "$tmp/body" "$tmp/odd-domains"
+req GET /v1/reservations; cp "$tmp/body" "$tmp/odd-reservations"
+S=$S_keep
+"${VN_BUILD_ROOT:?}/tools/vnumactl" reservations --json --state-dir "$tmp/state6" >"$tmp/odd-cli" ||
+    nok "vnumactl reservations --json on the odd-KiB ledger"
+figs='def figs: {name, vcpus, memory_mib, memory_kib, cells: [.cells[] | {vcpus, memory_mib, memory_kib}]};'
+all3=(--slurpfile d "$tmp/odd-domains" --slurpfile r "$tmp/odd-reservations" --slurpfile c "$tmp/odd-cli")
+check "odd KiB: GET /v1/domains and vnumactl reservations --json agree on every MiB figure" \
+    jq -en "${all3[@]}" "$figs"' ($d[0].domains | map(figs)) as $x | ($x | length) == 1 and
+        $x == ($c[0].domains | map(select(.name == "odd") | figs))'
+check "odd KiB: GET /v1/reservations and vnumactl reservations --json agree on every MiB figure" \
+    jq -en "${all3[@]}" "$figs"' ($r[0].reservations | map(figs)) as $x | ($x | length) == 1 and
+        $x == ($c[0].domains | map(select(.name == "odd-hold") | figs))'
+check "odd KiB: every memory_mib of the three is its memory_kib to the nearest MiB, halves up" \
+    jq -en "${all3[@]}" '[$d[0].domains[], $r[0].reservations[], $c[0].domains[] | ., .cells[] |
+        .memory_mib == ((.memory_kib + 512) / 1024 | floor)] | length == 12 and all'
+check "odd KiB: the figures (cells 1024 and 1025 MiB, 2049 in all; the hold 512, 513, 1025)" \
+    jq -e '(.domains | map([.memory_mib, (.cells | map(.memory_mib))])) == [[2049, [1024, 1025]], [1025, [512, 513]]]' \
+    "$tmp/odd-cli"
+kill -TERM "$pid_odd"; wait "$pid_odd"
+
 # --- the adaptive loop: [rebalance] auto applies once a node stays hot --------------
 rm -f "$tmp/fake-fail" "$tmp/fake-calls"
 mkdir -p "$tmp/state5"

@@ -1,6 +1,7 @@
 /* test-ledger.c: the ledger file, its accounting, its lock and its crash
  * safety, with real processes (this binary re-executed) for the last two. */
 #include <signal.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -92,6 +93,74 @@ static void test_round_trip(void)
 }
 
 /* Each bad file gives VN_LEDGER_ERROR_CORRUPT naming the file. */
+/* The writer leaves members at their default out; a ledger written before
+ * (pretty, every member spelled out) still loads, to the same records. */
+static void test_defaults_left_out(void)
+{
+    g_autoptr(GPtrArray) recs = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_ptr_array_add(recs, make_record("u-a", "vm-a", 0, "0-3", 2, 512));
+    g_autofree gchar *text = vn_ledger_format(recs, 7);
+    static const gchar *const left_out[] = { "needs_apply", "dedicated", "priority",
+                                             "hugepage_kib", "expires", " " };
+    for (guint i = 0; i < G_N_ELEMENTS(left_out); i++)
+        g_assert_null(strstr(text, left_out[i]));
+    static const gchar old[] =
+        "{\n  \"version\" : 1,\n  \"generation\" : 7,\n  \"domains\" : [\n    {\n"
+        "      \"uuid\" : \"u-a\",\n      \"name\" : \"vm-a\",\n"
+        "      \"state\" : \"reserved\",\n      \"needs_apply\" : false,\n"
+        "      \"dedicated\" : false,\n      \"priority\" : \"normal\",\n"
+        "      \"hugepage_kib\" : 0,\n      \"time\" : 1764450000,\n"
+        "      \"cells\" : [\n        { \"id\" : 0, \"node\" : 0, \"cpus\" : \"0-3\", "
+        "\"vcpus\" : 2, \"memory_kib\" : 524288 }\n      ]\n    }\n  ]\n}\n";
+    const gchar *const texts[] = { text, old };
+    for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+        g_autoptr(GPtrArray) back = NULL;
+        g_autoptr(GError) err = NULL;
+        guint64 gen = 0;
+        g_assert_true(vn_ledger_parse(texts[i], strlen(texts[i]), "test", &back, &gen, &err));
+        g_assert_no_error(err);
+        g_assert_cmpuint(gen, ==, 7);
+        g_autofree gchar *again = vn_ledger_format(back, gen);
+        g_assert_cmpstr(again, ==, text);
+    }
+}
+
+/* A ledger opened for a change writes unchanged records back from their
+ * parsed objects: a record changed in place, or replaced, must still be
+ * written as it is now. */
+static void test_changed_in_place(void)
+{
+    g_autofree gchar *dir = make_state_dir();
+    g_autoptr(GError) err = NULL;
+    for (guint round = 0; round < 3; round++) {
+        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err);
+        g_assert_no_error(err);
+        if (round == 0) {
+            vn_ledger_put(l, make_record("u-a", "vm-a", 0, "0-3", 2, 512));
+            vn_ledger_put(l, make_record("u-b", "vm-b", 1, "4-7", 2, 512));
+        } else if (round == 1) {
+            VnLedgerRecord *a = vn_ledger_lookup(l, "u-a");
+            a->needs_apply = TRUE;
+            g_array_index(a->cells, VnLedgerCell, 0).memory_kib = 1024;
+        } else {
+            vn_ledger_remove(l, "u-b");
+            vn_ledger_put(l, make_record("u-b", "vm-b", 0, "0-1", 1, 256));
+        }
+        g_assert_true(vn_ledger_commit(l, &err));
+        g_assert_no_error(err);
+    }
+    g_autoptr(VnLedger) s = vn_ledger_snapshot(dir, &err);
+    g_assert_no_error(err);
+    VnLedgerRecord *a = vn_ledger_lookup(s, "u-a"), *b = vn_ledger_lookup(s, "u-b");
+    g_assert_true(a->needs_apply);
+    g_assert_cmpuint(g_array_index(a->cells, VnLedgerCell, 0).memory_kib, ==, 1024);
+    g_assert_cmpstr(g_array_index(b->cells, VnLedgerCell, 0).cpus, ==, "0-1");
+    g_assert_cmpuint(g_array_index(b->cells, VnLedgerCell, 0).memory_kib, ==, 256 * 1024);
+    g_assert_cmpuint(vn_ledger_generation(s), ==, 3);
+    g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    g_assert_cmpint(system(cmd), ==, 0);
+}
+
 static void test_bad_files(void)
 {
     static const gchar *const bad[] = {
@@ -453,6 +522,8 @@ int main(int argc, char **argv)
     self_path = argv[0];
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/ledger/round-trip", test_round_trip);
+    g_test_add_func("/ledger/defaults-left-out", test_defaults_left_out);
+    g_test_add_func("/ledger/changed-in-place", test_changed_in_place);
     g_test_add_func("/ledger/bad-files", test_bad_files);
     g_test_add_func("/ledger/duplicate-uuid", test_duplicate_uuid);
     g_test_add_func("/ledger/set-aside", test_set_aside);

@@ -124,7 +124,7 @@ test_ledger_expires(void)
     g_ptr_array_add(recs, a);
     g_ptr_array_add(recs, b);
     text = vn_ledger_format(recs, 3);
-    g_assert_nonnull(strstr(text, "\"expires\" : 1000"));
+    g_assert_nonnull(strstr(text, "\"expires\":1000"));
     g_assert_cmpint(g_strstr_len(text, -1, "expires") - text, ==, g_strrstr(text, "expires") - text);
     g_assert_true(vn_ledger_parse(text, strlen(text), "test", &back, &gen, &error));
     g_assert_no_error(error);

@@ -80,11 +80,26 @@ test_size_bad(void)
     }
 }
 
+/* The one MiB rounding rule of the CLI and the API: nearest, halves up. */
+static void
+test_size_kib_to_mib(void)
+{
+    static const struct {
+        guint64 kib, mib;
+    } cases[] = {
+        { 0, 0 }, { 511, 0 }, { 512, 1 }, { 1023, 1 }, { 1024, 1 }, { 1535, 1 }, { 1536, 2 },
+        { 1049087, 1024 }, { 1049088, 1025 }, { G_MAXUINT64, G_MAXUINT64 / 1024 + 1 },
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
+        g_assert_cmpuint(vn_size_kib_to_mib(cases[i].kib), ==, cases[i].mib);
+}
+
 int
 main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/plugin/size/good", test_size_good);
     g_test_add_func("/plugin/size/bad", test_size_bad);
+    g_test_add_func("/plugin/size/kib-to-mib", test_size_kib_to_mib);
     return g_test_run();
 }

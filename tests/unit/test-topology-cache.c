@@ -101,14 +101,16 @@ static void test_file_key(void)
 static void test_bad(void)
 {
     static const gchar *const bad[] = {
-        "", "nope", "[]", "{\"version\": 2}",
-        "{\"version\": 1, \"key\": \"k\", \"nodes\": 3}",
-        "{\"version\": 1, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
-        "{\"version\": 1, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
-        " \"hugepages\": []}], \"cpus\": [[0, 5, 0, 0]]}",
-        "{\"version\": 1, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
-        "{\"version\": 1, \"key\": \"k\", \"nodes\": [], \"cpus\": []} {}",
-        "{\"version\": 1, \"key\": \"other\", \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        "", "nope", "[]", "{\"version\": 1}", "{\"version\": 3}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": 3}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 5, 0, 0]}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 0, 0]}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        "{\"version\": 2, \"key\": \"k\", \"nodes\": [], \"cpus\": []} {}",
+        "{\"version\": 2, \"key\": \"other\", \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
     };
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-bad-XXXXXX", NULL);
     g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
