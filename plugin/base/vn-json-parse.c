@@ -292,8 +292,13 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
     if (!json_parser_load_from_data(parser, text, (gssize)len, &local)) {
         /* "<data>:1:5: Parse error: ..." names no input we know of */
         const gchar *m = local->message;
-        g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_SYNTAX, "not JSON: %s",
-                    g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
+        g_autofree gchar *shown = g_strdup(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
+        /* json-glib quotes the token it stopped at with its escapes
+         * decoded: '{"\n"' would make the message two lines */
+        for (gchar *c = shown; *c; c++)
+            if ((guchar)*c < 0x20)
+                *c = ' ';
+        g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_SYNTAX, "not JSON: %s", shown);
         return NULL;
     }
     JsonNode *root = json_parser_get_root(parser);

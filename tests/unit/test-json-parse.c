@@ -133,6 +133,10 @@ static const Case cases[] = {
     { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
     { "/json/syntax/unterminated-string", "{\"a\":\"abc", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
+    /* json-glib quotes the token with "\n" decoded (found by fuzzing):
+     * the message stays one line */
+    { "/json/syntax/escaped-newline-quoted", "{\"\\n\"", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "not JSON: 1:5: Parse error: unexpected string constant \" \"..." },
     { "/json/syntax/escape-at-end", "\"\\", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "an escape JSON does not have in a string at byte offset 1" },
     /* json-glib takes C's octal escapes: "\220" would be the byte 0x90 */
