@@ -260,6 +260,12 @@ static void on_object_end(JsonParser *parser, JsonObject *object, gpointer user_
     d->open--;
 }
 
+gchar *vn_json_quote(const gchar *s)
+{
+    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), s);
+    return json_to_string(n, FALSE);
+}
+
 static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
 {
     Duplicates d = { 0 };
@@ -268,12 +274,14 @@ static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
     g_signal_connect(parser, "object-member", G_CALLBACK(on_object_member), &d);
     g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), &d);
     json_parser_load_from_data(parser, text, (gssize)len, NULL);
-    if (d.name && memchr(text, '\n', len))
+    /* quoted as JSON: a name may hold a newline ("a\nb") */
+    g_autofree gchar *name = d.name ? vn_json_quote(d.name) : NULL;
+    if (name && memchr(text, '\n', len))
         g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
-                    "member \"%s\" given twice in one object, line %u", d.name, d.line);
-    else if (d.name)
+                    "member %s given twice in one object, line %u", name, d.line);
+    else if (name)
         g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
-                    "member \"%s\" given twice in one object", d.name);
+                    "member %s given twice in one object", name);
     else
         g_set_error_literal(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
                             "an object member given twice");

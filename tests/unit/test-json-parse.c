@@ -98,6 +98,9 @@ static const Case cases[] = {
     { "/json/duplicate/after-nested", "{\"memory_mib\":{\"k\":1},\"vcpus\":1,\"memory_mib\":2}",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE,
       .message = "member \"memory_mib\" given twice in one object" },
+    /* found by fuzz-api-request: the name is quoted as JSON, on one line */
+    { "/json/duplicate/name-with-newline", "{\"a\\nb\":1,\"a\\nb\":2}", .code = VN_JSON_PARSE_ERROR_DUPLICATE,
+      .message = "member \"a\\nb\" given twice in one object" },
 
     /* empty */
     { "/json/empty/nothing", "", .code = VN_JSON_PARSE_ERROR_EMPTY, .message = "empty: no JSON value" },
