@@ -5,6 +5,7 @@
  * vCPUs is refused rather than guessed. */
 #include "vnd.h"
 #include "vnd-spec.h"
+#include "vn-json-parse.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -53,8 +54,7 @@ vnd_spec_free(VndSpec *s)
 gchar *
 vnd_spec_member_name(const gchar *name)
 {
-    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), name);
-    g_autofree gchar *quoted = json_to_string(n, FALSE);
+    g_autofree gchar *quoted = vn_json_quote(name);
 
     return g_strndup(quoted + 1, strlen(quoted) - 2);
 }

@@ -204,6 +204,16 @@ vn_topology_finish(VnTopology *t, GError **error)
                             "%s: node %u appears twice", t->source, t->nodes[i].os_id);
                 return FALSE;
             }
+    /* before sizing the per-id tables by the largest id */
+    for (guint i = 0; i < t->cpus->len; i++) {
+        guint id = g_array_index(t->cpus, VnCpu, i).os_id;
+        if (id >= VN_TOPOLOGY_MAX_CPU_ID) {
+            g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                        "%s: CPU id %u is not below %u (a CPU without an OS index?)",
+                        t->source, id, VN_TOPOLOGY_MAX_CPU_ID);
+            return FALSE;
+        }
+    }
     sort_nodes(t);
     if (!finish_distances(t, error))
         return FALSE;

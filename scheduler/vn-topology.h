@@ -70,6 +70,9 @@ void vn_topology_add_hugepages(VnTopology *t, guint node_index,
 /* Distances by node index; call after all nodes are added.  Without any
  * call, vn_topology_finish() assumes 10 local / 20 remote. */
 void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);
+/* CPU ids must stay below this (Linux has at most 8192 CPUs; hwloc gives
+ * a PU without an OS index as (unsigned)-1). */
+#define VN_TOPOLOGY_MAX_CPU_ID (1u << 20)
 /* Validates and derives: CPU bitmaps per node, SMT width, shared-CPU owners.
  * Errors: VN_TOPOLOGY_ERROR_INVALID with a one-line reason. */
 gboolean vn_topology_finish(VnTopology *t, GError **error);

@@ -260,6 +260,12 @@ static void on_object_end(JsonParser *parser, JsonObject *object, gpointer user_
     d->open--;
 }
 
+gchar *vn_json_quote(const gchar *s)
+{
+    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), s);
+    return json_to_string(n, FALSE);
+}
+
 static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
 {
     Duplicates d = { 0 };
@@ -268,12 +274,14 @@ static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
     g_signal_connect(parser, "object-member", G_CALLBACK(on_object_member), &d);
     g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), &d);
     json_parser_load_from_data(parser, text, (gssize)len, NULL);
-    if (d.name && memchr(text, '\n', len))
+    /* quoted as JSON: a name may hold a newline ("a\nb") */
+    g_autofree gchar *name = d.name ? vn_json_quote(d.name) : NULL;
+    if (name && memchr(text, '\n', len))
         g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
-                    "member \"%s\" given twice in one object, line %u", d.name, d.line);
-    else if (d.name)
+                    "member %s given twice in one object, line %u", name, d.line);
+    else if (name)
         g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
-                    "member \"%s\" given twice in one object", d.name);
+                    "member %s given twice in one object", name);
     else
         g_set_error_literal(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DUPLICATE,
                             "an object member given twice");
@@ -292,8 +300,13 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
     if (!json_parser_load_from_data(parser, text, (gssize)len, &local)) {
         /* "<data>:1:5: Parse error: ..." names no input we know of */
         const gchar *m = local->message;
-        g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_SYNTAX, "not JSON: %s",
-                    g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
+        g_autofree gchar *shown = g_strdup(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
+        /* json-glib quotes the token it stopped at with its escapes
+         * decoded: '{"\n"' would make the message two lines */
+        for (gchar *c = shown; *c; c++)
+            if ((guchar)*c < 0x20)
+                *c = ' ';
+        g_set_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_SYNTAX, "not JSON: %s", shown);
         return NULL;
     }
     JsonNode *root = json_parser_get_root(parser);

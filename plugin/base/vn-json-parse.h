@@ -57,3 +57,8 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error);
  * G_FILE_ERROR (so G_FILE_ERROR_NOENT can be told apart); a document
  * refused as above is VN_JSON_PARSE_ERROR. */
 JsonNode *vn_json_parse_file(const gchar *path, GError **error);
+
+/* `s` as a JSON string literal, quotes included ("a\nb" for a name
+ * holding a newline), for messages that quote a member name or value on
+ * one line. */
+gchar *vn_json_quote(const gchar *s);

@@ -100,7 +100,8 @@ read_key(GKeyFile *kf, const gchar *path, const VnConfigKey *k, const gchar *key
     g_autoptr(GError) local = NULL;
     g_autofree gchar *text = g_key_file_get_string(kf, k->group, key, &local);
 
-    if (!text || !vn_config_key_read(k, key, g_strstrip(text), t, c, &local))
+    /* a bad escape ("\]") gives the text before it and the error both */
+    if (local || !text || !vn_config_key_read(k, key, g_strstrip(text), t, c, &local))
         return bad_value(error, path, k->group, key, local);
     return TRUE;
 }

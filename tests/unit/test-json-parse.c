@@ -98,6 +98,9 @@ static const Case cases[] = {
     { "/json/duplicate/after-nested", "{\"memory_mib\":{\"k\":1},\"vcpus\":1,\"memory_mib\":2}",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE,
       .message = "member \"memory_mib\" given twice in one object" },
+    /* found by fuzz-api-request: the name is quoted as JSON, on one line */
+    { "/json/duplicate/name-with-newline", "{\"a\\nb\":1,\"a\\nb\":2}", .code = VN_JSON_PARSE_ERROR_DUPLICATE,
+      .message = "member \"a\\nb\" given twice in one object" },
 
     /* empty */
     { "/json/empty/nothing", "", .code = VN_JSON_PARSE_ERROR_EMPTY, .message = "empty: no JSON value" },
@@ -133,6 +136,10 @@ static const Case cases[] = {
     { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
     { "/json/syntax/unterminated-string", "{\"a\":\"abc", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
+    /* json-glib quotes the token with "\n" decoded (found by fuzzing):
+     * the message stays one line */
+    { "/json/syntax/escaped-newline-quoted", "{\"\\n\"", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "not JSON: 1:5: Parse error: unexpected string constant \" \"..." },
     { "/json/syntax/escape-at-end", "\"\\", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "an escape JSON does not have in a string at byte offset 1" },
     /* json-glib takes C's octal escapes: "\220" would be the byte 0x90 */

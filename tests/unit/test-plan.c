@@ -324,6 +324,27 @@ test_memory_only_node(void)
     vn_test_host_clear(&h);
 }
 
+/* A CPU id past VN_TOPOLOGY_MAX_CPU_ID is refused before the per-id tables
+ * are sized by it: hwloc gives a PU without os_index as (unsigned)-1, and
+ * id + 1 wrapped to 0 (a SEGV, found by fuzz-hwloc-xml). */
+static void
+test_cpu_id_too_large(void)
+{
+    const guint ids[] = { G_MAXUINT, VN_TOPOLOGY_MAX_CPU_ID };
+
+    for (guint i = 0; i < G_N_ELEMENTS(ids); i++) {
+        g_autoptr(VnTopology) t = vn_topology_new("t");
+        g_autoptr(GError) error = NULL;
+
+        vn_topology_add_node(t, 0, 16 * GIB);
+        vn_topology_add_cpu(t, 0, 0, 0, 0);
+        vn_topology_add_cpu(t, ids[i], 0, 1, 0);
+        g_assert_false(vn_topology_finish(t, &error));
+        g_assert_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID);
+        g_assert_nonnull(strstr(error->message, "CPU id"));
+    }
+}
+
 static void
 test_shared_cpu_nodes(void)
 {
@@ -503,6 +524,7 @@ main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/plan/fit/one-node", test_one_node);
+    g_test_add_func("/plan/topology/cpu-id-too-large", test_cpu_id_too_large);
     g_test_add_func("/plan/fit/least-loaded", test_least_loaded);
     g_test_add_func("/plan/fit/spread", test_spread);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
