@@ -55,8 +55,10 @@ check-valgrind: build
 
 # libFuzzer targets (tests/fuzz/README.md) in their own clang build with
 # ASan/UBSan: each fuzzed for FUZZ_SECONDS; any finding fails.  check-fuzz
-# is the CI smoke: the same for FUZZ_SMOKE_SECONDS each.
+# is the CI smoke: a fixed seed and at most FUZZ_SMOKE_RUNS inputs or
+# FUZZ_SMOKE_SECONDS each, so every CI run walks the same inputs.
 FUZZ_BUILD ?= build-fuzz
+FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 .PHONY: fuzz check-fuzz clean-fuzz
@@ -66,6 +68,8 @@ $(FUZZ_BUILD)/build.ninja:
 
 fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SECONDS)
 check-fuzz: export VN_FUZZ_SECONDS = $(FUZZ_SMOKE_SECONDS)
+check-fuzz: export VN_FUZZ_SEED = 1
+check-fuzz: export VN_FUZZ_RUNS = $(FUZZ_SMOKE_RUNS)
 fuzz check-fuzz:
 	@tools/install-deps.sh fuzz
 	$(MAKE) $(FUZZ_BUILD)/build.ninja

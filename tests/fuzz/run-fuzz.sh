@@ -45,6 +45,12 @@ done
 
 args=(-max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048
       -artifact_prefix="$work/artifacts/")
+# A reproducible smoke (make check-fuzz, CI): a fixed seed and at most
+# $VN_FUZZ_RUNS inputs, so every run walks the same inputs (a slower
+# machine only a prefix of them) and a CI result does not depend on luck;
+# make fuzz explores freely.
+[ -n "${VN_FUZZ_SEED:-}" ] && args+=(-seed="$VN_FUZZ_SEED")
+[ -n "${VN_FUZZ_RUNS:-}" ] && args+=(-runs="$VN_FUZZ_RUNS")
 [ -f "$dict" ] && args+=(-dict="$dict")
 dirs=("$work/corpus")
 if [ "$upstream" = - ]; then
