@@ -1,7 +1,6 @@
 /* vn-dataplane-spec.c: [dataplane] specs, parsed (nothing is read). */
 #include "vn-dataplane-spec.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 G_DEFINE_QUARK(vn-dataplane-error-quark, vn_dataplane_error)
@@ -25,28 +24,18 @@ vn_dataplane_spec_kind_from_string(const gchar *s)
     return -1;
 }
 
-static gboolean G_GNUC_PRINTF(3, 4)
-fail(GError **error, gint code, const gchar *fmt, ...)
-{
-    va_list args;
-    GError *e;
-
-    va_start(args, fmt);
-    e = g_error_new_valist(VN_DATAPLANE_ERROR, code, fmt, args);
-    va_end(args);
-    g_propagate_error(error, e);
-    return FALSE;
-}
-
 /* ---- specs ---- */
+
+/* A spec that is not pidfile:/ABSOLUTE or unit:NAME.service. */
+#define spec_error(error, ...) \
+    (g_set_error((error), VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_SPEC, __VA_ARGS__), FALSE)
 
 static gboolean
 check_unit_name(const gchar *spec, const gchar *name, GError **error)
 {
     if (strchr(name, '/') || name[0] == '.' ||
         !g_str_has_suffix(name, ".service") || strlen(name) == strlen(".service"))
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: not a unit name such as spdk-vhost.service", spec);
+        return spec_error(error, "%s: not a unit name such as spdk-vhost.service", spec);
     return TRUE;
 }
 
@@ -61,17 +50,14 @@ vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind,
 
     g_return_val_if_fail(spec != NULL, FALSE);
     if (!colon)
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "\"%s\": not pidfile:/PATH or unit:NAME.service", spec);
+        return spec_error(error, "\"%s\": not pidfile:/PATH or unit:NAME.service", spec);
     kind_text = g_strndup(spec, (gsize)(colon - spec));
     kind = vn_dataplane_spec_kind_from_string(kind_text);
     value = colon + 1;
     if (kind < 0)
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: unknown kind \"%s\" (pidfile or unit)", spec, kind_text);
+        return spec_error(error, "%s: unknown kind \"%s\" (pidfile or unit)", spec, kind_text);
     if (kind == VN_DATAPLANE_SPEC_PIDFILE && !g_path_is_absolute(value))
-        return fail(error, VN_DATAPLANE_ERROR_SPEC,
-                    "%s: the pid file must be an absolute path", spec);
+        return spec_error(error, "%s: the pid file must be an absolute path", spec);
     if (kind == VN_DATAPLANE_SPEC_UNIT && !check_unit_name(spec, value, error))
         return FALSE;
     *ret_kind = (VnDataplaneSpecKind)kind;

@@ -2,7 +2,6 @@
  * --topology FILE` and $VNUMA_TOPOLOGY import it: vn_source_load() with
  * the file named (no config, no load), then the topology's use. */
 #include "vn-fuzz.h"
-#include "vn-source.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -15,12 +14,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     VnSourceOptions o = { .topology_file = (gchar *)vn_fuzz_write("topology.xml", data, size) };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(GError) error = NULL;
-    gboolean ok = vn_source_load(&o, &t, NULL, NULL, &error);
 
-    vn_fuzz_check(ok, error, o.topology_file);
-    if (ok)
-        vn_fuzz_use_topology(t, NULL);
+    vn_fuzz_load_source(&o, o.topology_file);
     return 0;
 }

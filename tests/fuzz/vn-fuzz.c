@@ -187,3 +187,15 @@ vn_fuzz_use_topology(const VnTopology *t, const VnPolicy *policy)
     plan_one(t, p, 1, 512 * 1024, 0);
     plan_one(t, p, 4, 2 * 1024 * 1024, 2);
 }
+
+void
+vn_fuzz_load_source(const VnSourceOptions *o, const gchar *origin)
+{
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(GError) error = NULL;
+    gboolean ok = vn_source_load(o, &t, NULL, NULL, &error);
+
+    vn_fuzz_check(ok, error, origin);
+    if (ok)
+        vn_fuzz_use_topology(t, NULL);
+}

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "vn-load.h"
+#include "vn-source.h"
 #include "vn-topology.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -52,6 +53,10 @@ VnLoad *vn_fuzz_load_new(void);
  * over two guest cells with `policy` (NULL: its default one) and no load.
  * Checks the planner's error contract. */
 void vn_fuzz_use_topology(const VnTopology *t, const VnPolicy *policy);
+/* Imports the topology source `o` names as vnumactl does (vn_source_load(),
+ * no config, no load), checks the error contract against `origin` and
+ * uses what it accepted. */
+void vn_fuzz_load_source(const VnSourceOptions *o, const gchar *origin);
 
 /* The error contract of every reader: it fails with an error or succeeds
  * without one, and the error is one non-empty line of UTF-8 that names
