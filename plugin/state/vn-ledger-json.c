@@ -171,7 +171,8 @@ static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
     json_object_iter_init(&iter, o);
     while (json_object_iter_next(&iter, &name, NULL)) {
         if (!g_strv_contains(allowed, name)) {
-            g_autofree gchar *m = g_strdup_printf("unknown member \"%s\"", name);
+            g_autofree gchar *quoted = vn_json_quote(name);
+            g_autofree gchar *m = g_strdup_printf("unknown member %s", quoted);
             return fail(x, where, m);
         }
     }
@@ -349,7 +350,10 @@ static GPtrArray *parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
             g_hash_table_insert(as_read, r, a);
         }
         if (!g_hash_table_add(seen, r->uuid)) {
-            fail(x, r->uuid, "uuid recorded twice");
+            g_autofree gchar *quoted = vn_json_quote(r->uuid);
+            g_autofree gchar *w = g_strdup_printf("domains[%u].uuid", i);
+            g_autofree gchar *m = g_strdup_printf("%s recorded twice", quoted);
+            fail(x, w, m);
             return NULL;
         }
     }
