@@ -40,7 +40,8 @@ format(guint status, SoupMessageHeaders *headers, GBytes *body)
     g_string_append_printf(out, "HTTP/1.1 %u %s\r\n", status, phrase(status));
     if (headers)
         soup_message_headers_foreach(headers, add_header, out);
-    g_string_append_printf(out, "Content-Length: %" G_GSIZE_FORMAT "\r\nConnection: close\r\n\r\n", len);
+    g_string_append_printf(out, "Content-Length: %" G_GSIZE_FORMAT "\r\nConnection: close\r\n\r\n",
+                           len);
     if (len)
         g_string_append_len(out, g_bytes_get_data(body, NULL), (gssize)len);
     return g_string_free_to_bytes(out);
@@ -82,5 +83,6 @@ vnd_answer_message(SoupServerMessage *msg)
 {
     g_autoptr(GBytes) body = soup_message_body_flatten(soup_server_message_get_response_body(msg));
 
-    return format(soup_server_message_get_status(msg), soup_server_message_get_response_headers(msg), body);
+    return format(soup_server_message_get_status(msg),
+                  soup_server_message_get_response_headers(msg), body);
 }

@@ -59,38 +59,40 @@ typedef enum {
 struct _VndConn {
     VndDaemon *d;
     GSocketConnection *connection;
-    GSocket *socket;               /* the connection's */
+    GSocket *socket; /* the connection's */
     GSocketAddress *local, *remote;
     gboolean tcp;
-    gboolean rejected;             /* over max_connections: only answered */
+    gboolean rejected; /* over max_connections: only answered */
     ConnState state;
-    GByteArray *in;                /* read from the socket, not yet libsoup's */
+    GByteArray *in; /* read from the socket, not yet libsoup's */
     VndHeadScan scan;
     /* CONN_SOUP */
-    GIOStream *stream;             /* the request's, handed to libsoup */
+    GIOStream *stream; /* the request's, handed to libsoup */
     SoupServerMessage *msg;
-    gint64 delivered;              /* bytes libsoup read */
-    gint64 allowed;                /* bytes it may read; -1: no bound (chunked) */
-    gboolean read_done;            /* the whole request is read */
-    gboolean answered;             /* the whole answer is written */
+    gint64 delivered;   /* bytes libsoup read */
+    gint64 allowed;     /* bytes it may read; -1: no bound (chunked) */
+    gboolean read_done; /* the whole request is read */
+    gboolean answered;  /* the whole answer is written */
     gboolean close_after;
     /* CONN_LINGER */
-    GBytes *out;                   /* the answer, until written */
+    GBytes *out; /* the answer, until written */
     gsize out_done;
-    gboolean drained;              /* the client sends no more */
+    gboolean drained; /* the client sends no more */
     GIOCondition watching;
     GSource *watch, *deadline, *resume;
 };
 
 struct _VndConns {
-    GHashTable *all;               /* VndConn *, owned */
+    GHashTable *all; /* VndConn *, owned */
     guint open, rejecting;
-    VndConn *handing;              /* inside soup_server_accept_iostream() */
+    VndConn *handing; /* inside soup_server_accept_iostream() */
     gulong started_handler;
 };
 
 static const VndHeadLimits head_limits = {
-    VND_MAX_REQUEST_LINE, VND_MAX_HEAD, VND_MAX_HEADER_FIELDS,
+    VND_MAX_REQUEST_LINE,
+    VND_MAX_HEAD,
+    VND_MAX_HEADER_FIELDS,
 };
 
 static void conn_refuse(VndConn *c, GBytes *answer);
@@ -189,8 +191,8 @@ linger_write(VndConn *c)
     gsize len;
     const gchar *data = g_bytes_get_data(c->out, &len);
     g_autoptr(GError) error = NULL;
-    gssize n = g_socket_send_with_blocking(c->socket, data + c->out_done, len - c->out_done,
-                                           FALSE, NULL, &error);
+    gssize n = g_socket_send_with_blocking(c->socket, data + c->out_done, len - c->out_done, FALSE,
+                                           NULL, &error);
 
     if (n < 0)
         return g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
@@ -257,7 +259,7 @@ conn_refuse(VndConn *c, GBytes *answer)
 }
 
 static void G_GNUC_PRINTF(4, 5)
-refuse_limit(VndConn *c, VndLimit limit, guint status, const gchar *fmt, ...)
+    refuse_limit(VndConn *c, VndLimit limit, guint status, const gchar *fmt, ...)
 {
     g_autofree gchar *message = NULL;
     va_list args;
@@ -293,7 +295,8 @@ on_deadline(gpointer user_data)
             conn_close(c);
             break;
         }
-        message = g_strdup_printf("request: not received within %u s ([api] idle_timeout)", idle_timeout(c));
+        message = g_strdup_printf("request: not received within %u s ([api] idle_timeout)",
+                                  idle_timeout(c));
         conn_refuse(c, vnd_answer_error(VND_ERROR_TIMEOUT, message));
         break;
     case CONN_LINGER:
@@ -319,7 +322,8 @@ on_readable(GSocket *socket, GIOCondition cond, gpointer user_data)
     room = MIN(4096, VND_MAX_HEAD + 1 - had);
 
     g_byte_array_set_size(c->in, had + (guint)room);
-    n = g_socket_receive_with_blocking(socket, (gchar *)c->in->data + had, room, FALSE, NULL, &error);
+    n = g_socket_receive_with_blocking(socket, (gchar *)c->in->data + had, room, FALSE, NULL,
+                                       &error);
     g_byte_array_set_size(c->in, had + (guint)MAX(n, 0));
     if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
         return G_SOURCE_CONTINUE;
@@ -361,8 +365,8 @@ lacks_host(VndConn *c)
 
     if (c->tcp)
         return FALSE;
-    return soup_headers_parse_request((const char *)c->in->data, (int)c->scan.length, h,
-                                      NULL, NULL, &version) == SOUP_STATUS_OK &&
+    return soup_headers_parse_request((const char *)c->in->data, (int)c->scan.length, h, NULL, NULL,
+                                      &version) == SOUP_STATUS_OK &&
            version == SOUP_HTTP_1_0 && !soup_message_headers_get_one(h, "Host");
 }
 
@@ -379,7 +383,7 @@ conn_hand(VndConn *c)
     clear_source(&c->watch);
     c->state = CONN_SOUP;
     c->delivered = 0;
-    c->allowed = (gint64)c->scan.length;   /* until its headers say more */
+    c->allowed = (gint64)c->scan.length; /* until its headers say more */
     c->read_done = c->answered = c->close_after = FALSE;
     c->stream = vnd_stream_new(c);
     /* libsoup may serve it whole before this returns; `c` stays */
@@ -402,8 +406,8 @@ conn_scan(VndConn *c)
                      "request line: over %d bytes", VND_MAX_REQUEST_LINE);
         break;
     case VND_HEAD_TOO_LARGE:
-        refuse_limit(c, VND_LIMIT_HEAD, VND_ERROR_HEADERS_TOO_LARGE,
-                     "request head: over %d bytes", VND_MAX_HEAD);
+        refuse_limit(c, VND_LIMIT_HEAD, VND_ERROR_HEADERS_TOO_LARGE, "request head: over %d bytes",
+                     VND_MAX_HEAD);
         break;
     case VND_HEAD_TOO_MANY_FIELDS:
         refuse_limit(c, VND_LIMIT_HEADER_FIELDS, VND_ERROR_HEADERS_TOO_LARGE,
@@ -417,8 +421,8 @@ conn_scan(VndConn *c)
 /* ---- SOUP: libsoup reads through vnd-stream.c ---------------------------------- */
 
 gssize
-vnd_conn_input(VndConn *c, void *buffer, gsize count, gboolean blocking,
-               GCancellable *cancellable, GError **error)
+vnd_conn_input(VndConn *c, void *buffer, gsize count, gboolean blocking, GCancellable *cancellable,
+               GError **error)
 {
     gssize n;
 
@@ -476,7 +480,8 @@ on_got_headers(SoupServerMessage *msg, gpointer user_data)
          * may follow it on this connection */
         c->allowed = -1;
         c->close_after = TRUE;
-        soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close");
+        soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection",
+                                     "close");
         break;
     }
 }
@@ -562,8 +567,8 @@ on_done(gpointer user_data)
 void
 vnd_conn_released(VndConn *c)
 {
-    gboolean keep = c->state == CONN_SOUP && c->answered && !c->close_after && c->msg &&
-                    keeps_alive(c->msg);
+    gboolean keep =
+        c->state == CONN_SOUP && c->answered && !c->close_after && c->msg && keeps_alive(c->msg);
 
     if (c->state != CONN_SOUP)
         return;
@@ -637,8 +642,8 @@ vnd_conns_init(VndDaemon *d)
 {
     d->conns = g_new0(VndConns, 1);
     d->conns->all = g_hash_table_new_full(g_direct_hash, g_direct_equal, conn_free, NULL);
-    d->conns->started_handler = g_signal_connect(d->server, "request-started",
-                                                 G_CALLBACK(on_request_started), d);
+    d->conns->started_handler =
+        g_signal_connect(d->server, "request-started", G_CALLBACK(on_request_started), d);
 }
 
 void

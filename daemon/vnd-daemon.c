@@ -39,7 +39,8 @@ vnd_daemon_detach(GError **error)
     pid_t pid;
 
     if (pipe(p) != 0 || (pid = fork()) < 0) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "detach: %s", g_strerror(errno));
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "detach: %s",
+                    g_strerror(errno));
         return FALSE;
     }
     if (pid > 0) {
@@ -81,10 +82,11 @@ notify_systemd(const gchar *state)
 
     if (!path || (path[0] != '/' && path[0] != '@'))
         return;
-    sock = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
+    sock =
+        g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
     addr = path[0] == '@'
-        ? g_unix_socket_address_new_with_type(path + 1, -1, G_UNIX_SOCKET_ADDRESS_ABSTRACT)
-        : g_unix_socket_address_new(path);
+               ? g_unix_socket_address_new_with_type(path + 1, -1, G_UNIX_SOCKET_ADDRESS_ABSTRACT)
+               : g_unix_socket_address_new(path);
     if (sock && g_socket_send_to(sock, addr, state, strlen(state), NULL, NULL) < 0)
         g_debug("NOTIFY_SOCKET: not sent");
 }

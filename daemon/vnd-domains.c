@@ -39,7 +39,7 @@ add_measured(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
     if (vn_numa_maps_domain_pid(sysroot, vn_ledger_libvirt_run_dir(), r->name, &pid, &error))
         u = vn_numa_maps_read(sysroot, pid, &error);
     json_builder_set_member_name(b, "pid");
-    pid && u ? json_builder_add_int_value(b, pid) : json_builder_add_null_value(b);
+    pid &&u ? json_builder_add_int_value(b, pid) : json_builder_add_null_value(b);
     json_builder_set_member_name(b, "memory_mib_by_node");
     if (!u) {
         json_builder_add_null_value(b);

@@ -25,19 +25,19 @@ typedef enum {
 } VndHeadResult;
 
 typedef struct {
-    gsize max_line;     /* request line, bytes with its line end */
-    gsize max_head;     /* whole head, bytes with the empty line */
-    guint max_fields;   /* header lines (continuations count as lines) */
+    gsize max_line;   /* request line, bytes with its line end */
+    gsize max_head;   /* whole head, bytes with the empty line */
+    guint max_fields; /* header lines (continuations count as lines) */
 } VndHeadLimits;
 
 /* The scan so far; zero-initialize before the first call. */
 typedef struct {
-    gsize offset;       /* bytes looked at */
-    gsize line_start;   /* where the current line began */
+    gsize offset;     /* bytes looked at */
+    gsize line_start; /* where the current line began */
     gboolean in_request_line;
-    gboolean started;   /* past the empty lines before the request line */
+    gboolean started; /* past the empty lines before the request line */
     guint fields;
-    gsize length;       /* VND_HEAD_COMPLETE: the head's bytes */
+    gsize length; /* VND_HEAD_COMPLETE: the head's bytes */
     VndHeadResult result;
 } VndHeadScan;
 

@@ -63,7 +63,8 @@ add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const Vn
     json_object_set_int_member(cap, "vcpus_free", vcpus_total);
     /* the biggest VM this host takes on one node (memory and vCPUs need
      * not be on the same node: each is a bound, not a promise) */
-    json_object_set_int_member(cap, "largest_single_node_free_mib", (gint64)vn_size_kib_to_mib(free_max));
+    json_object_set_int_member(cap, "largest_single_node_free_mib",
+                               (gint64)vn_size_kib_to_mib(free_max));
     json_object_set_int_member(cap, "largest_single_node_vcpus_free", vcpus_max);
     json_object_set_object_member(root, "capacity", g_steal_pointer(&cap));
 }

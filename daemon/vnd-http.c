@@ -3,7 +3,7 @@
 #include "vn-json-parse.h"
 #include "vnd-spec.h"
 
-G_DEFINE_QUARK(vnd-error-quark, vnd_error)
+G_DEFINE_QUARK(vnd-error-quark, vnd_error);
 
 #define BODY_KEY "vnd-bounded-body"
 
@@ -13,14 +13,16 @@ on_chunk(SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
     GByteArray *buf = g_object_get_data(G_OBJECT(msg), BODY_KEY);
     gsize room = VND_MAX_BODY + 1 - buf->len;
 
-    g_byte_array_append(buf, g_bytes_get_data(chunk, NULL), (guint)MIN(room, g_bytes_get_size(chunk)));
+    g_byte_array_append(buf, g_bytes_get_data(chunk, NULL),
+                        (guint)MIN(room, g_bytes_get_size(chunk)));
 }
 
 void
 vnd_body_bound(SoupServerMessage *msg)
 {
     soup_message_body_set_accumulate(soup_server_message_get_request_body(msg), FALSE);
-    g_object_set_data_full(G_OBJECT(msg), BODY_KEY, g_byte_array_new(), (GDestroyNotify)g_byte_array_unref);
+    g_object_set_data_full(G_OBJECT(msg), BODY_KEY, g_byte_array_new(),
+                           (GDestroyNotify)g_byte_array_unref);
     g_signal_connect(msg, "got-chunk", G_CALLBACK(on_chunk), NULL);
 }
 
@@ -57,7 +59,8 @@ vnd_reply_error(SoupServerMessage *msg, const GError *error)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) node = NULL;
-    guint status = error->domain == VND_ERROR ? (guint)error->code : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+    guint status =
+        error->domain == VND_ERROR ? (guint)error->code : SOUP_STATUS_INTERNAL_SERVER_ERROR;
 
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "error");
@@ -107,7 +110,8 @@ vnd_body_parse(const gchar *data, gsize len, const gchar *const *allowed, GError
         return NULL;
     }
     if (len == 0 || !data) {
-        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "body: a JSON object is required");
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
+                            "body: a JSON object is required");
         return NULL;
     }
     /* deep nesting, a second value, a member given twice: all 400 */
@@ -140,8 +144,8 @@ vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **er
 }
 
 gboolean
-vnd_query_bool(SoupServerMessage *msg, const gchar *name, gboolean def,
-               gboolean *ret_value, GError **error)
+vnd_query_bool(SoupServerMessage *msg, const gchar *name, gboolean def, gboolean *ret_value,
+               GError **error)
 {
     GUri *uri = soup_server_message_get_uri(msg);
     const gchar *query = g_uri_get_query(uri);

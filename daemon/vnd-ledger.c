@@ -11,7 +11,8 @@
 #include "vnd.h"
 #include "vn-ledger-domain.h"
 
-static VnLedger *open_recovering(const gchar *state_dir, gboolean *ret_rebuilt, GError **error)
+static VnLedger *
+open_recovering(const gchar *state_dir, gboolean *ret_rebuilt, GError **error)
 {
     gint64 now = g_get_real_time() / G_USEC_PER_SEC;
     g_autofree gchar *set_aside = NULL;

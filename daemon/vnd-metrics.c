@@ -25,8 +25,8 @@ G_STATIC_ASSERT(G_N_ELEMENTS(conn_events) == VND_CONN_EVENT_MAX + 1);
 G_STATIC_ASSERT(G_N_ELEMENTS(limits) == VND_LIMIT_MAX + 1);
 
 struct _VndMetrics {
-    GHashTable *requests;      /* "route\tstatus" -> guint64* */
-    GHashTable *reservations;  /* event -> guint64* */
+    GHashTable *requests;     /* "route\tstatus" -> guint64* */
+    GHashTable *reservations; /* event -> guint64* */
     guint64 plan_bucket[N_BUCKETS];
     guint64 plan_count;
     guint64 moves;
@@ -34,7 +34,7 @@ struct _VndMetrics {
     guint64 reloads_ok, reloads_failed;
     guint64 connections[VND_CONN_EVENT_MAX];
     guint64 refused[VND_LIMIT_MAX];
-    gboolean last_reload_ok;   /* TRUE until a reload fails */
+    gboolean last_reload_ok; /* TRUE until a reload fails */
     gdouble plan_sum;
 };
 
@@ -175,8 +175,9 @@ format_requests(GString *out, VndMetrics *m)
     for (guint i = 0; i < n; i++) {
         g_auto(GStrv) parts = g_strsplit(keys[i], "\t", 2);
         guint64 *v = g_hash_table_lookup(m->requests, keys[i]);
-        g_string_append_printf(out, "vnuma_api_requests_total{endpoint=\"%s\",code=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                               parts[0], parts[1], *v);
+        g_string_append_printf(
+            out, "vnuma_api_requests_total{endpoint=\"%s\",code=\"%s\"} %" G_GUINT64_FORMAT "\n",
+            parts[0], parts[1], *v);
     }
 }
 
@@ -188,15 +189,18 @@ format_connections(GString *out, VndDaemon *d)
     header(out, "vnuma_api_connections", "gauge", "Client connections open now.");
     g_string_append_printf(out, "vnuma_api_connections %u\n", vnd_conns_open(d));
     header(out, "vnuma_api_connections_total", "counter", "Client connections accepted.");
-    g_string_append_printf(out, "vnuma_api_connections_total %" G_GUINT64_FORMAT "\n", n[VND_CONN_ACCEPTED]);
+    g_string_append_printf(out, "vnuma_api_connections_total %" G_GUINT64_FORMAT "\n",
+                           n[VND_CONN_ACCEPTED]);
     header(out, "vnuma_api_connections_rejected_total", "counter",
            "Connections answered 503 and closed: [api] max_connections were open.");
     g_string_append_printf(out, "vnuma_api_connections_rejected_total %" G_GUINT64_FORMAT "\n",
                            n[VND_CONN_REJECTED]);
     header(out, "vnuma_api_timeouts_total", "counter",
-           "Connections closed by [api] idle_timeout: idle between requests, or a request not received in time (408).");
+           "Connections closed by [api] idle_timeout: idle between requests, or a request not "
+           "received in time (408).");
     for (VndConnEvent e = VND_CONN_TIMEOUT_IDLE; e <= VND_CONN_TIMEOUT_REQUEST; e++)
-        g_string_append_printf(out, "vnuma_api_timeouts_total{phase=\"%s\"} %" G_GUINT64_FORMAT "\n",
+        g_string_append_printf(out,
+                               "vnuma_api_timeouts_total{phase=\"%s\"} %" G_GUINT64_FORMAT "\n",
                                conn_events[e], n[e]);
     header(out, "vnuma_api_refused_total", "counter",
            "Requests refused by a limit before their body was read (414, 431, 400, 413).");
@@ -211,12 +215,15 @@ format_histogram(GString *out, VndMetrics *m)
     header(out, "vnuma_plan_duration_seconds", "histogram",
            "Time to answer a planning request (plan, fit, reservation).");
     for (guint i = 0; i < N_BUCKETS; i++)
-        g_string_append_printf(out, "vnuma_plan_duration_seconds_bucket{le=\"%g\"} %" G_GUINT64_FORMAT "\n",
-                               buckets[i], m->plan_bucket[i]);
-    g_string_append_printf(out, "vnuma_plan_duration_seconds_bucket{le=\"+Inf\"} %" G_GUINT64_FORMAT "\n",
-                           m->plan_count);
+        g_string_append_printf(
+            out, "vnuma_plan_duration_seconds_bucket{le=\"%g\"} %" G_GUINT64_FORMAT "\n",
+            buckets[i], m->plan_bucket[i]);
+    g_string_append_printf(
+        out, "vnuma_plan_duration_seconds_bucket{le=\"+Inf\"} %" G_GUINT64_FORMAT "\n",
+        m->plan_count);
     g_string_append_printf(out, "vnuma_plan_duration_seconds_sum %.6f\n", m->plan_sum);
-    g_string_append_printf(out, "vnuma_plan_duration_seconds_count %" G_GUINT64_FORMAT "\n", m->plan_count);
+    g_string_append_printf(out, "vnuma_plan_duration_seconds_count %" G_GUINT64_FORMAT "\n",
+                           m->plan_count);
 }
 
 static void
@@ -233,25 +240,30 @@ format_reservations(GString *out, VndDaemon *d)
     }
     header(out, "vnuma_reservations", "gauge", "Reservations holding capacity now.");
     g_string_append_printf(out, "vnuma_reservations %u\n", held);
-    header(out, "vnuma_reservation_events_total", "counter", "Reservations created, deleted, lapsed.");
+    header(out, "vnuma_reservation_events_total", "counter",
+           "Reservations created, deleted, lapsed.");
     for (guint i = 0; events[i]; i++) {
         guint64 *v = g_hash_table_lookup(d->metrics->reservations, events[i]);
-        g_string_append_printf(out, "vnuma_reservation_events_total{event=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                               events[i], v ? *v : 0);
+        g_string_append_printf(
+            out, "vnuma_reservation_events_total{event=\"%s\"} %" G_GUINT64_FORMAT "\n", events[i],
+            v ? *v : 0);
     }
 }
 
 static void
 format_reloads(GString *out, VndMetrics *m)
 {
-    header(out, "vnuma_config_reloads_total", "counter", "vnuma.conf reloads on SIGHUP, by result.");
+    header(out, "vnuma_config_reloads_total", "counter",
+           "vnuma.conf reloads on SIGHUP, by result.");
     g_string_append_printf(out, "vnuma_config_reloads_total{result=\"ok\"} %" G_GUINT64_FORMAT "\n",
                            m->reloads_ok);
-    g_string_append_printf(out, "vnuma_config_reloads_total{result=\"failed\"} %" G_GUINT64_FORMAT "\n",
+    g_string_append_printf(out,
+                           "vnuma_config_reloads_total{result=\"failed\"} %" G_GUINT64_FORMAT "\n",
                            m->reloads_failed);
     header(out, "vnuma_config_last_reload_successful", "gauge",
            "0 when the last reload failed (the config before it stays in effect), else 1.");
-    g_string_append_printf(out, "vnuma_config_last_reload_successful %d\n", m->last_reload_ok ? 1 : 0);
+    g_string_append_printf(out, "vnuma_config_last_reload_successful %d\n",
+                           m->last_reload_ok ? 1 : 0);
 }
 
 static void
@@ -263,15 +275,18 @@ format_nodes(GString *out, VndDaemon *d, const VnLoad *load)
     for (guint i = 0; i < t->n_nodes; i++)
         g_string_append_printf(out, "vnuma_node_committed_vcpus{node=\"%u\"} %u\n",
                                t->nodes[i].os_id, load->nodes[i].committed_vcpus);
-    header(out, "vnuma_node_committed_memory_bytes", "gauge", "Guest memory and overhead placed on the node.");
+    header(out, "vnuma_node_committed_memory_bytes", "gauge",
+           "Guest memory and overhead placed on the node.");
     for (guint i = 0; i < t->n_nodes; i++)
-        g_string_append_printf(out, "vnuma_node_committed_memory_bytes{node=\"%u\"} %" G_GUINT64_FORMAT "\n",
-                               t->nodes[i].os_id, load->nodes[i].committed_memory_kib * 1024);
+        g_string_append_printf(
+            out, "vnuma_node_committed_memory_bytes{node=\"%u\"} %" G_GUINT64_FORMAT "\n",
+            t->nodes[i].os_id, load->nodes[i].committed_memory_kib * 1024);
     header(out, "vnuma_node_memory_bytes", "gauge", "Memory of the node.");
     for (guint i = 0; i < t->n_nodes; i++)
         g_string_append_printf(out, "vnuma_node_memory_bytes{node=\"%u\"} %" G_GUINT64_FORMAT "\n",
                                t->nodes[i].os_id, t->nodes[i].mem_total_kib * 1024);
-    header(out, "vnuma_node_cpu_busy_ratio", "gauge", "Measured CPU busy of the node, 0..1 (absent: unknown).");
+    header(out, "vnuma_node_cpu_busy_ratio", "gauge",
+           "Measured CPU busy of the node, 0..1 (absent: unknown).");
     for (guint i = 0; i < t->n_nodes; i++)
         if (load->nodes[i].cpu_busy >= 0)
             g_string_append_printf(out, "vnuma_node_cpu_busy_ratio{node=\"%u\"} %.4f\n",
@@ -283,7 +298,10 @@ format_nodes(GString *out, VndDaemon *d, const VnLoad *load)
 static void
 format_numastat(GString *out, VndDaemon *d)
 {
-    static const struct { const gchar *name; gsize offset; } counters[] = {
+    static const struct {
+        const gchar *name;
+        gsize offset;
+    } counters[] = {
         { "numa_hit", G_STRUCT_OFFSET(VnNumastat, numa_hit) },
         { "numa_miss", G_STRUCT_OFFSET(VnNumastat, numa_miss) },
         { "numa_foreign", G_STRUCT_OFFSET(VnNumastat, numa_foreign) },
@@ -297,15 +315,19 @@ format_numastat(GString *out, VndDaemon *d)
     if (!vnd_state_measured(d->state))
         return;
     for (guint i = 0; i < t->n_nodes; i++)
-        have[i] = vn_host_read_numastat(vnd_state_sysroot(d->state), t->nodes[i].os_id, &stats[i], NULL);
+        have[i] =
+            vn_host_read_numastat(vnd_state_sysroot(d->state), t->nodes[i].os_id, &stats[i], NULL);
     header(out, "vnuma_node_numastat_pages_total", "counter",
            "The kernel's per-node allocation counters (numastat), in pages.");
     for (gsize c = 0; c < G_N_ELEMENTS(counters); c++)
         for (guint i = 0; i < t->n_nodes; i++)
             if (have[i])
-                g_string_append_printf(out, "vnuma_node_numastat_pages_total{node=\"%u\",counter=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                                       t->nodes[i].os_id, counters[c].name,
-                                       G_STRUCT_MEMBER(guint64, &stats[i], counters[c].offset));
+                g_string_append_printf(
+                    out,
+                    "vnuma_node_numastat_pages_total{node=\"%u\",counter=\"%s\"} %" G_GUINT64_FORMAT
+                    "\n",
+                    t->nodes[i].os_id, counters[c].name,
+                    G_STRUCT_MEMBER(guint64, &stats[i], counters[c].offset));
 }
 
 static void
@@ -321,8 +343,8 @@ format_locality(GString *out, VndDaemon *d)
         JsonNode *loc = json_object_get_member(o, "locality_percent");
         g_autofree gchar *name = label(json_object_get_string_member(o, "name"));
         if (loc && !json_node_is_null(loc))
-            g_string_append_printf(out, "vnuma_domain_locality_ratio{domain=\"%s\"} %.4f\n",
-                                   name, json_node_get_int(loc) / 100.0);
+            g_string_append_printf(out, "vnuma_domain_locality_ratio{domain=\"%s\"} %.4f\n", name,
+                                   json_node_get_int(loc) / 100.0);
     }
 }
 
@@ -340,12 +362,16 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_locality(out, d);
     format_reservations(out, d);
     header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
-    g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n", d->metrics->moves);
+    g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n",
+                           d->metrics->moves);
     header(out, "vnuma_dataplane_resteered_total", "counter",
-           "Data-path threads and processes (vhost workers, [dataplane]) put back on their VM's CPUs after drifting.");
-    g_string_append_printf(out, "vnuma_dataplane_resteered_total %" G_GUINT64_FORMAT "\n", d->metrics->resteered);
+           "Data-path threads and processes (vhost workers, [dataplane]) put back on their VM's "
+           "CPUs after drifting.");
+    g_string_append_printf(out, "vnuma_dataplane_resteered_total %" G_GUINT64_FORMAT "\n",
+                           d->metrics->resteered);
     header(out, "vnuma_dataplane_repair_failures_total", "counter",
-           "Data-path steps the drift check could not check or re-steer, counted on every sample they fail.");
+           "Data-path steps the drift check could not check or re-steer, counted on every sample "
+           "they fail.");
     g_string_append_printf(out, "vnuma_dataplane_repair_failures_total %" G_GUINT64_FORMAT "\n",
                            d->metrics->repair_failures);
     format_reloads(out, d->metrics);
@@ -354,7 +380,8 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_histogram(out, d->metrics);
     len = out->len;
     soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
-    soup_server_message_set_response(msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_TAKE,
-                                     g_string_free(g_steal_pointer(&out), FALSE), len);
+    soup_server_message_set_response(msg, "text/plain; version=0.0.4; charset=utf-8",
+                                     SOUP_MEMORY_TAKE, g_string_free(g_steal_pointer(&out), FALSE),
+                                     len);
     return TRUE;
 }

@@ -39,8 +39,8 @@ to_http_error(GError **error)
     if (!e || e->domain == VND_ERROR || vnd_plan_error_is_no_fit(e))
         return;
     code = g_error_matches(e, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN) ? VND_ERROR_CONFLICT
-         : e->domain == VN_DOMAIN_ERROR || e->domain == VN_PLAN_ERROR ? VND_ERROR_BAD_REQUEST
-         : VND_ERROR_INTERNAL;
+           : e->domain == VN_DOMAIN_ERROR || e->domain == VN_PLAN_ERROR     ? VND_ERROR_BAD_REQUEST
+                                                                            : VND_ERROR_INTERNAL;
     e->domain = VND_ERROR;
     e->code = code;
 }
@@ -49,11 +49,13 @@ static gboolean
 plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
 {
     const VnConfig *c = vnd_state_config(s);
-    const VnEngineHost host = { .t = vnd_state_topology(s), .load = load, .policy = c->policy,
+    const VnEngineHost host = { .t = vnd_state_topology(s),
+                                .load = load,
+                                .policy = c->policy,
                                 .sysroot = vnd_state_sysroot(s) };
     VnDomainWriteOptions wo = { .force = spec->force, .memory_mode = c->memory_mode };
-    g_autoptr(VnDomain) dom = vn_domain_load_buffer(spec->domain_xml, strlen(spec->domain_xml),
-                                                    "domain_xml", error);
+    g_autoptr(VnDomain) dom =
+        vn_domain_load_buffer(spec->domain_xml, strlen(spec->domain_xml), "domain_xml", error);
     g_auto(VnEngineResult) res = { 0 };
     gboolean ok;
 
@@ -71,8 +73,7 @@ plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GE
 }
 
 gboolean
-vnd_plan_run(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out,
-             GError **error)
+vnd_plan_run(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
 {
     gboolean ok;
 

@@ -39,7 +39,7 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
 
 typedef struct {
     VndDaemon *d;
-    SoupServerMessage *msg;   /* NULL for the daemon's own round */
+    SoupServerMessage *msg; /* NULL for the daemon's own round */
 } ApplyJob;
 
 /* vnumactl's answer plus "dry_run": false and "errors" (its stderr); the
@@ -54,9 +54,11 @@ parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_appli
     JsonObject *o;
 
     if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-        g_set_error(error, VND_ERROR, VND_ERROR_BAD_GATEWAY, "vnumactl rebalance gave no answer: %s",
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_GATEWAY,
+                    "vnumactl rebalance gave no answer: %s",
                     lines[0] && *lines[0] ? lines[0]
-                    : local ? local->message : "(nothing on stderr)");
+                    : local               ? local->message
+                                          : "(nothing on stderr)");
         return NULL;
     }
     o = json_node_get_object(root);
@@ -66,8 +68,10 @@ parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_appli
         if (*lines[i])
             json_array_add_string_element(errors, lines[i]);
     json_object_set_array_member(o, "errors", errors);
-    moves = json_object_has_member(o, "moves") && JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "moves"))
-          ? json_object_get_array_member(o, "moves") : NULL;
+    moves = json_object_has_member(o, "moves") &&
+                    JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "moves"))
+                ? json_object_get_array_member(o, "moves")
+                : NULL;
     for (guint i = 0; moves && i < json_array_get_length(moves); i++) {
         JsonNode *m = json_array_get_element(moves, i);
         JsonObject *mo = JSON_NODE_HOLDS_OBJECT(m) ? json_node_get_object(m) : NULL;
@@ -75,9 +79,11 @@ parse_applied(VndDaemon *d, const gchar *out, const gchar *err, guint *ret_appli
         if (!mo || !json_object_get_boolean_member_with_default(mo, "applied", FALSE))
             continue;
         (*ret_applied)++;
-        to = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member_with_default(mo, "to", 0));
-        vnd_state_history(d->state, json_object_get_string_member_with_default(mo, "vm", "?"), "rebalance",
-                          "moved", to, json_object_get_string_member_with_default(mo, "reason", ""));
+        to = g_strdup_printf("%" G_GINT64_FORMAT,
+                             json_object_get_int_member_with_default(mo, "to", 0));
+        vnd_state_history(d->state, json_object_get_string_member_with_default(mo, "vm", "?"),
+                          "rebalance", "moved", to,
+                          json_object_get_string_member_with_default(mo, "reason", ""));
     }
     return g_steal_pointer(&root);
 }
@@ -109,7 +115,8 @@ on_applied(GObject *source, GAsyncResult *result, gpointer user_data)
         vnd_reply_json(job->msg, SOUP_STATUS_OK, node);
     else
         vnd_reply_error(job->msg, error);
-    vnd_metrics_count_request(d->metrics, "/v1/rebalance", soup_server_message_get_status(job->msg));
+    vnd_metrics_count_request(d->metrics, "/v1/rebalance",
+                              soup_server_message_get_status(job->msg));
     soup_server_message_unpause(job->msg);
     g_object_unref(job->msg);
     g_free(job);
@@ -127,14 +134,16 @@ apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
     ApplyJob *job;
 
     if (d->rebalancing) {
-        g_set_error_literal(error, VND_ERROR, VND_ERROR_CONFLICT, "a rebalancing round is running; try again");
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_CONFLICT,
+                            "a rebalancing round is running; try again");
         return FALSE;
     }
     g_strv_builder_add_many(b, env && *env ? env : VNUMAD_VNUMACTL, "rebalance", "--json", NULL);
     g_strv_builder_addv(b, (const gchar **)vnd_state_source_args(d->state));
     argv = g_strv_builder_end(b);
-    proc = g_subprocess_newv((const gchar *const *)argv,
-                             G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
+    proc =
+        g_subprocess_newv((const gchar *const *)argv,
+                          G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
     if (!proc) {
         g_prefix_error(error, "rebalance: ");
         return FALSE;
@@ -160,7 +169,8 @@ propose(VndDaemon *d, GPtrArray **ret_residents, GPtrArray **ret_notes, GError *
     VnRebalanceLimits lim;
     const VnLoad *load;
 
-    if (!(load = vnd_state_load(d->state, error)) || !(snap = vnd_ledger_snapshot(c->state_dir, error)))
+    if (!(load = vnd_state_load(d->state, error)) ||
+        !(snap = vnd_ledger_snapshot(c->state_dir, error)))
         return NULL;
     *ret_residents = vn_ledger_residents(snap, t);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);

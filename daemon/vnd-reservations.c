@@ -87,7 +87,8 @@ vnd_reservations_reclaim(VndDaemon *d)
     }
     for (guint i = 0; i < removed->len; i++) {
         g_info("reservation lapsed: %s", (const gchar *)g_ptr_array_index(removed, i));
-        history(d, g_ptr_array_index(removed, i), "lapsed", NULL, "TTL passed before the VM started");
+        history(d, g_ptr_array_index(removed, i), "lapsed", NULL,
+                "TTL passed before the VM started");
         vnd_metrics_count_reservation(d->metrics, "expired");
     }
 }
@@ -95,7 +96,8 @@ vnd_reservations_reclaim(VndDaemon *d)
 static JsonNode *
 created_json(VndDaemon *d, const gchar *id, const VnLedgerRecord *r, const VndPlanOutcome *out)
 {
-    g_autoptr(JsonNode) node = vn_placement_to_json(vnd_state_topology(d->state), out->placement, FALSE);
+    g_autoptr(JsonNode) node =
+        vn_placement_to_json(vnd_state_topology(d->state), out->placement, FALSE);
     JsonObject *o = json_node_get_object(node);
     g_autoptr(GDateTime) exp = g_date_time_new_from_unix_utc(r->expires);
     g_autofree gchar *exp_text = g_date_time_format_iso8601(exp);
@@ -124,7 +126,8 @@ reserve(VndDaemon *d, VnLedger *l, VndSpec *spec, const gchar *id, VndPlanOutcom
 
     vn_ledger_reclaim_expired(l, now, &lapsed);
     for (guint i = 0; i < lapsed->len; i++) {
-        history(d, g_ptr_array_index(lapsed, i), "lapsed", NULL, "TTL passed before the VM started");
+        history(d, g_ptr_array_index(lapsed, i), "lapsed", NULL,
+                "TTL passed before the VM started");
         vnd_metrics_count_reservation(d->metrics, "expired");
     }
     load = vnd_state_load_with_ledger(d->state, l);
@@ -145,7 +148,8 @@ reserve(VndDaemon *d, VnLedger *l, VndSpec *spec, const gchar *id, VndPlanOutcom
 }
 
 gboolean
-vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                              GError **error)
 {
     g_autoptr(JsonNode) body = vnd_body_object(msg, vnd_spec_members(VND_SPEC_RESERVE), error);
     g_autoptr(VndSpec) spec = NULL;
@@ -175,9 +179,11 @@ vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar 
     g_info("reservation %s for %s until %" G_GINT64_FORMAT, id, r->name, r->expires);
     {
         g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-        g_autofree gchar *why = g_strdup_printf("reservation %s for %u s: %s", id, spec->ttl_s,
-                                                out.placement->reasons->len
-                                                ? (const gchar *)g_ptr_array_index(out.placement->reasons, 0) : "");
+        g_autofree gchar *why =
+            g_strdup_printf("reservation %s for %u s: %s", id, spec->ttl_s,
+                            out.placement->reasons->len
+                                ? (const gchar *)g_ptr_array_index(out.placement->reasons, 0)
+                                : "");
         history(d, r->name, "reserved", nodes, why);
     }
     vnd_reply_json(msg, SOUP_STATUS_CREATED, node);
@@ -185,7 +191,8 @@ vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar 
 }
 
 gboolean
-vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
+vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                              GError **error)
 {
     g_autofree gchar *uuid = g_strconcat(VND_RESERVATION_PREFIX, arg, NULL);
     g_autoptr(VnLedger) l = NULL;
@@ -193,7 +200,8 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
     VnLedgerRecord *r;
 
     if (!g_uuid_string_is_valid(arg)) {
-        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: \"%s\" is not a reservation id", arg);
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: \"%s\" is not a reservation id",
+                    arg);
         return FALSE;
     }
     if (!(l = open_ledger(d, error)))

@@ -10,10 +10,10 @@
 
 typedef struct {
     const gchar *method;
-    const gchar *path;     /* exact path, or prefix ending in '/' for {id} */
+    const gchar *path; /* exact path, or prefix ending in '/' for {id} */
     gboolean with_id;
-    const gchar *name;     /* metrics label */
-    gboolean timed;        /* plans: observed in the latency histogram */
+    const gchar *name; /* metrics label */
+    gboolean timed;    /* plans: observed in the latency histogram */
     VndHandler handler;
 } VndRoute;
 
@@ -23,7 +23,8 @@ static const VndRoute routes[] = {
     { "POST", "/v1/fit", FALSE, "/v1/fit", TRUE, vnd_handle_fit },
     { "GET", "/v1/reservations", FALSE, "/v1/reservations", FALSE, vnd_handle_reservations_list },
     { "POST", "/v1/reservations", FALSE, "/v1/reservations", TRUE, vnd_handle_reservation_create },
-    { "DELETE", "/v1/reservations/", TRUE, "/v1/reservations/{id}", FALSE, vnd_handle_reservation_delete },
+    { "DELETE", "/v1/reservations/", TRUE, "/v1/reservations/{id}", FALSE,
+      vnd_handle_reservation_delete },
     { "GET", "/v1/domains", FALSE, "/v1/domains", FALSE, vnd_handle_domains },
     { "POST", "/v1/rebalance", FALSE, "/v1/rebalance", FALSE, vnd_handle_rebalance },
     { "GET", "/metrics", FALSE, "/metrics", FALSE, vnd_handle_metrics },
@@ -45,8 +46,7 @@ match(const VndRoute *r, const gchar *path)
 
 VndHandler
 vnd_route_find(const gchar *method, const gchar *path, const gchar **ret_name,
-               const gchar **ret_arg, gboolean *ret_timed, gchar **ret_allow,
-               GError **error)
+               const gchar **ret_arg, gboolean *ret_timed, gchar **ret_allow, GError **error)
 {
     g_autoptr(GString) allow = g_string_new(NULL);
     const gchar *name = "other";

@@ -21,6 +21,6 @@ vnd_sample_arm(VndDaemon *d)
 {
     if (d->sample_source)
         g_source_remove(d->sample_source);
-    d->sample_source = g_timeout_add_seconds(vnd_state_config(d->state)->rebalance_interval_s,
-                                             on_sample, d);
+    d->sample_source =
+        g_timeout_add_seconds(vnd_state_config(d->state)->rebalance_interval_s, on_sample, d);
 }

@@ -39,7 +39,8 @@ clear_stale(const gchar *path, GError **error)
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s: exists and is not a socket", path);
         return FALSE;
     }
-    probe = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
+    probe =
+        g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
     addr = g_unix_socket_address_new(path);
     if (probe && g_socket_connect(probe, addr, NULL, NULL)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE,
@@ -47,7 +48,8 @@ clear_stale(const gchar *path, GError **error)
         return FALSE;
     }
     if (unlink(path) != 0 && errno != ENOENT) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path,
+                    g_strerror(errno));
         return FALSE;
     }
     return TRUE;
@@ -73,16 +75,19 @@ bind_unix(const gchar *path, GError **error)
     mode_t old;
 
     if (strlen(path) >= 108) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: socket path too long", path);
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: socket path too long",
+                    path);
         return NULL;
     }
     if (g_mkdir_with_parents(dir, 0755) != 0) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", dir, g_strerror(errno));
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", dir,
+                    g_strerror(errno));
         return NULL;
     }
     if (!clear_stale(path, error))
         return NULL;
-    sock = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+    sock =
+        g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
     if (!sock)
         return NULL;
     addr = g_unix_socket_address_new(path);
@@ -146,19 +151,20 @@ authorized(VndDaemon *d, SoupServerMessage *msg, GError **error)
 
     if (!local || !G_IS_INET_SOCKET_ADDRESS(local))
         return TRUE;
-    auth = soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Authorization");
+    auth =
+        soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Authorization");
     if (token && auth && g_str_has_prefix(auth, "Bearer ") && token_equal(auth + 7, token))
         return TRUE;
-    soup_message_headers_replace(soup_server_message_get_response_headers(msg),
-                                 "WWW-Authenticate", "Bearer realm=\"vnumad\"");
+    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "WWW-Authenticate",
+                                 "Bearer realm=\"vnumad\"");
     g_set_error_literal(error, VND_ERROR, VND_ERROR_UNAUTHORIZED,
                         "Authorization: a valid bearer token is required on TCP");
     return FALSE;
 }
 
 static void
-on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
-           GHashTable *query, gpointer user_data)
+on_request(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
+           gpointer user_data)
 {
     VndDaemon *d = user_data;
     const gchar *method = soup_server_message_get_method(msg);
@@ -169,7 +175,7 @@ on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
     VndHandler handler;
 
     if (soup_server_message_get_status(msg) != 0)
-        return;   /* refused by the early handler (vnd-conn.c answered) */
+        return; /* refused by the early handler (vnd-conn.c answered) */
     handler = vnd_route_find(method, path, &name, &arg, &timed, &allow, &error);
     if (handler) {
         gint64 t0 = g_get_monotonic_time();
@@ -213,7 +219,8 @@ check_length(VndDaemon *d, SoupMessageHeaders *h, GError **error)
     if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &n, NULL)) {
         vnd_metrics_count_refused(d->metrics, VND_LIMIT_CONTENT_LENGTH);
         g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
-                    "Content-Length: \"%.40s%s\" is not one byte count", text, strlen(text) > 40 ? "..." : "");
+                    "Content-Length: \"%.40s%s\" is not one byte count", text,
+                    strlen(text) > 40 ? "..." : "");
         return FALSE;
     }
     if (soup_message_headers_get_encoding(h) == SOUP_ENCODING_CHUNKED) {
@@ -235,8 +242,8 @@ check_length(VndDaemon *d, SoupMessageHeaders *h, GError **error)
  * refused (vnd-conn.c answers at once, before any body is read); a body
  * of unknown length is kept bounded. */
 static void
-on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
-           GHashTable *query, gpointer user_data)
+on_headers(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
+           gpointer user_data)
 {
     VndDaemon *d = user_data;
     SoupMessageHeaders *h = soup_server_message_get_request_headers(msg);
@@ -250,7 +257,8 @@ on_headers(SoupServer *server, SoupServerMessage *msg, const char *path,
     }
     vnd_reply_error(msg, error);
     /* the body is never read: the connection cannot be reused */
-    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close");
+    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection",
+                                 "close");
     vnd_metrics_count_request(d->metrics, route_name(soup_server_message_get_method(msg), path),
                               (guint)error->code);
 }

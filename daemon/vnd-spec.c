@@ -14,18 +14,21 @@
 #define MAX_MEMORY_MIB ((gint64)VN_REQUEST_MAX_MEMORY_MIB)
 #define MAX_NAME 256
 
-static const gchar *const plan_members[] = {
-    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", "explain", NULL };
-static const gchar *const fit_members[] = {
-    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", NULL };
-static const gchar *const reserve_members[] = {
-    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "cell_sizes", "devices", "domain_xml", "force", "ttl_s", "name", NULL };
-static const gchar *const vm_members[] = {
-    "vcpus", "memory_mib", "dedicated", "smt", "hugepages", "iothreads",
-    "priority", "cells", "cell_sizes", "devices", NULL };
+static const gchar *const plan_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
+                                             "hugepages",  "iothreads",  "priority",   "cells",
+                                             "cell_sizes", "devices",    "domain_xml", "force",
+                                             "explain",    NULL };
+static const gchar *const fit_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
+                                            "hugepages",  "iothreads",  "priority",   "cells",
+                                            "cell_sizes", "devices",    "domain_xml", "force",
+                                            NULL };
+static const gchar *const reserve_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
+                                                "hugepages",  "iothreads",  "priority",   "cells",
+                                                "cell_sizes", "devices",    "domain_xml", "force",
+                                                "ttl_s",      "name",       NULL };
+static const gchar *const vm_members[] = { "vcpus",      "memory_mib", "dedicated", "smt",
+                                           "hugepages",  "iothreads",  "priority",  "cells",
+                                           "cell_sizes", "devices",    NULL };
 
 const gchar *const *
 vnd_spec_members(VndSpecKind kind)
@@ -59,8 +62,7 @@ vnd_spec_member_name(const gchar *name)
     return g_strndup(quoted + 1, strlen(quoted) - 2);
 }
 
-static gboolean G_GNUC_PRINTF(3, 4)
-bad(GError **error, const gchar *member, const gchar *fmt, ...)
+static gboolean G_GNUC_PRINTF(3, 4) bad(GError **error, const gchar *member, const gchar *fmt, ...)
 {
     g_autofree gchar *what = NULL;
     va_list args;
@@ -138,8 +140,9 @@ get_hugepages(JsonObject *o, guint64 *ret_kib, GError **error)
         return TRUE;
     if (holds(n, G_TYPE_STRING)) {
         const gchar *s = json_node_get_string(n);
-        kib = g_str_equal(s, "2M") ? (gint64)VN_REQUEST_HUGEPAGE_2M_KIB
-        : g_str_equal(s, "1G") ? (gint64)VN_REQUEST_HUGEPAGE_1G_KIB : 0;
+        kib = g_str_equal(s, "2M")   ? (gint64)VN_REQUEST_HUGEPAGE_2M_KIB
+              : g_str_equal(s, "1G") ? (gint64)VN_REQUEST_HUGEPAGE_1G_KIB
+                                     : 0;
     } else if (holds(n, G_TYPE_INT64)) {
         kib = json_node_get_int(n);
     }
@@ -258,7 +261,8 @@ get_cell_sizes(JsonObject *o, VnRequest *r, GError **error)
     JsonArray *a = n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 
     if (!a || json_array_get_length(a) == 0 || json_array_get_length(a) > VN_REQUEST_MAX_CELL_SIZES)
-        return bad(error, "cell_sizes", "must be an array of 1 to %d cells {\"vcpus\", \"memory_mib\"}",
+        return bad(error, "cell_sizes",
+                   "must be an array of 1 to %d cells {\"vcpus\", \"memory_mib\"}",
                    VN_REQUEST_MAX_CELL_SIZES);
     for (guint i = 0; i < json_array_get_length(a); i++)
         if (!get_cell_size(json_array_get_element(a, i), i, r, error))
@@ -267,9 +271,10 @@ get_cell_sizes(JsonObject *o, VnRequest *r, GError **error)
     if (r->vcpus == 0)
         return bad(error, "cell_sizes", "no cell has vCPUs (at least one needs some)");
     if (r->vcpus > VN_REQUEST_MAX_VCPUS || r->memory_kib / 1024 > (guint64)MAX_MEMORY_MIB)
-        return bad(error, "cell_sizes", "the cells hold %u vCPUs and %" G_GUINT64_FORMAT " MiB, more than "
-                   "a VM may (%d vCPUs, %" G_GINT64_FORMAT " MiB)", r->vcpus, r->memory_kib / 1024,
-                   VN_REQUEST_MAX_VCPUS, MAX_MEMORY_MIB);
+        return bad(error, "cell_sizes",
+                   "the cells hold %u vCPUs and %" G_GUINT64_FORMAT " MiB, more than "
+                   "a VM may (%d vCPUs, %" G_GINT64_FORMAT " MiB)",
+                   r->vcpus, r->memory_kib / 1024, VN_REQUEST_MAX_VCPUS, MAX_MEMORY_MIB);
     return TRUE;
 }
 
@@ -280,12 +285,15 @@ check_cell_sizes(JsonObject *o, const VnRequest *r, gint64 vcpus, gint64 mib, gi
                  GError **error)
 {
     if (json_object_has_member(o, "vcpus") && (guint64)vcpus != r->vcpus)
-        return bad(error, "vcpus", "%" G_GINT64_FORMAT ", but cell_sizes hold %u vCPUs", vcpus, r->vcpus);
+        return bad(error, "vcpus", "%" G_GINT64_FORMAT ", but cell_sizes hold %u vCPUs", vcpus,
+                   r->vcpus);
     if (json_object_has_member(o, "memory_mib") && (guint64)mib * 1024 != r->memory_kib)
-        return bad(error, "memory_mib", "%" G_GINT64_FORMAT ", but cell_sizes hold %" G_GUINT64_FORMAT " MiB",
-                   mib, r->memory_kib / 1024);
+        return bad(error, "memory_mib",
+                   "%" G_GINT64_FORMAT ", but cell_sizes hold %" G_GUINT64_FORMAT " MiB", mib,
+                   r->memory_kib / 1024);
     if (json_object_has_member(o, "cells") && (guint64)cells != r->cells)
-        return bad(error, "cells", "%" G_GINT64_FORMAT ", but cell_sizes has %u cells", cells, r->cells);
+        return bad(error, "cells", "%" G_GINT64_FORMAT ", but cell_sizes has %u cells", cells,
+                   r->cells);
     return TRUE;
 }
 
@@ -302,8 +310,8 @@ request_from_body(JsonObject *o, GError **error)
         !get_bool(o, "dedicated", &r->dedicated, error) ||
         !get_hugepages(o, &r->hugepage_kib, error) ||
         !get_int(o, "iothreads", 0, VN_REQUEST_MAX_IOTHREADS, &iothreads, error) ||
-        !get_int(o, "cells", 0, VN_REQUEST_MAX_CELLS, &cells, error) ||
-        !get_enums(o, r, error) || !get_devices(o, r, error))
+        !get_int(o, "cells", 0, VN_REQUEST_MAX_CELLS, &cells, error) || !get_enums(o, r, error) ||
+        !get_devices(o, r, error))
         return NULL;
     r->iothreads = (guint)iothreads;
     if (sized) {
@@ -335,7 +343,8 @@ get_domain_xml(JsonObject *o, VndSpec *s, GError **error)
         return TRUE;
     for (guint i = 0; vm_members[i]; i++)
         if (json_object_has_member(o, vm_members[i]))
-            return bad(error, vm_members[i], "not allowed with \"domain_xml\" (the domain says it)");
+            return bad(error, vm_members[i],
+                       "not allowed with \"domain_xml\" (the domain says it)");
     if (!*xml)
         return bad(error, "domain_xml", "empty");
     s->domain_xml = g_strdup(xml);
@@ -364,8 +373,7 @@ vnd_spec_parse(JsonObject *body, VndSpecKind kind, GError **error)
 {
     g_autoptr(VndSpec) s = g_new0(VndSpec, 1);
 
-    if (!get_domain_xml(body, s, error) ||
-        !get_bool(body, "force", &s->force, error) ||
+    if (!get_domain_xml(body, s, error) || !get_bool(body, "force", &s->force, error) ||
         !get_bool(body, "explain", &s->explain, error))
         return NULL;
     if (s->force && !s->domain_xml) {

@@ -34,12 +34,12 @@ typedef enum {
 } VndSpecKind;
 
 typedef struct {
-    VnRequest *request;   /* NULL when domain_xml was given */
+    VnRequest *request; /* NULL when domain_xml was given */
     gchar *domain_xml;
     gboolean force;
     gboolean explain;
     guint ttl_s;
-    gchar *name;          /* reservations: the VM's name, or NULL */
+    gchar *name; /* reservations: the VM's name, or NULL */
 } VndSpec;
 
 void vnd_spec_free(VndSpec *s);
@@ -58,11 +58,11 @@ VndSpec *vnd_spec_parse(JsonObject *body, VndSpecKind kind, GError **error);
 
 /* ---- planning a spec (vnd-plan.c) --------------------------------------- */
 typedef struct {
-    VnRequest *request;      /* what was planned (from the XML, or a copy) */
+    VnRequest *request; /* what was planned (from the XML, or a copy) */
     VnPlacement *placement;
-    GPtrArray *reasons;      /* on no fit: what is short */
-    gchar *xml;              /* the rewritten domain, when XML was given */
-    gchar *domain_name;      /* its <name>, when XML was given */
+    GPtrArray *reasons; /* on no fit: what is short */
+    gchar *xml;         /* the rewritten domain, when XML was given */
+    gchar *domain_name; /* its <name>, when XML was given */
 } VndPlanOutcome;
 
 void vnd_plan_outcome_clear(VndPlanOutcome *o);
@@ -72,7 +72,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VndPlanOutcome, vnd_plan_outcome_clear)
  * moves into `out`.  FALSE with: VN_PLAN_ERROR_NO_FIT (out->reasons says
  * what is short), or a VND_ERROR (400 bad XML or request, 409 a
  * hand-written pin without "force"). */
-gboolean vnd_plan_run(VndState *state, VndSpec *spec, const VnLoad *load,
-                      VndPlanOutcome *out, GError **error);
+gboolean vnd_plan_run(VndState *state, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out,
+                      GError **error);
 /* Whether `error` is "no placement fits". */
 gboolean vnd_plan_error_is_no_fit(const GError *error);

@@ -26,33 +26,56 @@
 struct _VndState {
     VnTopology *topology;
     VnConfig *config;
-    gchar *config_path;      /* absolute; NULL = the default lookup */
-    gchar *sysroot;          /* NULL = "/" */
+    gchar *config_path; /* absolute; NULL = the default lookup */
+    gchar *sysroot;     /* NULL = "/" */
     gchar *load_file;
-    gboolean live;           /* the real host: measure it */
-    VnCpuSnapshot *last;     /* previous /proc/stat reading (live) */
-    gdouble *busy;           /* measured CPU busy per node index, < 0 unknown */
-    VnLoad *load;            /* cached; NULL = rebuild */
-    GStrv source_args;       /* the options again, for vnumactl children */
-    struct stat ledger_st;   /* ledger.json when `load` was built */
+    gboolean live;         /* the real host: measure it */
+    VnCpuSnapshot *last;   /* previous /proc/stat reading (live) */
+    gdouble *busy;         /* measured CPU busy per node index, < 0 unknown */
+    VnLoad *load;          /* cached; NULL = rebuild */
+    GStrv source_args;     /* the options again, for vnumactl children */
+    struct stat ledger_st; /* ledger.json when `load` was built */
     gboolean ledger_seen;
 };
 
-const VnTopology *vnd_state_topology(const VndState *s) { return s->topology; }
-const VnConfig *vnd_state_config(const VndState *s) { return s->config; }
-const gchar *vnd_state_sysroot(const VndState *s) { return s->sysroot; }
+const VnTopology *
+vnd_state_topology(const VndState *s)
+{
+    return s->topology;
+}
+const VnConfig *
+vnd_state_config(const VndState *s)
+{
+    return s->config;
+}
+const gchar *
+vnd_state_sysroot(const VndState *s)
+{
+    return s->sysroot;
+}
 
-gboolean vnd_state_measured(const VndState *s) { return s->live || s->sysroot; }
-const gchar *const *vnd_state_source_args(const VndState *s) { return (const gchar *const *)s->source_args; }
+gboolean
+vnd_state_measured(const VndState *s)
+{
+    return s->live || s->sysroot;
+}
+const gchar *const *
+vnd_state_source_args(const VndState *s)
+{
+    return (const gchar *const *)s->source_args;
+}
 
 /* Absolute paths: a child runs wherever, and the daemon chdir()s to /. */
 static GStrv
 source_args(const VnSourceOptions *o)
 {
-    const struct { const gchar *flag, *value; gboolean path; } opts[] = {
-        { "--topology", o->topology_file, TRUE }, { "--synthetic", o->synthetic, FALSE },
+    const struct {
+        const gchar *flag, *value;
+        gboolean path;
+    } opts[] = {
+        { "--topology", o->topology_file, TRUE },    { "--synthetic", o->synthetic, FALSE },
         { "--capabilities", o->capabilities, TRUE }, { "--load", o->load_file, TRUE },
-        { "--config", o->config_file, TRUE }, { "--sysroot", o->sysroot, TRUE },
+        { "--config", o->config_file, TRUE },        { "--sysroot", o->sysroot, TRUE },
     };
     g_autoptr(GStrvBuilder) b = g_strv_builder_new();
 
@@ -284,8 +307,8 @@ vnd_state_history(VndState *s, const gchar *vm, const gchar *phase, const gchar 
 {
     g_autoptr(GDateTime) now = g_date_time_new_now_utc();
     g_autofree gchar *time = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
-    g_autoptr(VnHistoryEntry) e = vn_history_entry_new(time, vm, phase, decision,
-                                                       nodes ? nodes : "", reason ? reason : "");
+    g_autoptr(VnHistoryEntry) e =
+        vn_history_entry_new(time, vm, phase, decision, nodes ? nodes : "", reason ? reason : "");
     g_autoptr(GError) error = NULL;
 
     if (!vn_history_append(s->config->state_dir, e, &error))

@@ -20,22 +20,24 @@ G_DECLARE_FINAL_TYPE(VndOutput, vnd_output, VND, OUTPUT, GOutputStream)
 
 struct _VndInput {
     GInputStream parent;
-    VndConn *conn;           /* NULL once orphaned or closed */
+    VndConn *conn; /* NULL once orphaned or closed */
     GSocket *socket;
-    GCancellable *wake;      /* cancelled when orphaned: ends every wait */
+    GCancellable *wake; /* cancelled when orphaned: ends every wait */
 };
 
 struct _VndOutput {
     GOutputStream parent;
-    VndInput *input;         /* whether the pair is still attached */
+    VndInput *input; /* whether the pair is still attached */
 };
 
 static void vnd_input_pollable_init(GPollableInputStreamInterface *iface);
 static void vnd_output_pollable_init(GPollableOutputStreamInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE(VndInput, vnd_input, G_TYPE_INPUT_STREAM,
-    G_IMPLEMENT_INTERFACE(G_TYPE_POLLABLE_INPUT_STREAM, vnd_input_pollable_init))
+                              G_IMPLEMENT_INTERFACE(G_TYPE_POLLABLE_INPUT_STREAM,
+                                                    vnd_input_pollable_init))
 G_DEFINE_FINAL_TYPE_WITH_CODE(VndOutput, vnd_output, G_TYPE_OUTPUT_STREAM,
-    G_IMPLEMENT_INTERFACE(G_TYPE_POLLABLE_OUTPUT_STREAM, vnd_output_pollable_init))
+                              G_IMPLEMENT_INTERFACE(G_TYPE_POLLABLE_OUTPUT_STREAM,
+                                                    vnd_output_pollable_init))
 
 static gboolean
 orphaned(VndInput *in, GError **error)
@@ -51,8 +53,8 @@ orphaned(VndInput *in, GError **error)
  * `ready` (the socket is then not looked at: an orphan's may be closed),
  * and also ending when `wake` is cancelled. */
 static GSource *
-make_source(GObject *stream, GSocket *socket, GIOCondition cond, gboolean ready,
-            GCancellable *wake, GCancellable *cancellable)
+make_source(GObject *stream, GSocket *socket, GIOCondition cond, gboolean ready, GCancellable *wake,
+            GCancellable *cancellable)
 {
     GSource *child = ready ? g_timeout_source_new(0) : g_socket_create_source(socket, cond, NULL);
     GSource *source = g_pollable_source_new_full(stream, child, cancellable);
@@ -68,8 +70,8 @@ make_source(GObject *stream, GSocket *socket, GIOCondition cond, gboolean ready,
 /* ---- input ---------------------------------------------------------------- */
 
 static gssize
-input_read(VndInput *in, void *buffer, gsize count, gboolean blocking,
-           GCancellable *cancellable, GError **error)
+input_read(VndInput *in, void *buffer, gsize count, gboolean blocking, GCancellable *cancellable,
+           GError **error)
 {
     if (orphaned(in, error))
         return -1;
@@ -77,8 +79,8 @@ input_read(VndInput *in, void *buffer, gsize count, gboolean blocking,
 }
 
 static gssize
-vnd_input_read(GInputStream *stream, void *buffer, gsize count,
-               GCancellable *cancellable, GError **error)
+vnd_input_read(GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
+               GError **error)
 {
     return input_read(VND_INPUT(stream), buffer, count, TRUE, cancellable, error);
 }
@@ -178,12 +180,13 @@ output_write(VndOutput *out, const void *buffer, gsize count, gboolean blocking,
 {
     if (orphaned(out->input, error))
         return -1;
-    return g_socket_send_with_blocking(out->input->socket, buffer, count, blocking, cancellable, error);
+    return g_socket_send_with_blocking(out->input->socket, buffer, count, blocking, cancellable,
+                                       error);
 }
 
 static gssize
-vnd_output_write(GOutputStream *stream, const void *buffer, gsize count,
-                 GCancellable *cancellable, GError **error)
+vnd_output_write(GOutputStream *stream, const void *buffer, gsize count, GCancellable *cancellable,
+                 GError **error)
 {
     return output_write(VND_OUTPUT(stream), buffer, count, TRUE, cancellable, error);
 }

@@ -51,7 +51,7 @@ typedef enum {
     VND_ERROR_UNAUTHORIZED = 401,
     VND_ERROR_NOT_FOUND = 404,
     VND_ERROR_METHOD = 405,
-    VND_ERROR_TIMEOUT = 408,           /* the request did not arrive in time */
+    VND_ERROR_TIMEOUT = 408, /* the request did not arrive in time */
     VND_ERROR_CONFLICT = 409,
     VND_ERROR_TOO_LARGE = 413,
     VND_ERROR_URI_TOO_LONG = 414,
@@ -59,7 +59,7 @@ typedef enum {
     VND_ERROR_HEADERS_TOO_LARGE = 431,
     VND_ERROR_INTERNAL = 500,
     VND_ERROR_NOT_IMPLEMENTED = 501,
-    VND_ERROR_BAD_GATEWAY = 502,      /* a helper process gave no answer */
+    VND_ERROR_BAD_GATEWAY = 502, /* a helper process gave no answer */
     VND_ERROR_UNAVAILABLE = 503,
 } VndError;
 
@@ -152,17 +152,17 @@ typedef struct {
     VndState *state;
     VndMetrics *metrics;
     SoupServer *server;
-    GSocketService *service;   /* vnd-server.c: the listeners */
+    GSocketService *service; /* vnd-server.c: the listeners */
     GMainLoop *loop;
-    VndConns *conns;           /* vnd-conn.c: the client connections */
-    guint sample_source;       /* the sampling timer ([rebalance] interval) */
-    gboolean rebalancing;      /* a `vnumactl rebalance` child runs */
-    guint hot_streak;          /* samples in a row with moves proposed */
-    GHashTable *repair_failures;  /* vnd-repair.c: VM -> its last failures, logged */
+    VndConns *conns;             /* vnd-conn.c: the client connections */
+    guint sample_source;         /* the sampling timer ([rebalance] interval) */
+    gboolean rebalancing;        /* a `vnumactl rebalance` child runs */
+    guint hot_streak;            /* samples in a row with moves proposed */
+    GHashTable *repair_failures; /* vnd-repair.c: VM -> its last failures, logged */
 } VndDaemon;
 
-typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg,
-                               const gchar *arg, GError **error);
+typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                               GError **error);
 
 /* ---- HTTP helpers (vnd-http.c) ---------------------------------------- */
 /* Answers `status` with `node` as the JSON body (node borrowed). */
@@ -179,35 +179,36 @@ void vnd_body_bound(SoupServerMessage *msg);
  * unknown member, or what vn_json_parse() refuses (nesting deeper than
  * VN_JSON_MAX_DEPTH, a second value, a member given twice, bad UTF-8);
  * 415 when the Content-Type is not JSON. */
-JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed,
-                          GError **error);
+JsonNode *vnd_body_object(SoupServerMessage *msg, const gchar *const *allowed, GError **error);
 /* The same for a body already read: `len` bytes of `data` (no NUL
  * needed), 413 over VND_MAX_BODY, 400 as above. */
-JsonNode *vnd_body_parse(const gchar *data, gsize len, const gchar *const *allowed,
-                         GError **error);
+JsonNode *vnd_body_parse(const gchar *data, gsize len, const gchar *const *allowed, GError **error);
 /* A query parameter boolean "true"/"false"; `def` when absent. */
-gboolean vnd_query_bool(SoupServerMessage *msg, const gchar *name,
-                        gboolean def, gboolean *ret_value, GError **error);
+gboolean vnd_query_bool(SoupServerMessage *msg, const gchar *name, gboolean def,
+                        gboolean *ret_value, GError **error);
 
 /* ---- routes (vnd-routes.c) -------------------------------------------- */
 /* Finds the route of `method` `path`: returns its handler and a stable
  * route name for metrics ("/v1/reservations/{id}"), *ret_arg the {id}
  * part (borrowed from path) or NULL, *ret_timed whether the handler plans.
  * NULL handler with 404 or 405 (and the allowed methods) in error. */
-VndHandler vnd_route_find(const gchar *method, const gchar *path,
-                          const gchar **ret_name, const gchar **ret_arg,
-                          gboolean *ret_timed, gchar **ret_allow,
+VndHandler vnd_route_find(const gchar *method, const gchar *path, const gchar **ret_name,
+                          const gchar **ret_arg, gboolean *ret_timed, gchar **ret_allow,
                           GError **error);
 
 /* ---- handlers, one file per resource group ---------------------------- */
 gboolean vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
 gboolean vnd_handle_plan(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
 gboolean vnd_handle_fit(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
-gboolean vnd_handle_reservations_list(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
-gboolean vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
-gboolean vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_reservations_list(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                                      GError **error);
+gboolean vnd_handle_reservation_create(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                                       GError **error);
+gboolean vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                                       GError **error);
 gboolean vnd_handle_domains(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
-gboolean vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
+gboolean vnd_handle_rebalance(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
+                              GError **error);
 gboolean vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error);
 
 /* ---- shared by handlers ----------------------------------------------- */

@@ -37,8 +37,10 @@ parse_options(Options *o, int *argc, char ***argv, GError **error)
 {
     const GOptionEntry entries[] = {
         { "socket", 0, 0, G_OPTION_ARG_FILENAME, &o->socket_path,
-          "Unix socket to listen on (default: [api] socket, else " VNUMA_DEFAULT_API_SOCKET ")", "PATH" },
-        { "foreground", 0, 0, G_OPTION_ARG_NONE, &o->foreground, "Do not detach; log to stderr", NULL },
+          "Unix socket to listen on (default: [api] socket, else " VNUMA_DEFAULT_API_SOCKET ")",
+          "PATH" },
+        { "foreground", 0, 0, G_OPTION_ARG_NONE, &o->foreground, "Do not detach; log to stderr",
+          NULL },
         { "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log every request", NULL },
         { "version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version", NULL },
         { NULL },
@@ -47,11 +49,13 @@ parse_options(Options *o, int *argc, char ***argv, GError **error)
 
     g_option_context_set_main_group(ctx, vn_source_option_group(&o->source));
     g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_summary(ctx, "vnuma's planning API: JSON over HTTP on a unix socket (doc/openapi.yaml)");
+    g_option_context_set_summary(
+        ctx, "vnuma's planning API: JSON over HTTP on a unix socket (doc/openapi.yaml)");
     if (!g_option_context_parse(ctx, argc, argv, error))
         return FALSE;
     if (*argc > 1) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unexpected argument \"%s\"", (*argv)[1]);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unexpected argument \"%s\"",
+                    (*argv)[1]);
         return FALSE;
     }
     return TRUE;
@@ -100,8 +104,10 @@ run(Options *o)
     if (!(d.state = vnd_state_new(&o->source, &error)))
         return fail("", error);
     socket_path = g_canonicalize_filename(o->socket_path ? o->socket_path
-                : vnd_state_config(d.state)->api_socket ? vnd_state_config(d.state)->api_socket
-                : VNUMA_DEFAULT_API_SOCKET, NULL);
+                                          : vnd_state_config(d.state)->api_socket
+                                              ? vnd_state_config(d.state)->api_socket
+                                              : VNUMA_DEFAULT_API_SOCKET,
+                                          NULL);
     if (!o->foreground && !vnd_daemon_detach(&error)) {
         vnd_state_free(d.state);
         return fail("", error);

@@ -23,7 +23,8 @@
 
 /* The engine's filter: re-planned by its cell rule (a guest without NUMA
  * stays on one node), rewritten only when the guest ABI stays. */
-static gboolean replan(VnHook *h, const VnLoad *load, const gchar *why, GError **error)
+static gboolean
+replan(VnHook *h, const VnLoad *load, const gchar *why, GError **error)
 {
     const VnEngineHost host = { .t = h->t, .load = load, .policy = h->config->policy };
     g_auto(VnEngineResult) res = { 0 };
@@ -39,19 +40,19 @@ static gboolean replan(VnHook *h, const VnLoad *load, const gchar *why, GError *
         g_string_append_printf(list, "%s%u", i ? "," : "",
                                h->t->nodes[g_array_index(nodes, guint, i)].os_id);
     h->filtered = g_steal_pointer(&res.xml);
-    vn_hook_decide(h, "replaced", list->str, "%s; pins and numatune re-planned for this host",
-                   why);
+    vn_hook_decide(h, "replaced", list->str, "%s; pins and numatune re-planned for this host", why);
     return TRUE;
 }
 
-gboolean vn_hook_filter(VnHook *h, GError **error)
+gboolean
+vn_hook_filter(VnHook *h, GError **error)
 {
     if (!vn_hook_load_host(h, error) || !vn_hook_load_domain(h, error))
         return FALSE;
     const VnDomainMetadata *m = h->domain->meta;
-    gboolean managed = h->config->hook_manage == VN_HOOK_MANAGE_ALL ||
-                       (h->config->hook_manage == VN_HOOK_MANAGE_OPTED_IN && m &&
-                        (m->manage || m->has_placement));
+    gboolean managed =
+        h->config->hook_manage == VN_HOOK_MANAGE_ALL ||
+        (h->config->hook_manage == VN_HOOK_MANAGE_OPTED_IN && m && (m->manage || m->has_placement));
     if (!managed) {
         vn_hook_decide(h, "unchanged", NULL, "not managed by vnuma");
         return TRUE;
@@ -70,7 +71,7 @@ gboolean vn_hook_filter(VnHook *h, GError **error)
         vn_hook_decide(h, "unchanged", NULL, "recorded placement fits this host");
         return TRUE;
     }
-    g_autofree gchar *conflict = g_strdup_printf("recorded placement does not fit this host: %s",
-                                                 why);
+    g_autofree gchar *conflict =
+        g_strdup_printf("recorded placement does not fit this host: %s", why);
     return replan(h, load, conflict, error);
 }

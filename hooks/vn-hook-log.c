@@ -8,7 +8,8 @@
 #include "vn-history.h"
 #include "vn-hook.h"
 
-static int syslog_priority(GLogLevelFlags level)
+static int
+syslog_priority(GLogLevelFlags level)
 {
     if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL))
         return LOG_ERR;
@@ -21,8 +22,9 @@ static int syslog_priority(GLogLevelFlags level)
     return LOG_INFO;
 }
 
-GLogWriterOutput vn_hook_log_writer(GLogLevelFlags level, const GLogField *fields,
-                                    gsize n_fields, gpointer user_data)
+GLogWriterOutput
+vn_hook_log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
+                   gpointer user_data)
 {
     if (g_log_writer_journald(level, fields, n_fields, user_data) == G_LOG_WRITER_HANDLED)
         return G_LOG_WRITER_HANDLED;
@@ -40,7 +42,8 @@ GLogWriterOutput vn_hook_log_writer(GLogLevelFlags level, const GLogField *field
 }
 
 /* Through vn_history_append(), the one writer of history.log's format. */
-static void append_history(const VnHook *h)
+static void
+append_history(const VnHook *h)
 {
     g_autoptr(GDateTime) now = g_date_time_new_from_unix_utc(h->now);
     g_autofree gchar *time = g_date_time_format_iso8601(now);
@@ -52,12 +55,13 @@ static void append_history(const VnHook *h)
     vn_history_append(vn_hook_state_dir(h), e, NULL);
 }
 
-void vn_hook_log_decision(const VnHook *h)
+void
+vn_hook_log_decision(const VnHook *h)
 {
     const gchar *phase = vn_hook_phase_to_string(h->phase);
     g_autofree gchar *message =
-        g_strdup_printf("vm=%s phase=%s decision=%s nodes=%s reason=%s", h->vm, phase,
-                        h->decision, h->nodes ? h->nodes : "-", h->reason ? h->reason : "-");
+        g_strdup_printf("vm=%s phase=%s decision=%s nodes=%s reason=%s", h->vm, phase, h->decision,
+                        h->nodes ? h->nodes : "-", h->reason ? h->reason : "-");
     const GLogField fields[] = {
         { "MESSAGE", message, -1 },
         { "PRIORITY", h->refusal ? "4" : "6", -1 },
@@ -68,7 +72,7 @@ void vn_hook_log_decision(const VnHook *h)
         { "VNUMA_NODES", h->nodes ? h->nodes : "", -1 },
         { "VNUMA_REASON", h->reason ? h->reason : "", -1 },
     };
-    g_log_structured_array(h->refusal ? G_LOG_LEVEL_MESSAGE : G_LOG_LEVEL_INFO,
-                           fields, G_N_ELEMENTS(fields));
+    g_log_structured_array(h->refusal ? G_LOG_LEVEL_MESSAGE : G_LOG_LEVEL_INFO, fields,
+                           G_N_ELEMENTS(fields));
     append_history(h);
 }

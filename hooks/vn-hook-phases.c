@@ -8,7 +8,8 @@
 #include "vn-ledger-domain.h"
 
 /* The record of this domain: by key, else by VM name. */
-static VnLedgerRecord *find_record(const VnHook *h, VnLedger *l)
+static VnLedgerRecord *
+find_record(const VnHook *h, VnLedger *l)
 {
     VnLedgerRecord *r = vn_ledger_lookup(l, vn_hook_key(h));
     return r ? r : vn_ledger_lookup_name(l, h->vm);
@@ -16,12 +17,13 @@ static VnLedgerRecord *find_record(const VnHook *h, VnLedger *l)
 
 /* The host is needed only for the config (state dir); the domain for its
  * key.  Neither failing may stop the phase: fall back to env and name. */
-static void load_best_effort(VnHook *h)
+static void
+load_best_effort(VnHook *h)
 {
     g_autoptr(GError) err = NULL;
     if (!vn_hook_load_host(h, &err))
-        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE",
-                         "%s: using defaults: %s", h->vm, err->message);
+        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE", "%s: using defaults: %s",
+                         h->vm, err->message);
     g_clear_error(&err);
     if (!vn_hook_load_domain(h, &err))
         g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE",
@@ -30,8 +32,8 @@ static void load_best_effort(VnHook *h)
 
 /* `vnumactl apply NAME` detached: the live pins and the data path, or
  * with `dataplane_only` just the data path (vn-dataplane.h). */
-static gboolean request_apply(VnHook *h, VnLedgerRecord *r, gboolean dataplane_only,
-                              GError **error)
+static gboolean
+request_apply(VnHook *h, VnLedgerRecord *r, gboolean dataplane_only, GError **error)
 {
     const gchar *what = dataplane_only ? "data path steering" : "live apply";
     g_autofree gchar *vnumactl = vn_hook_find_vnumactl();
@@ -49,18 +51,20 @@ static gboolean request_apply(VnHook *h, VnLedgerRecord *r, gboolean dataplane_o
     g_autofree gchar *log = g_build_filename(vn_hook_state_dir(h), "apply.log", NULL);
     if (!vn_hook_spawn_detached((const gchar *const *)argv->pdata, log, error))
         return FALSE;
-    vn_hook_decide(h, "apply", h->nodes, "%s started in the background (%s apply %s%s)",
-                   what, vnumactl, dataplane_only ? "--dataplane-only " : "", r->name);
+    vn_hook_decide(h, "apply", h->nodes, "%s started in the background (%s apply %s%s)", what,
+                   vnumactl, dataplane_only ? "--dataplane-only " : "", r->name);
     return TRUE;
 }
 
 /* vnuma.conf names data-plane processes for this VM ([dataplane]). */
-static gboolean has_dataplane(const VnHook *h, const VnLedgerRecord *r)
+static gboolean
+has_dataplane(const VnHook *h, const VnLedgerRecord *r)
 {
     return h->config && vn_config_dataplane_specs(h->config, r->name);
 }
 
-gboolean vn_hook_started(VnHook *h, GError **error)
+gboolean
+vn_hook_started(VnHook *h, GError **error)
 {
     load_best_effort(h);
     g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
@@ -82,7 +86,8 @@ gboolean vn_hook_started(VnHook *h, GError **error)
     return TRUE;
 }
 
-gboolean vn_hook_release(VnHook *h, GError **error)
+gboolean
+vn_hook_release(VnHook *h, GError **error)
 {
     load_best_effort(h);
     g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
@@ -101,7 +106,8 @@ gboolean vn_hook_release(VnHook *h, GError **error)
     return TRUE;
 }
 
-gboolean vn_hook_reconnect(VnHook *h, GError **error)
+gboolean
+vn_hook_reconnect(VnHook *h, GError **error)
 {
     load_best_effort(h);
     g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);

@@ -18,7 +18,8 @@
 #include "vn-ledger-domain.h"
 #include "vn-plan.h"
 
-static gboolean is_managed(const VnHook *h)
+static gboolean
+is_managed(const VnHook *h)
 {
     const VnDomainMetadata *m = h->domain->meta;
     switch (h->config->hook_manage) {
@@ -31,13 +32,15 @@ static gboolean is_managed(const VnHook *h)
     }
 }
 
-static void refuse(VnHook *h, const gchar *why)
+static void
+refuse(VnHook *h, const gchar *why)
 {
     vn_hook_decide(h, "refused", NULL, "%s (on_conflict = refuse)", why);
     h->refusal = g_strdup_printf("vnuma: refusing to start %s: %s", h->vm, why);
 }
 
-static gboolean reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **error)
+static gboolean
+reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **error)
 {
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
     r->state = VN_LEDGER_STATE_RESERVED;
@@ -51,7 +54,8 @@ static gboolean reserve(VnHook *h, VnLedger *l, VnLedgerRecord *r, GError **erro
 /* A VM that starts with guest cells its guest cannot see (x86 without
  * ACPI): said in the decision's reason, so the log and `vnumactl log`
  * show it; the start is not refused for it. */
-static void warn_guest_view(VnHook *h)
+static void
+warn_guest_view(VnHook *h)
 {
     g_autofree gchar *w = vn_domain_guest_view_warning(h->domain);
     if (!w || !h->reason || h->refusal)
@@ -63,8 +67,8 @@ static void warn_guest_view(VnHook *h)
 
 /* Plans against everyone else's load through the engine (its cell rule:
  * the domain's own guest cells win, the core chooses without them). */
-static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why,
-                     GError **error)
+static gboolean
+plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why, GError **error)
 {
     const VnEngineHost host = { .t = h->t, .load = load, .policy = h->config->policy };
     g_auto(VnEngineResult) res = { 0 };
@@ -74,8 +78,8 @@ static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *wh
             g_propagate_error(error, g_steal_pointer(&plan_error));
             return FALSE;
         }
-        g_autofree gchar *short_of = g_strdup_printf("%s; no placement fits now: %s",
-                                                     why, plan_error->message);
+        g_autofree gchar *short_of =
+            g_strdup_printf("%s; no placement fits now: %s", why, plan_error->message);
         if (h->config->hook_on_conflict == VN_HOOK_CONFLICT_REFUSE)
             refuse(h, short_of);
         else
@@ -91,7 +95,8 @@ static gboolean plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *wh
     return TRUE;
 }
 
-static gboolean recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **error)
+static gboolean
+recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **error)
 {
     const VnDomainMetadata *m = h->domain->meta;
     g_autoptr(VnLedgerRecord) r =
@@ -121,8 +126,9 @@ static gboolean recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **er
 
 /* No placement in the XML, but vnumad reserved one for this VM: take it
  * (applied live after start) if it still fits, else plan anew. */
-static gboolean held_placement(VnHook *h, VnLedger *l, const VnLoad *load,
-                               const VnLedgerRecord *held, GError **error)
+static gboolean
+held_placement(VnHook *h, VnLedger *l, const VnLoad *load, const VnLedgerRecord *held,
+               GError **error)
 {
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_copy(held);
     g_free(r->uuid);
@@ -132,17 +138,20 @@ static gboolean held_placement(VnHook *h, VnLedger *l, const VnLoad *load,
     g_autofree gchar *why = NULL;
     if (!vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         g_autofree gchar *conflict = g_strdup_printf("the placement reserved through the "
-                                                     "planning API no longer fits: %s", why);
+                                                     "planning API no longer fits: %s",
+                                                     why);
         return plan(h, l, load, conflict, error);
     }
     if (!reserve(h, l, g_steal_pointer(&r), error))
         return FALSE;
-    vn_hook_decide(h, "reserved", h->nodes, "placement reserved through the planning API; "
+    vn_hook_decide(h, "reserved", h->nodes,
+                   "placement reserved through the planning API; "
                    "live apply after start");
     return TRUE;
 }
 
-gboolean vn_hook_prepare(VnHook *h, GError **error)
+gboolean
+vn_hook_prepare(VnHook *h, GError **error)
 {
     /* config first: `strict` must be known even when the XML is bad */
     if (!vn_hook_load_host(h, error) || !vn_hook_load_domain(h, error))

@@ -20,7 +20,8 @@
 #define VNUMA_HOOK_VNUMACTL "/usr/local/sbin/vnumactl"
 #endif
 
-static void close_from(int lowest)
+static void
+close_from(int lowest)
 {
 #ifdef __NR_close_range
     if (syscall(__NR_close_range, lowest, ~0U, 0) == 0)
@@ -31,7 +32,8 @@ static void close_from(int lowest)
         close(fd);
 }
 
-static G_NORETURN void grandchild(const gchar *const *argv, int in_fd, int out_fd)
+static G_NORETURN void
+grandchild(const gchar *const *argv, int in_fd, int out_fd)
 {
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
         _exit(126);
@@ -40,8 +42,8 @@ static G_NORETURN void grandchild(const gchar *const *argv, int in_fd, int out_f
     _exit(127);
 }
 
-gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path,
-                                GError **error)
+gboolean
+vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path, GError **error)
 {
     int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out_fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
@@ -51,8 +53,8 @@ gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path,
         int err = errno;
         if (in_fd >= 0)
             close(in_fd);
-        g_set_error(error, VN_HOOK_ERROR, VN_HOOK_ERROR_SPAWN,
-                    "cannot open /dev/null: %s", g_strerror(err));
+        g_set_error(error, VN_HOOK_ERROR, VN_HOOK_ERROR_SPAWN, "cannot open /dev/null: %s",
+                    g_strerror(err));
         return FALSE;
     }
     pid_t pid = fork();
@@ -68,17 +70,17 @@ gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path,
     close(in_fd);
     close(out_fd);
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         g_set_error(error, VN_HOOK_ERROR, VN_HOOK_ERROR_SPAWN,
-                    "cannot start %s in the background%s%s", argv[0],
-                    pid < 0 ? ": " : "", pid < 0 ? g_strerror(err) : "");
+                    "cannot start %s in the background%s%s", argv[0], pid < 0 ? ": " : "",
+                    pid < 0 ? g_strerror(err) : "");
         return FALSE;
     }
     return TRUE;
 }
 
-gchar *vn_hook_find_vnumactl(void)
+gchar *
+vn_hook_find_vnumactl(void)
 {
     const gchar *env = g_getenv("VNUMA_VNUMACTL");
     if (env && *env)

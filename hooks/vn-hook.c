@@ -7,7 +7,7 @@
 #include "vn-topology-cache.h"
 #include "vn-topology-source.h"
 
-G_DEFINE_QUARK(vn-hook-error-quark, vn_hook_error)
+G_DEFINE_QUARK(vn-hook-error-quark, vn_hook_error);
 
 static const struct {
     const gchar *op, *sub_op, *name;
@@ -22,14 +22,15 @@ static const struct {
     [VN_HOOK_PHASE_RESTORE] = { "restore", "begin", "restore" },
 };
 
-const gchar *vn_hook_phase_to_string(VnHookPhase p)
+const gchar *
+vn_hook_phase_to_string(VnHookPhase p)
 {
     g_return_val_if_fail(p < VN_HOOK_PHASE_MAX, NULL);
     return phases[p].name;
 }
 
-gboolean vn_hook_phase_from_args(const gchar *op, const gchar *sub_op,
-                                 VnHookPhase *ret_phase)
+gboolean
+vn_hook_phase_from_args(const gchar *op, const gchar *sub_op, VnHookPhase *ret_phase)
 {
     for (guint i = 0; i < VN_HOOK_PHASE_MAX; i++) {
         if (g_strcmp0(op, phases[i].op) == 0 && g_strcmp0(sub_op, phases[i].sub_op) == 0) {
@@ -40,7 +41,8 @@ gboolean vn_hook_phase_from_args(const gchar *op, const gchar *sub_op,
     return FALSE;
 }
 
-VnHook *vn_hook_new(const gchar *vm, VnHookPhase phase)
+VnHook *
+vn_hook_new(const gchar *vm, VnHookPhase phase)
 {
     VnHook *h = g_new0(VnHook, 1);
     h->vm = g_strdup(vm);
@@ -50,7 +52,8 @@ VnHook *vn_hook_new(const gchar *vm, VnHookPhase phase)
     return h;
 }
 
-void vn_hook_free(VnHook *h)
+void
+vn_hook_free(VnHook *h)
 {
     if (!h)
         return;
@@ -66,11 +69,11 @@ void vn_hook_free(VnHook *h)
     g_free(h);
 }
 
-void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes,
-                    const gchar *fmt, ...)
+void
+vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes, const gchar *fmt, ...)
 {
     va_list ap;
-    gchar *copy = g_strdup(nodes);   /* `nodes` may be h->nodes itself */
+    gchar *copy = g_strdup(nodes); /* `nodes` may be h->nodes itself */
     h->decision = decision;
     g_free(h->nodes);
     h->nodes = copy;
@@ -80,7 +83,8 @@ void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes,
     va_end(ap);
 }
 
-gboolean vn_hook_read_input(VnHook *h, int fd, GError **error)
+gboolean
+vn_hook_read_input(VnHook *h, int fd, GError **error)
 {
     g_autoptr(GByteArray) buf = g_byte_array_new();
     guint8 chunk[65536];
@@ -98,7 +102,7 @@ gboolean vn_hook_read_input(VnHook *h, int fd, GError **error)
         if (n == 0)
             break;
         if (buf->len + (gsize)n > VN_HOOK_MAX_XML)
-            too_large = TRUE;      /* keep draining: libvirt is writing */
+            too_large = TRUE; /* keep draining: libvirt is writing */
         else
             g_byte_array_append(buf, chunk, (guint)n);
     }
@@ -116,11 +120,12 @@ gboolean vn_hook_read_input(VnHook *h, int fd, GError **error)
 /* The cache lives where the ledger does by default; the config (which
  * could name another state dir) needs a topology to be read, so the cache
  * cannot wait for it. */
-static gchar *topology_cache_path(void)
+static gchar *
+topology_cache_path(void)
 {
     const gchar *env = g_getenv("VNUMA_STATE_DIR");
-    return g_build_filename(env && *env ? env : VNUMA_DEFAULT_STATE_DIR,
-                            VN_TOPOLOGY_CACHE_FILE, NULL);
+    return g_build_filename(env && *env ? env : VNUMA_DEFAULT_STATE_DIR, VN_TOPOLOGY_CACHE_FILE,
+                            NULL);
 }
 
 /* $VNUMA_TOPOLOGY or the live host, through the cache: discovery of a big
@@ -128,7 +133,8 @@ static gchar *topology_cache_path(void)
  * read or written only costs the discovery.  The file is imported in a
  * child process (vn_topology_load_isolated()): a file that crashes hwloc
  * is an error like any other, and the hook fails open. */
-static VnTopology *load_topology(const gchar *file, GError **error)
+static VnTopology *
+load_topology(const gchar *file, GError **error)
 {
     g_autofree gchar *key = vn_topology_cache_key(file);
     g_autofree gchar *path = topology_cache_path();
@@ -145,7 +151,8 @@ static VnTopology *load_topology(const gchar *file, GError **error)
     return t;
 }
 
-gboolean vn_hook_load_host(VnHook *h, GError **error)
+gboolean
+vn_hook_load_host(VnHook *h, GError **error)
 {
     const gchar *file = g_getenv("VNUMA_TOPOLOGY");
     h->host_tried = TRUE;
@@ -163,7 +170,8 @@ gboolean vn_hook_load_host(VnHook *h, GError **error)
     return TRUE;
 }
 
-gboolean vn_hook_load_domain(VnHook *h, GError **error)
+gboolean
+vn_hook_load_domain(VnHook *h, GError **error)
 {
     if (!h->xml) {
         g_set_error(error, VN_HOOK_ERROR, VN_HOOK_ERROR_INPUT, "no domain XML on stdin");
@@ -173,7 +181,8 @@ gboolean vn_hook_load_domain(VnHook *h, GError **error)
     return h->domain != NULL;
 }
 
-const gchar *vn_hook_state_dir(const VnHook *h)
+const gchar *
+vn_hook_state_dir(const VnHook *h)
 {
     if (h->config && h->config->state_dir)
         return h->config->state_dir;
@@ -181,23 +190,25 @@ const gchar *vn_hook_state_dir(const VnHook *h)
     return env && *env ? env : VNUMA_DEFAULT_STATE_DIR;
 }
 
-const gchar *vn_hook_key(const VnHook *h)
+const gchar *
+vn_hook_key(const VnHook *h)
 {
     if (h->domain && h->domain->uuid)
         return h->domain->uuid;
     return h->domain ? h->domain->name : h->vm;
 }
 
-VnLedger *vn_hook_open_ledger(VnHook *h, GError **error)
+VnLedger *
+vn_hook_open_ledger(VnHook *h, GError **error)
 {
     g_autofree gchar *set_aside = NULL;
-    g_autoptr(VnLedger) l = vn_ledger_open_setting_aside(vn_hook_state_dir(h), h->now,
-                                                         &set_aside, error);
+    g_autoptr(VnLedger) l =
+        vn_ledger_open_setting_aside(vn_hook_state_dir(h), h->now, &set_aside, error);
     if (!l)
         return NULL;
     if (set_aside)
-        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
-                         "MESSAGE", "ledger unreadable, rebuilding it: %s", set_aside);
+        g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "MESSAGE",
+                         "ledger unreadable, rebuilding it: %s", set_aside);
     const gchar *run_dir = vn_ledger_libvirt_run_dir();
     if (vn_ledger_was_missing(l))
         vn_ledger_rebuild(l, run_dir, h->now, NULL);

@@ -29,45 +29,44 @@
 #define VN_HOOK_ERROR (vn_hook_error_quark())
 GQuark vn_hook_error_quark(void);
 typedef enum {
-    VN_HOOK_ERROR_INPUT,    /* stdin unreadable or too large */
-    VN_HOOK_ERROR_SPAWN,    /* the apply helper could not be started */
+    VN_HOOK_ERROR_INPUT, /* stdin unreadable or too large */
+    VN_HOOK_ERROR_SPAWN, /* the apply helper could not be started */
     VN_HOOK_ERROR_MAX
 } VnHookError;
 
 typedef enum {
-    VN_HOOK_PHASE_PREPARE,    /* prepare begin */
-    VN_HOOK_PHASE_START,      /* start begin */
-    VN_HOOK_PHASE_STARTED,    /* started begin */
-    VN_HOOK_PHASE_STOPPED,    /* stopped end */
-    VN_HOOK_PHASE_RELEASE,    /* release end */
-    VN_HOOK_PHASE_RECONNECT,  /* reconnect begin */
-    VN_HOOK_PHASE_MIGRATE,    /* migrate begin (filter) */
-    VN_HOOK_PHASE_RESTORE,    /* restore begin (filter) */
+    VN_HOOK_PHASE_PREPARE,   /* prepare begin */
+    VN_HOOK_PHASE_START,     /* start begin */
+    VN_HOOK_PHASE_STARTED,   /* started begin */
+    VN_HOOK_PHASE_STOPPED,   /* stopped end */
+    VN_HOOK_PHASE_RELEASE,   /* release end */
+    VN_HOOK_PHASE_RECONNECT, /* reconnect begin */
+    VN_HOOK_PHASE_MIGRATE,   /* migrate begin (filter) */
+    VN_HOOK_PHASE_RESTORE,   /* restore begin (filter) */
     VN_HOOK_PHASE_MAX
 } VnHookPhase;
 
 /* "prepare", "started", ... */
 const gchar *vn_hook_phase_to_string(VnHookPhase p);
 /* From libvirt's op and sub-op; FALSE for anything else. */
-gboolean vn_hook_phase_from_args(const gchar *op, const gchar *sub_op,
-                                 VnHookPhase *ret_phase);
+gboolean vn_hook_phase_from_args(const gchar *op, const gchar *sub_op, VnHookPhase *ret_phase);
 
 typedef struct {
-    gchar *vm;               /* argv[1] */
+    gchar *vm; /* argv[1] */
     VnHookPhase phase;
-    gchar *xml;              /* stdin, NUL-terminated; NULL if unreadable */
+    gchar *xml; /* stdin, NUL-terminated; NULL if unreadable */
     gsize xml_len;
-    gint64 now;              /* unix seconds */
-    VnTopology *t;           /* loaded by vn_hook_load_host() */
+    gint64 now;    /* unix seconds */
+    VnTopology *t; /* loaded by vn_hook_load_host() */
     VnConfig *config;
-    gboolean host_tried;     /* vn_hook_load_host() ran (maybe failed) */
-    VnDomain *domain;        /* parsed by vn_hook_load_domain() */
+    gboolean host_tried; /* vn_hook_load_host() ran (maybe failed) */
+    VnDomain *domain;    /* parsed by vn_hook_load_domain() */
     /* the decision, logged once by vn_hook_log_decision() */
-    const gchar *decision;   /* "reserved", "planned", "refused", ... */
-    gchar *nodes;            /* "0,1", or NULL */
+    const gchar *decision; /* "reserved", "planned", "refused", ... */
+    gchar *nodes;          /* "0,1", or NULL */
     gchar *reason;
-    gchar *refusal;          /* set: exit 1 with this line on stderr */
-    gchar *filtered;         /* migrate/restore: the XML to print, or NULL */
+    gchar *refusal;  /* set: exit 1 with this line on stderr */
+    gchar *filtered; /* migrate/restore: the XML to print, or NULL */
 } VnHook;
 
 VnHook *vn_hook_new(const gchar *vm, VnHookPhase phase);
@@ -75,8 +74,8 @@ void vn_hook_free(VnHook *h);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnHook, vn_hook_free)
 
 /* Records the outcome (replacing an earlier one). */
-void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes,
-                    const gchar *fmt, ...) G_GNUC_PRINTF(4, 5);
+void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes, const gchar *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
 
 /* vn-hook-input.c: reads all of `fd` (up to VN_HOOK_MAX_XML; a longer
  * input is drained to EOF so libvirt never blocks on a full pipe, then
@@ -114,8 +113,7 @@ gboolean vn_hook_filter(VnHook *h, GError **error);
  * setsid, stdin /dev/null, stdout/stderr appended to `log_path` (or
  * /dev/null), every other fd closed.  Returns once the intermediate child
  * is reaped, i.e. at once; the grandchild's fate is not waited for. */
-gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path,
-                                GError **error);
+gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path, GError **error);
 /* The vnumactl to run for a live apply: $VNUMA_VNUMACTL, else the
  * installed one, else one on PATH; NULL when none exists. */
 gchar *vn_hook_find_vnumactl(void);
@@ -125,5 +123,5 @@ gchar *vn_hook_find_vnumactl(void);
 void vn_hook_log_decision(const VnHook *h);
 /* GLib log writer for the hook: journal when present, else syslog; never
  * stdout/stderr (libvirt reads those). */
-GLogWriterOutput vn_hook_log_writer(GLogLevelFlags level, const GLogField *fields,
-                                    gsize n_fields, gpointer user_data);
+GLogWriterOutput vn_hook_log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
+                                    gpointer user_data);

@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include "vn-hook.h"
 
-static gboolean run_phase(VnHook *h, GError **error)
+static gboolean
+run_phase(VnHook *h, GError **error)
 {
     switch (h->phase) {
     case VN_HOOK_PHASE_PREPARE:
@@ -38,21 +39,23 @@ static gboolean run_phase(VnHook *h, GError **error)
 }
 
 /* Exit status after an internal error: only a strict prepare vetoes. */
-static int fail(VnHook *h, const GError *error)
+static int
+fail(VnHook *h, const GError *error)
 {
     vn_hook_decide(h, "error", h->nodes, "%s", error->message);
     vn_hook_log_decision(h);
     if (h->phase == VN_HOOK_PHASE_PREPARE && !h->host_tried)
-        vn_hook_load_host(h, NULL);      /* to learn whether strict is set */
+        vn_hook_load_host(h, NULL); /* to learn whether strict is set */
     if (h->phase == VN_HOOK_PHASE_PREPARE && h->config && h->config->hook_strict) {
-        fprintf(stderr, "vnuma: cannot check the placement of %s: %s (strict = true)\n",
-                h->vm, error->message);
+        fprintf(stderr, "vnuma: cannot check the placement of %s: %s (strict = true)\n", h->vm,
+                error->message);
         return 1;
     }
     return 0;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     g_log_set_writer_func(vn_hook_log_writer, NULL, NULL);
     VnHookPhase phase;
@@ -69,10 +72,10 @@ int main(int argc, char **argv)
     if (!vn_hook_read_input(h, STDIN_FILENO, &error)) {
         if (phase == VN_HOOK_PHASE_PREPARE)
             return fail(h, error);
-        g_clear_error(&error);   /* the other phases fall back to the name */
+        g_clear_error(&error); /* the other phases fall back to the name */
     }
     if (phase == VN_HOOK_PHASE_START)
-        return 0;                /* nothing to do between prepare and started */
+        return 0; /* nothing to do between prepare and started */
     if (!run_phase(h, &error))
         return fail(h, error);
     vn_hook_log_decision(h);

@@ -6,7 +6,7 @@
  */
 #include "vn-baselines.h"
 
-G_DEFINE_QUARK(vn-baseline-error-quark, vn_baseline_error)
+G_DEFINE_QUARK(vn-baseline-error-quark, vn_baseline_error);
 
 static const gchar *const baseline_names[VN_BASELINE_MAX] = {
     [VN_BASELINE_FIRST_FIT] = "first-fit",
@@ -37,15 +37,15 @@ typedef struct {
     const VnLoad *load;
     const VnPolicy *policy;
     const VnRequest *req;
-    guint64 overhead_kib;  /* whole VM */
-    guint64 unit_kib;      /* memory split granularity */
+    guint64 overhead_kib; /* whole VM */
+    guint64 unit_kib;     /* memory split granularity */
 } Ctx;
 
 typedef struct {
     gboolean usable;
-    guint n_cpus;          /* free host CPUs (not reserved, not dedicated) */
-    guint vcpus;           /* shared vCPUs it can still take */
-    guint64 mem_kib;       /* memory it can still take, before overhead */
+    guint n_cpus;    /* free host CPUs (not reserved, not dedicated) */
+    guint vcpus;     /* shared vCPUs it can still take */
+    guint64 mem_kib; /* memory it can still take, before overhead */
 } Room;
 
 static void
@@ -61,9 +61,11 @@ node_room(const Ctx *c, guint i, Room *r)
     capacity = (guint)(r->n_cpus * c->policy->cpu_overcommit);
     r->vcpus = capacity > nl->committed_vcpus ? capacity - nl->committed_vcpus : 0;
     base = node->mem_total_kib > c->policy->reserved_memory_kib
-           ? node->mem_total_kib - c->policy->reserved_memory_kib : 0;
+               ? node->mem_total_kib - c->policy->reserved_memory_kib
+               : 0;
     headroom = node->mem_total_kib / 100 * c->policy->headroom_percent;
-    avail = base > headroom + nl->committed_memory_kib ? base - headroom - nl->committed_memory_kib : 0;
+    avail =
+        base > headroom + nl->committed_memory_kib ? base - headroom - nl->committed_memory_kib : 0;
     if (node->mem_free_kib != G_MAXUINT64)
         avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
     r->mem_kib = avail;
@@ -155,7 +157,7 @@ place_most_free(const Ctx *c, const Room *room)
     for (guint i = 0; i < n; i++)
         if (room[i].usable)
             order[n_usable++] = i;
-    for (guint i = 1; i < n_usable; i++)  /* stable: ties keep node order */
+    for (guint i = 1; i < n_usable; i++) /* stable: ties keep node order */
         for (guint j = i; j > 0 && room[order[j - 1]].mem_kib < room[order[j]].mem_kib; j--) {
             guint tmp = order[j];
             order[j] = order[j - 1];
@@ -219,21 +221,26 @@ place_unpinned(const Ctx *c, const Room *room)
 static gboolean
 validate(const VnRequest *req, GError **error)
 {
-    if (req->vcpus == 0 || req->memory_kib < 1024 || req->dedicated || req->hugepage_kib || req->cells) {
-        g_set_error_literal(error, VN_BASELINE_ERROR, VN_BASELINE_ERROR_INVALID_REQUEST,
-                            "baselines place shared vCPUs on normal pages only, at least 1 vCPU and 1 MiB, "
-                            "without a fixed cell count");
+    if (req->vcpus == 0 || req->memory_kib < 1024 || req->dedicated || req->hugepage_kib ||
+        req->cells) {
+        g_set_error_literal(
+            error, VN_BASELINE_ERROR, VN_BASELINE_ERROR_INVALID_REQUEST,
+            "baselines place shared vCPUs on normal pages only, at least 1 vCPU and 1 MiB, "
+            "without a fixed cell count");
         return FALSE;
     }
     return TRUE;
 }
 
 VnPlacement *
-vn_baseline_place(VnBaseline b, const VnTopology *t, const VnLoad *load,
-                  const VnPolicy *policy, const VnRequest *req,
-                  guint *cursor, GError **error)
+vn_baseline_place(VnBaseline b, const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+                  const VnRequest *req, guint *cursor, GError **error)
 {
-    Ctx c = { t, load, policy, req, vn_policy_overhead_kib(policy, req->memory_kib),
+    Ctx c = { t,
+              load,
+              policy,
+              req,
+              vn_policy_overhead_kib(policy, req->memory_kib),
               req->memory_kib % 1024 == 0 ? 1024 : 4 };
     g_autofree Room *room = NULL;
     VnPlacement *p = NULL;

@@ -62,5 +62,5 @@ gboolean vn_baseline_from_string(const gchar *s, VnBaseline *ret_b);
  * placement with cells (node, vCPU count, memory, the node's CPUs) and no
  * per-vCPU pins, or NULL with VN_BASELINE_ERROR. */
 VnPlacement *vn_baseline_place(VnBaseline b, const VnTopology *t, const VnLoad *load,
-                               const VnPolicy *policy, const VnRequest *req,
-                               guint *cursor, GError **error);
+                               const VnPolicy *policy, const VnRequest *req, guint *cursor,
+                               GError **error);

@@ -9,7 +9,7 @@
 #include <glib.h>
 
 typedef struct {
-    guint n_bits;      /* capacity: valid members are 0 .. n_bits-1 */
+    guint n_bits; /* capacity: valid members are 0 .. n_bits-1 */
     guint n_words;
     guint64 words[];
 } VnBitmap;
@@ -36,7 +36,7 @@ void vn_bitmap_and_not(VnBitmap *dst, const VnBitmap *src);
 /* Iteration: returns the first member > prev (pass -1 to start), or -1. */
 gint vn_bitmap_next(const VnBitmap *b, gint prev);
 
-#define VN_BITMAP_FOREACH(b, i) \
+#define VN_BITMAP_FOREACH(b, i)                                                                    \
     for (gint i = vn_bitmap_next((b), -1); i >= 0; i = vn_bitmap_next((b), i))
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnBitmap, vn_bitmap_free)

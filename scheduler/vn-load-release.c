@@ -30,8 +30,8 @@ release_hugepages(VnLoad *load, guint node, guint64 size_kib, guint64 pages)
 }
 
 void
-vn_load_release(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
-                const VnRequest *req, const VnPlacement *p)
+vn_load_release(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const VnRequest *req,
+                const VnPlacement *p)
 {
     guint64 overhead = vn_policy_overhead_kib(policy, req->memory_kib);
     guint n_cells = MAX(p->cells->len, 1);
@@ -42,10 +42,12 @@ vn_load_release(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
 
         g_return_if_fail(cell->node < load->n_nodes);
         nl = &load->nodes[cell->node];
-        nl->committed_memory_kib = sub_u64(nl->committed_memory_kib,
-                                           overhead / n_cells + (p->hugepage_kib ? 0 : cell->memory_kib));
+        nl->committed_memory_kib =
+            sub_u64(nl->committed_memory_kib,
+                    overhead / n_cells + (p->hugepage_kib ? 0 : cell->memory_kib));
         if (p->hugepage_kib)
-            release_hugepages(load, cell->node, p->hugepage_kib, cell->memory_kib / p->hugepage_kib);
+            release_hugepages(load, cell->node, p->hugepage_kib,
+                              cell->memory_kib / p->hugepage_kib);
         if (p->dedicated)
             vn_bitmap_and_not(load->dedicated_cpus, cell->cpus);
         else
@@ -71,6 +73,7 @@ vn_load_copy(const VnLoad *l)
     c->committed_hugepages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     g_hash_table_iter_init(&it, l->committed_hugepages);
     while (g_hash_table_iter_next(&it, &key, &value))
-        g_hash_table_insert(c->committed_hugepages, g_strdup(key), g_memdup2(value, sizeof(guint64)));
+        g_hash_table_insert(c->committed_hugepages, g_strdup(key),
+                            g_memdup2(value, sizeof(guint64)));
     return c;
 }

@@ -20,7 +20,7 @@ typedef struct {
 typedef struct {
     guint n_nodes;
     VnNodeLoad *nodes;
-    VnBitmap *dedicated_cpus;     /* CPUs owned 1:1 by placed VMs */
+    VnBitmap *dedicated_cpus; /* CPUs owned 1:1 by placed VMs */
     /* hugepages already promised, per node, same order as the node's
      * VnHugepages array: pages committed by placed VMs */
     GHashTable *committed_hugepages; /* "node:sizekib" -> guint64* pages */
@@ -65,13 +65,13 @@ gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
 const gchar *const *vn_balance_names(void);
 
 typedef struct {
-    VnBitmap *reserved_cpus;        /* never handed to guests (host CPU ids) */
-    guint64 reserved_memory_kib;    /* kept for the host on every node */
-    guint64 overhead_base_kib;      /* per VM: QEMU fixed overhead */
-    guint64 overhead_per_gib_kib;   /* per VM per GiB of guest memory */
-    guint headroom_percent;         /* of each node's memory kept free */
-    gdouble cpu_overcommit;         /* shared vCPUs per usable host CPU */
-    VnBalance balance;              /* tie-break between equally near sets */
+    VnBitmap *reserved_cpus;      /* never handed to guests (host CPU ids) */
+    guint64 reserved_memory_kib;  /* kept for the host on every node */
+    guint64 overhead_base_kib;    /* per VM: QEMU fixed overhead */
+    guint64 overhead_per_gib_kib; /* per VM per GiB of guest memory */
+    guint headroom_percent;       /* of each node's memory kept free */
+    gdouble cpu_overcommit;       /* shared vCPUs per usable host CPU */
+    VnBalance balance;            /* tie-break between equally near sets */
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %

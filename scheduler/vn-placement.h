@@ -10,45 +10,45 @@
 #include "vn-bitmap.h"
 
 typedef struct {
-    guint id;              /* guest cell id, 0.. */
-    guint node;            /* host node index (see VnTopology) */
-    guint node_os_id;      /* host node kernel number */
-    guint vcpu_first;      /* guest vCPUs vcpu_first .. vcpu_first+n_vcpus-1 */
+    guint id;         /* guest cell id, 0.. */
+    guint node;       /* host node index (see VnTopology) */
+    guint node_os_id; /* host node kernel number */
+    guint vcpu_first; /* guest vCPUs vcpu_first .. vcpu_first+n_vcpus-1 */
     guint n_vcpus;
-    VnBitmap *cpus;        /* host CPUs of this cell (union of its pins) */
+    VnBitmap *cpus; /* host CPUs of this cell (union of its pins) */
     guint64 memory_kib;
 } VnCell;
 
 typedef struct {
-    guint id;              /* libvirt IOThread id, 1.. */
+    guint id; /* libvirt IOThread id, 1.. */
     guint cell;
     VnBitmap *cpus;
 } VnIOThreadPin;
 
 /* One candidate node set the scheduler looked at (for `explain`). */
 typedef struct {
-    GArray *nodes;         /* of guint node index, in cell order */
+    GArray *nodes; /* of guint node index, in cell order */
     gboolean feasible;
     gboolean chosen;
     guint internal_distance; /* sum of pairwise distances */
-    gdouble load_after;    /* highest node utilisation after placement, 0..1+ */
-    guint device_distance; /* sum over devices of distance to nearest cell */
-    gdouble score;         /* lower is better */
-    gchar *note;           /* why rejected / chosen */
+    gdouble load_after;      /* highest node utilisation after placement, 0..1+ */
+    guint device_distance;   /* sum over devices of distance to nearest cell */
+    gdouble score;           /* lower is better */
+    gchar *note;             /* why rejected / chosen */
 } VnCandidate;
 
 typedef struct {
-    GArray *cells;         /* of VnCell */
-    GPtrArray *vcpu_pins;  /* of VnBitmap*, one per guest vCPU */
+    GArray *cells;        /* of VnCell */
+    GPtrArray *vcpu_pins; /* of VnBitmap*, one per guest vCPU */
     VnBitmap *emulator_cpus;
-    GArray *iothreads;     /* of VnIOThreadPin */
+    GArray *iothreads; /* of VnIOThreadPin */
     gboolean dedicated;
-    guint threads_per_core;/* guest SMT width (1 unless dedicated + SMT) */
+    guint threads_per_core; /* guest SMT width (1 unless dedicated + SMT) */
     guint64 hugepage_kib;
     /* SMT siblings held idle for a dedicated VM with SMT policy isolate:
      * nobody else may use them while the VM lives. */
     VnBitmap *isolated_cpus;
-    GPtrArray *reasons;    /* of gchar*: why this placement */
+    GPtrArray *reasons; /* of gchar*: why this placement */
     /* of gchar*: what the placement cannot give the guest as written
      * (added by the domain writer, e.g. cells a guest without ACPI cannot
      * see); empty when nothing is wrong */
@@ -73,14 +73,14 @@ GArray *vn_placement_nodes(const VnPlacement *p);
  * where the first thread touching it ran).  So auto is restrictive for a
  * placement on one host node and strict for one across nodes. */
 typedef enum {
-    VN_MEMORY_MODE_RESTRICTIVE,  /* cgroup cpuset.mems: movable live */
-    VN_MEMORY_MODE_STRICT,       /* mbind per cell: fixed while running */
-    VN_MEMORY_MODE_AUTO,         /* restrictive on one node, strict across nodes */
+    VN_MEMORY_MODE_RESTRICTIVE, /* cgroup cpuset.mems: movable live */
+    VN_MEMORY_MODE_STRICT,      /* mbind per cell: fixed while running */
+    VN_MEMORY_MODE_AUTO,        /* restrictive on one node, strict across nodes */
     VN_MEMORY_MODE_MAX
 } VnMemoryMode;
 
 const gchar *vn_memory_mode_to_string(VnMemoryMode m);
-gint vn_memory_mode_from_string(const gchar *s);      /* -1 if unknown */
+gint vn_memory_mode_from_string(const gchar *s); /* -1 if unknown */
 /* The names, in enum order, NULL-terminated. */
 const gchar *const *vn_memory_mode_names(void);
 /* The mode to write for placement `p`: auto resolved, others as they are. */

@@ -37,12 +37,14 @@ count_free_cores(const VnPlanCtx *c, guint node, gboolean require_all_threads, g
     gpointer key, value;
     guint cores = 0, threads = 0;
 
-    VN_BITMAP_FOREACH(t->nodes[node].cpus, cpu) {
+    VN_BITMAP_FOREACH (t->nodes[node].cpus, cpu) {
         const VnCpu *vc = vn_topology_cpu(t, (guint)cpu);
         gpointer k = GUINT_TO_POINTER(vc->core + 1);
-        g_hash_table_insert(total, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(total, k)) + 1));
+        g_hash_table_insert(total, k,
+                            GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(total, k)) + 1));
         if (cpu_is_free(c, (guint)cpu))
-            g_hash_table_insert(freec, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(freec, k)) + 1));
+            g_hash_table_insert(
+                freec, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(freec, k)) + 1));
     }
     g_hash_table_iter_init(&it, freec);
     while (g_hash_table_iter_next(&it, &key, &value)) {
@@ -112,10 +114,11 @@ compute_memory(VnPlanCtx *c, guint i, guint64 overhead_share)
     const VnNodeLoad *nl = &c->load->nodes[i];
     VnNodeCap *cap = &c->cap[i];
     guint64 base = node->mem_total_kib > c->policy->reserved_memory_kib
-                   ? node->mem_total_kib - c->policy->reserved_memory_kib : 0;
+                       ? node->mem_total_kib - c->policy->reserved_memory_kib
+                       : 0;
     guint64 headroom = node->mem_total_kib / 100 * c->policy->headroom_percent;
-    guint64 avail = base > headroom + nl->committed_memory_kib
-                    ? base - headroom - nl->committed_memory_kib : 0;
+    guint64 avail =
+        base > headroom + nl->committed_memory_kib ? base - headroom - nl->committed_memory_kib : 0;
 
     if (node->mem_free_kib != G_MAXUINT64)
         avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
@@ -134,7 +137,8 @@ compute_memory(VnPlanCtx *c, guint i, guint64 overhead_share)
         cap->mem_kib = avail >= overhead_share ? pages * c->req->hugepage_kib : 0;
         if (cap->usable && cap->mem_kib < c->mem_unit_kib) {
             cap->usable = FALSE;
-            cap->why_not = pages ? "no memory left for QEMU overhead" : "no free hugepages of the requested size";
+            cap->why_not = pages ? "no memory left for QEMU overhead"
+                                 : "no free hugepages of the requested size";
         }
         return;
     }
@@ -165,8 +169,10 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
         }
         if (vn_bitmap_is_empty(node->cpus)) {
             cap->usable = FALSE;
-            cap->why_not = node->cpu_owner >= 0 ? "memory-only node sharing another node's CPUs (used only on request)"
-                                                : "memory-only node (used only on request)";
+            cap->why_not =
+                node->cpu_owner >= 0
+                    ? "memory-only node sharing another node's CPUs (used only on request)"
+                    : "memory-only node (used only on request)";
             continue;
         }
         if (node->mem_total_kib == 0) {
@@ -195,8 +201,8 @@ vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem
     const VnNodeCap *cap = &c->cap[node];
     gdouble cpu = cap->cpu_util + vcpus / cap->vcpu_capacity;
     gdouble mem = cap->mem_util + (gdouble)mem_kib / (gdouble)cap->mem_base_kib;
-    gdouble contention = c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share
-                                                              : 0.1 * cap->high_share;
+    gdouble contention =
+        c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
 
     return MAX(cpu, mem) + contention;
 }
@@ -208,8 +214,8 @@ gdouble
 vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
 {
     const VnNodeCap *cap = &c->cap[node];
-    gdouble contention = c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share
-                                                              : 0.1 * cap->high_share;
+    gdouble contention =
+        c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
 
     return cap->cpu_util + vcpus / cap->vcpu_capacity + contention;
 }
@@ -259,11 +265,10 @@ sized_shortfall(const VnPlanCtx *c, guint node, const gchar *have)
 {
     g_autofree gchar *cells = cells_string(vn_plan_cells_fit_mask(c, node));
 
-    return g_strdup_printf("node %u: %s%s and room for %u %svCPUs free, holds %s alone",
-                           c->t->nodes[node].os_id, have,
-                           c->req->hugepage_kib ? " in hugepages" : "",
-                           c->cap[node].vcpus * c->vcpu_unit,
-                           c->req->dedicated ? "dedicated " : "", cells);
+    return g_strdup_printf(
+        "node %u: %s%s and room for %u %svCPUs free, holds %s alone", c->t->nodes[node].os_id, have,
+        c->req->hugepage_kib ? " in hugepages" : "", c->cap[node].vcpus * c->vcpu_unit,
+        c->req->dedicated ? "dedicated " : "", cells);
 }
 
 /* One line on what a node lacks for this VM (used when nothing fits). */
@@ -279,8 +284,9 @@ vn_plan_node_shortfall(const VnPlanCtx *c, guint node)
     if (!cap->usable)
         return g_strdup_printf("node %u: %s", os_id, cap->why_not);
     if (cap->memory_only)
-        return g_strdup_printf("node %u: memory-only, %s free: can add memory to a VM, not hold its vCPUs",
-                               os_id, have);
+        return g_strdup_printf(
+            "node %u: memory-only, %s free: can add memory to a VM, not hold its vCPUs", os_id,
+            have);
     if (c->sizes)
         return sized_shortfall(c, node, have);
     if (cap->vcpus < vunits && cap->mem_kib < c->req->memory_kib)

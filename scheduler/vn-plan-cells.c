@@ -65,7 +65,8 @@ vn_plan_cells_clear(VnPlanCtx *c)
 static gboolean
 holds(const VnPlanCtx *c, guint cell, guint64 vcpu_room, guint64 mem_room)
 {
-    return c->sizes[cell].vcpus / c->vcpu_unit <= vcpu_room && c->sizes[cell].memory_kib <= mem_room;
+    return c->sizes[cell].vcpus / c->vcpu_unit <= vcpu_room &&
+           c->sizes[cell].memory_kib <= mem_room;
 }
 
 guint64
@@ -86,8 +87,7 @@ vn_plan_cells_fit_mask(const VnPlanCtx *c, guint node)
  * path that succeeds.  A free cell the member holds is taken before any
  * other member is moved (moves change the rooms the later steps see). */
 static gboolean
-augment(const VnPlanCtx *c, const guint64 *masks, guint member, gint *member_of_cell,
-        guint64 *seen)
+augment(const VnPlanCtx *c, const guint64 *masks, guint member, gint *member_of_cell, guint64 *seen)
 {
     for (guint x = 0; x < c->fixed_cells; x++) {
         guint cell = c->cell_order[x];
@@ -112,8 +112,7 @@ augment(const VnPlanCtx *c, const guint64 *masks, guint member, gint *member_of_
 }
 
 gboolean
-vn_plan_cells_augment(const VnPlanCtx *c, const guint64 *masks, guint member,
-                      gint *member_of_cell)
+vn_plan_cells_augment(const VnPlanCtx *c, const guint64 *masks, guint member, gint *member_of_cell)
 {
     guint64 seen = 0;
 
@@ -147,8 +146,8 @@ take(const VnPlanCtx *c, VnNodeSet *s, guint cell, guint member, guint64 *vroom,
  * first, each trying the largest cells first), then the other cells, largest
  * first, each to the member with the most room left that holds it. */
 static gboolean
-assign_matched_worst_fit(const VnPlanCtx *c, VnNodeSet *s, const guint64 *masks,
-                         guint64 *vroom, guint64 *mroom, guint64 *order, gint *member_of_cell)
+assign_matched_worst_fit(const VnPlanCtx *c, VnNodeSet *s, const guint64 *masks, guint64 *vroom,
+                         guint64 *mroom, guint64 *order, gint *member_of_cell)
 {
     guint k = s->k, n_cells = c->fixed_cells;
 
@@ -243,7 +242,7 @@ vn_plan_split_sized(const VnPlanCtx *c, VnNodeSet *s)
     if (assign_matched_worst_fit(c, s, masks, vroom, mroom, order, member_of_cell))
         return TRUE;
     if (k == n_cells)
-        return FALSE;   /* the matching is exact */
+        return FALSE; /* the matching is exact */
     reset(c, s, vroom, mroom);
     return assign_best_fit(c, s, vroom, mroom);
 }

@@ -13,8 +13,8 @@
 /* Free CPUs of `node` grouped by core, in CPU order: returns the chosen
  * CPUs for `want` vCPUs (and the held-idle siblings for isolate). */
 static gboolean
-pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
-               GArray *ret_cpus, VnBitmap *isolated)
+pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArray *ret_cpus,
+               VnBitmap *isolated)
 {
     const VnTopology *t = c->t;
     const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
@@ -24,7 +24,7 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
     for (guint pass = 0; pass < 2 && ret_cpus->len < want; pass++) {
         if (pass == 1 && c->req->smt != VN_SMT_PREFER)
             break;
-        VN_BITMAP_FOREACH(free_cpus, cpu) {
+        VN_BITMAP_FOREACH (free_cpus, cpu) {
             const VnCpu *vc = vn_topology_cpu(t, (guint)cpu);
             gboolean whole = TRUE;
             guint n_sib = 0;
@@ -35,7 +35,7 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
             if (vn_bitmap_test(taken, (guint)cpu))
                 continue;
             /* siblings of this core on this node, in CPU order */
-            VN_BITMAP_FOREACH(t->nodes[node].cpus, other) {
+            VN_BITMAP_FOREACH (t->nodes[node].cpus, other) {
                 if (vn_topology_cpu(t, (guint)other)->core != vc->core)
                     continue;
                 if (!vn_bitmap_test(free_cpus, (guint)other) || vn_bitmap_test(taken, (guint)other))
@@ -47,7 +47,7 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken,
                 continue;
             if (whole_first) {
                 if (c->req->smt == VN_SMT_REQUIRE && want - ret_cpus->len < n_sib)
-                    continue;   /* require: never a part of a core */
+                    continue; /* require: never a part of a core */
                 for (guint s = 0; s < n_sib && ret_cpus->len < want; s++) {
                     g_array_append_val(ret_cpus, sib[s]);
                     vn_bitmap_set(taken, sib[s]);
@@ -103,7 +103,7 @@ nearest_set_node(const VnPlanCtx *c, const VnNodeSet *set, gint dev_node)
     for (guint i = best + 1; i < set->k; i++)
         if (!c->cap[set->nodes[i]].memory_only &&
             vn_topology_distance(c->t, (guint)dev_node, set->nodes[i]) <
-            vn_topology_distance(c->t, (guint)dev_node, set->nodes[best]))
+                vn_topology_distance(c->t, (guint)dev_node, set->nodes[best]))
             best = i;
     return best;
 }
@@ -117,7 +117,7 @@ emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
     for (guint i = 0; i < set->k; i++) {
         guint sum = 0;
         if (c->cap[set->nodes[i]].memory_only)
-            continue;   /* no CPU to run the emulator on */
+            continue; /* no CPU to run the emulator on */
         for (guint d = 0; d < c->n_dev; d++)
             if (c->dev_node[d] >= 0)
                 sum += vn_topology_distance(c->t, (guint)c->dev_node[d], set->nodes[i]);
@@ -174,8 +174,11 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
                guint *used, guint *vcpu_next, VnPlacement *p)
 {
     guint member = set->cell_member[cell_index], node = set->nodes[member];
-    VnCell cell = { .id = cell_index, .node = node, .node_os_id = c->t->nodes[node].os_id,
-                    .vcpu_first = *vcpu_next, .n_vcpus = c->sizes[cell_index].vcpus,
+    VnCell cell = { .id = cell_index,
+                    .node = node,
+                    .node_os_id = c->t->nodes[node].os_id,
+                    .vcpu_first = *vcpu_next,
+                    .n_vcpus = c->sizes[cell_index].vcpus,
                     .memory_kib = c->sizes[cell_index].memory_kib };
 
     cell.cpus = vn_bitmap_new(c->t->n_cpu_ids);
@@ -195,8 +198,8 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
 }
 
 static gboolean
-pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken,
-                 GArray *cpus, VnPlacement *p, GError **error)
+pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken, GArray *cpus,
+                 VnPlacement *p, GError **error)
 {
     if (!c->req->dedicated ||
         pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus))
@@ -274,8 +277,9 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
             more = helper_cpus(c, set->nodes[i], taken, own, &note);
             vn_bitmap_or(p->emulator_cpus, more);
         }
-        vn_placement_add_reason(p, "emulator thread on the CPUs of all the VM's nodes "
-                                   "(QEMU fills each cell's memory from threads on that cell's node)");
+        vn_placement_add_reason(p,
+                                "emulator thread on the CPUs of all the VM's nodes "
+                                "(QEMU fills each cell's memory from threads on that cell's node)");
     }
 
     for (guint id = 1; id <= c->req->iothreads; id++) {

@@ -129,10 +129,10 @@ evaluate(const VnPlanCtx *c, VnNodeSet *s)
 /* ---- capacity bounds used to prune the growth ---- */
 
 typedef struct {
-    guint64 *vcap, *mcap;       /* per node, in units; slots for fixed cells */
-    guint64 *vtop, *mtop;       /* prefix sums of the largest capacities */
-    guint *vorder, *morder;     /* node indices, largest capacity first */
-    guint *vpos, *mpos;         /* rank of each node in those orders */
+    guint64 *vcap, *mcap;   /* per node, in units; slots for fixed cells */
+    guint64 *vtop, *mtop;   /* prefix sums of the largest capacities */
+    guint *vorder, *morder; /* node indices, largest capacity first */
+    guint *vpos, *mpos;     /* rank of each node in those orders */
     guint64 vneed, mneed;
     /* sized cells: the cells each node holds alone, and a matching of
      * the growing set's members (by step) to cells of their own */
@@ -227,8 +227,8 @@ bounds_init(const VnPlanCtx *c, Bounds *b)
 }
 
 static void
-rest_compute(const VnPlanCtx *c, const guint *order, const guint64 *caps,
-             const gboolean *in, guint left, Rest *r)
+rest_compute(const VnPlanCtx *c, const guint *order, const guint64 *caps, const gboolean *in,
+             guint left, Rest *r)
 {
     guint taken = 0;
 
@@ -339,8 +339,8 @@ node_util(const VnPlanCtx *c, guint node)
 }
 
 static gboolean
-grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
-     guint *dsum, gboolean *in, VnNodeSet *out)
+grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k, guint *dsum, gboolean *in,
+     VnNodeSet *out)
 {
     guint64 vhave = b->vcap[seed], mhave = b->mcap[seed];
 
@@ -352,7 +352,7 @@ grow(const VnPlanCtx *c, const Bounds *b, guint seed, guint k,
     in[seed] = TRUE;
     out->nodes[0] = seed;
     for (guint step = 1; step < k; step++) {
-        guint left = k - step - 1;   /* slots still to fill after this one */
+        guint left = k - step - 1; /* slots still to fill after this one */
         gint best = -1;
         Rest rv, rm;
 
@@ -418,7 +418,8 @@ refine(const VnPlanCtx *c, VnNodeSet *s, guint *dsum, gboolean *in)
                 in[out] = FALSE;
                 in[j] = TRUE;
                 for (guint x = 0; x < c->n; x++)
-                    dsum[x] += vn_topology_distance(c->t, j, x) - vn_topology_distance(c->t, out, x);
+                    dsum[x] +=
+                        vn_topology_distance(c->t, j, x) - vn_topology_distance(c->t, out, x);
                 node_set_assign(s, trial, c->sizes ? c->fixed_cells : 0);
                 improved = TRUE;
             }
@@ -537,7 +538,8 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
         refine(c, g_ptr_array_index(sets, i), dsum, in);
     /* re-sort after refinement, dropping duplicates */
     {
-        g_autoptr(GPtrArray) sorted = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
+        g_autoptr(GPtrArray) sorted =
+            g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
         for (guint i = 0; i < sets->len; i++)
             keep_best(sorted, node_set_copy(c, g_ptr_array_index(sets, i)), MAX_CANDIDATES);
         for (guint i = 0; candidates && i < sorted->len; i++)
@@ -545,8 +547,6 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
         return sorted->len ? node_set_copy(c, g_ptr_array_index(sorted, 0)) : NULL;
     }
 }
-
-
 
 guint
 vn_plan_min_nodes(const VnPlanCtx *c)

@@ -5,18 +5,18 @@
 
 /* What one node can still take for this request. */
 typedef struct {
-    gboolean usable;       /* may hold a guest cell at all */
-    gboolean memory_only;  /* usable for a CPU-less guest cell only */
-    const gchar *why_not;  /* static reason when !usable */
-    guint vcpus;           /* vCPUs it can take (in vcpu units for SMT require) */
-    guint64 mem_kib;       /* guest memory it can take (after overhead share) */
-    guint64 mem_need_total;/* for reasons */
-    gdouble cpu_util;      /* before placement, 0..1 */
-    gdouble mem_util;      /* before placement, 0..1 */
-    guint64 mem_base_kib;  /* total - reserved: denominator for mem_util */
-    gdouble vcpu_capacity; /* denominator for cpu_util (overcommitted CPUs) */
-    gdouble high_share;    /* committed high-priority vCPUs / capacity */
-    VnBitmap *free_cpus;   /* lazily built: use vn_plan_free_cpus() */
+    gboolean usable;        /* may hold a guest cell at all */
+    gboolean memory_only;   /* usable for a CPU-less guest cell only */
+    const gchar *why_not;   /* static reason when !usable */
+    guint vcpus;            /* vCPUs it can take (in vcpu units for SMT require) */
+    guint64 mem_kib;        /* guest memory it can take (after overhead share) */
+    guint64 mem_need_total; /* for reasons */
+    gdouble cpu_util;       /* before placement, 0..1 */
+    gdouble mem_util;       /* before placement, 0..1 */
+    guint64 mem_base_kib;   /* total - reserved: denominator for mem_util */
+    gdouble vcpu_capacity;  /* denominator for cpu_util (overcommitted CPUs) */
+    gdouble high_share;     /* committed high-priority vCPUs / capacity */
+    VnBitmap *free_cpus;    /* lazily built: use vn_plan_free_cpus() */
 } VnNodeCap;
 
 typedef struct {
@@ -24,37 +24,37 @@ typedef struct {
     const VnLoad *load;
     const VnPolicy *policy;
     const VnRequest *req;
-    guint n;               /* nodes */
-    VnNodeCap *cap;        /* n entries */
-    guint64 overhead_kib;  /* whole VM */
-    guint64 mem_unit_kib;  /* split granularity (page size) */
-    guint vcpu_unit;       /* 1, or SMT width for dedicated + require */
-    guint fixed_cells;     /* 0 = auto */
-    guint64 vshare_fixed;  /* fixed cells: vCPUs per cell (max) */
-    guint64 mshare_fixed;  /* fixed cells: KiB per cell (max) */
-    const VnCellSize *sizes;/* fixed cells of their own sizes, or NULL */
-    guint *cell_order;     /* sized cells: cell indices, largest first */
-    guint64 *cell_scratch; /* sized cells: working space for the
+    guint n;                 /* nodes */
+    VnNodeCap *cap;          /* n entries */
+    guint64 overhead_kib;    /* whole VM */
+    guint64 mem_unit_kib;    /* split granularity (page size) */
+    guint vcpu_unit;         /* 1, or SMT width for dedicated + require */
+    guint fixed_cells;       /* 0 = auto */
+    guint64 vshare_fixed;    /* fixed cells: vCPUs per cell (max) */
+    guint64 mshare_fixed;    /* fixed cells: KiB per cell (max) */
+    const VnCellSize *sizes; /* fixed cells of their own sizes, or NULL */
+    guint *cell_order;       /* sized cells: cell indices, largest first */
+    guint64 *cell_scratch;   /* sized cells: working space for the
                             * assignment (vn-plan-cells.c) */
-    gint *dev_node;        /* device node indices (-1 unknown) */
+    gint *dev_node;          /* device node indices (-1 unknown) */
     guint n_dev;
-    guint64 *scratch;      /* 4 * n words for the split: no allocation per
+    guint64 *scratch; /* 4 * n words for the split: no allocation per
                             * evaluated set */
 } VnPlanCtx;
 
 /* A chosen node set with its per-node share. */
 typedef struct {
     guint k;
-    guint *nodes;          /* node indices, ascending */
-    guint *vcpus;          /* vCPUs per node */
-    guint64 *mem_kib;      /* guest KiB per node */
-    guint *cells;          /* guest cells per node (1 unless fixed cells) */
-    guint *cell_member;    /* sized cells: per guest cell, its index in
+    guint *nodes;       /* node indices, ascending */
+    guint *vcpus;       /* vCPUs per node */
+    guint64 *mem_kib;   /* guest KiB per node */
+    guint *cells;       /* guest cells per node (1 unless fixed cells) */
+    guint *cell_member; /* sized cells: per guest cell, its index in
                             * nodes; NULL otherwise */
     guint internal_distance;
     guint device_distance;
-    gdouble load_after;    /* busiest member's utilisation after placement */
-    gdouble score;         /* lower is better: distance, devices, then
+    gdouble load_after; /* busiest member's utilisation after placement */
+    gdouble score;      /* lower is better: distance, devices, then
                             * the policy's balance (vn_plan_score_set) */
 } VnNodeSet;
 
@@ -98,8 +98,8 @@ void vn_node_set_free(VnNodeSet *s);
 void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 
 /* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
-gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set,
-                             VnPlacement *p, GError **error);
+gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p,
+                             GError **error);
 
 gchar *vn_plan_format_kib(guint64 kib);
 

@@ -93,7 +93,8 @@ split_fixed(const VnPlanCtx *c, VnNodeSet *s)
         const VnNodeCap *cap = &c->cap[s->nodes[i]];
         if (!cap->usable)
             return FALSE;
-        slots[i] = MIN(cap->vcpus / c->vshare_fixed, cap->mem_kib / c->mem_unit_kib / c->mshare_fixed);
+        slots[i] =
+            MIN(cap->vcpus / c->vshare_fixed, cap->mem_kib / c->mem_unit_kib / c->mshare_fixed);
     }
     if (!water_fill(cells, s->k, slots, NULL, out))
         return FALSE;

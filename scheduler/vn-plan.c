@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(vn-plan-error-quark, vn_plan_error)
+G_DEFINE_QUARK(vn-plan-error-quark, vn_plan_error);
 
 #define VN_EXTRA_K_TRIES 3
 
@@ -28,8 +28,8 @@ validate_cell_sizes(const VnTopology *t, const VnRequest *r, GError **error)
     if (sizes->len != r->cells || sizes->len > VN_PLAN_MAX_SIZED_CELLS) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
                     "per-cell sizes are given for %u guest cells, the request has %u cells "
-                    "(at most %u cells with their own sizes)", sizes->len, r->cells,
-                    VN_PLAN_MAX_SIZED_CELLS);
+                    "(at most %u cells with their own sizes)",
+                    sizes->len, r->cells, VN_PLAN_MAX_SIZED_CELLS);
         return FALSE;
     }
     for (guint i = 0; i < sizes->len; i++) {
@@ -55,8 +55,8 @@ validate_cell_sizes(const VnTopology *t, const VnRequest *r, GError **error)
     if (vcpus != r->vcpus || kib != r->memory_kib) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
                     "the guest cells hold %u vCPUs and %" G_GUINT64_FORMAT " KiB in all, "
-                    "the request %u vCPUs and %" G_GUINT64_FORMAT " KiB", vcpus, kib,
-                    r->vcpus, r->memory_kib);
+                    "the request %u vCPUs and %" G_GUINT64_FORMAT " KiB",
+                    vcpus, kib, r->vcpus, r->memory_kib);
         return FALSE;
     }
     return TRUE;
@@ -81,16 +81,17 @@ validate_limits(const VnRequest *r, GError **error)
         if (limits[i].value >= limits[i].min && limits[i].value <= limits[i].max)
             continue;
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                    "%s must be from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ", got %"
-                    G_GUINT64_FORMAT, limits[i].name, limits[i].min, limits[i].max,
-                    limits[i].value);
+                    "%s must be from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+                    ", got %" G_GUINT64_FORMAT,
+                    limits[i].name, limits[i].min, limits[i].max, limits[i].value);
         return FALSE;
     }
     if (r->memory_kib < VN_REQUEST_MIN_MEMORY_KIB ||
         r->memory_kib / 1024 > VN_REQUEST_MAX_MEMORY_MIB) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                    "memory must be from 1 MiB to %" G_GUINT64_FORMAT " MiB, got %"
-                    G_GUINT64_FORMAT " KiB", VN_REQUEST_MAX_MEMORY_MIB, r->memory_kib);
+                    "memory must be from 1 MiB to %" G_GUINT64_FORMAT " MiB, got %" G_GUINT64_FORMAT
+                    " KiB",
+                    VN_REQUEST_MAX_MEMORY_MIB, r->memory_kib);
         return FALSE;
     }
     return TRUE;
@@ -103,8 +104,9 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
         return FALSE;
     if (r->hugepage_kib && r->memory_kib % r->hugepage_kib) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
-                    "memory (%" G_GUINT64_FORMAT " KiB) is not a multiple of the hugepage size (%"
-                    G_GUINT64_FORMAT " KiB)", r->memory_kib, r->hugepage_kib);
+                    "memory (%" G_GUINT64_FORMAT
+                    " KiB) is not a multiple of the hugepage size (%" G_GUINT64_FORMAT " KiB)",
+                    r->memory_kib, r->hugepage_kib);
         return FALSE;
     }
     if (r->cell_sizes && !validate_cell_sizes(t, r, error))
@@ -133,8 +135,8 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
 }
 
 static void
-ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
-         const VnPolicy *policy, const VnRequest *req)
+ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+         const VnRequest *req)
 {
     memset(c, 0, sizeof(*c));
     c->t = t;
@@ -168,7 +170,8 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load,
     if (c->sizes)
         vn_plan_cells_init(c);
     for (guint d = 0; d < c->n_dev; d++)
-        c->dev_node[d] = vn_topology_node_by_os_id(t, g_array_index(req->devices, VnDevice, d).node_os_id);
+        c->dev_node[d] =
+            vn_topology_node_by_os_id(t, g_array_index(req->devices, VnDevice, d).node_os_id);
 }
 
 static void
@@ -242,29 +245,34 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
     if (c->t->distances_assumed)
         vn_placement_add_reason(p, "host reports no NUMA distances: assumed 10 local, 20 remote");
     if (c->sizes)
-        vn_placement_add_reason(p, "guest topology fixed at %u cells of their own sizes: "
+        vn_placement_add_reason(p,
+                                "guest topology fixed at %u cells of their own sizes: "
                                 "placed on %u node(s), each holding its cells whole",
                                 c->fixed_cells, set->k);
     else if (c->fixed_cells)
         vn_placement_add_reason(p, "guest topology fixed at %u cells: placed on %u node(s)",
                                 c->fixed_cells, set->k);
     else if (set->k == 1)
-        vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)",
-                                nodes, set->load_after * 100.0);
+        vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)", nodes,
+                                set->load_after * 100.0);
     else
-        vn_placement_add_reason(p, "larger than any single node's free capacity: %u cells on %u nodes",
-                                set->k, set->k);
+        vn_placement_add_reason(
+            p, "larger than any single node's free capacity: %u cells on %u nodes", set->k, set->k);
     if (set->k > 1)
-        vn_placement_add_reason(p, "nodes %s: internal distance %u, the smallest among feasible sets found",
-                                nodes, set->internal_distance);
+        vn_placement_add_reason(
+            p, "nodes %s: internal distance %u, the smallest among feasible sets found", nodes,
+            set->internal_distance);
     if (c->n_dev)
-        vn_placement_add_reason(p, "device distance %u beyond local (0 = every device on a chosen node)",
-                                set->device_distance);
+        vn_placement_add_reason(
+            p, "device distance %u beyond local (0 = every device on a chosen node)",
+            set->device_distance);
     if (c->policy->balance == VN_BALANCE_MEMORY_PACKING)
-        vn_placement_add_reason(p, "balance memory-packing: of equally near choices, the one leaving the "
-                                "least CPU use and free memory (CPU use + %.1f x free memory share after "
-                                "placement), so whole nodes stay free for big VMs",
-                                VN_BALANCE_PACKING_FREE_WEIGHT);
+        vn_placement_add_reason(
+            p,
+            "balance memory-packing: of equally near choices, the one leaving the "
+            "least CPU use and free memory (CPU use + %.1f x free memory share after "
+            "placement), so whole nodes stay free for big VMs",
+            VN_BALANCE_PACKING_FREE_WEIGHT);
     for (guint i = 1; i < p->candidates->len && i < 3; i++) {
         const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
         g_autofree gchar *alt = NULL;
@@ -278,19 +286,19 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
             vn_placement_add_reason(p, "not node %s: device distance %u, load after %.0f%%", alt,
                                     cand->device_distance, cand->load_after * 100.0);
         else
-            vn_placement_add_reason(p, "not nodes %s: internal distance %u, device distance %u, load after %.0f%%",
-                                    alt, cand->internal_distance, cand->device_distance,
-                                    cand->load_after * 100.0);
+            vn_placement_add_reason(
+                p, "not nodes %s: internal distance %u, device distance %u, load after %.0f%%", alt,
+                cand->internal_distance, cand->device_distance, cand->load_after * 100.0);
     }
     for (guint i = 0; i < c->n; i++)
         if (!c->cap[i].usable && c->cap[i].why_not && vn_bitmap_is_empty(c->t->nodes[i].cpus))
             vn_placement_add_reason(p, "node %u: %s", c->t->nodes[i].os_id, c->cap[i].why_not);
     for (guint i = 0; i < set->k; i++)
         if (c->cap[set->nodes[i]].memory_only)
-            vn_placement_add_reason(p, "node %u: memory-only%s%s, holds a CPU-less guest cell (requested)",
-                                    c->t->nodes[set->nodes[i]].os_id,
-                                    c->t->nodes[set->nodes[i]].subtype ? " " : "",
-                                    c->t->nodes[set->nodes[i]].subtype ? c->t->nodes[set->nodes[i]].subtype : "");
+            vn_placement_add_reason(
+                p, "node %u: memory-only%s%s, holds a CPU-less guest cell (requested)",
+                c->t->nodes[set->nodes[i]].os_id, c->t->nodes[set->nodes[i]].subtype ? " " : "",
+                c->t->nodes[set->nodes[i]].subtype ? c->t->nodes[set->nodes[i]].subtype : "");
 }
 
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
@@ -298,8 +306,9 @@ static VnNodeSet *
 choose_set(VnPlanCtx *c, GPtrArray *candidates)
 {
     /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
-    guint k_max = c->fixed_cells ? MIN(c->fixed_cells, c->n)
-                  : c->req->allow_memory_only ? c->n : MIN(c->req->vcpus / c->vcpu_unit, c->n);
+    guint k_max = c->fixed_cells              ? MIN(c->fixed_cells, c->n)
+                  : c->req->allow_memory_only ? c->n
+                                              : MIN(c->req->vcpus / c->vcpu_unit, c->n);
     guint k_min;
 
     /* A lower bound on the node count, with the overhead spread as thin as
@@ -323,8 +332,8 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
 }
 
 VnPlacement *
-vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
-        const VnRequest *req, GPtrArray **ret_reasons, GError **error)
+vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const VnRequest *req,
+        GPtrArray **ret_reasons, GError **error)
 {
     g_autoptr(VnPlacement) p = NULL;
     g_autoptr(VnNodeSet) set = NULL;
@@ -343,7 +352,8 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                     "no placement for %u vCPUs and %s on this host now%s", req->vcpus, mem,
                     req->cell_sizes ? " with the guest cells' own sizes"
-                    : req->cells ? " with the fixed guest cell count" : "");
+                    : req->cells    ? " with the fixed guest cell count"
+                                    : "");
         if (ret_reasons) {
             if (!c.cap)
                 vn_plan_capacity_compute(&c, c.overhead_kib);
@@ -377,8 +387,8 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
 }
 
 void
-vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
-               const VnRequest *req, const VnPlacement *p)
+vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const VnRequest *req,
+               const VnPlacement *p)
 {
     guint64 overhead = vn_policy_overhead_kib(policy, req->memory_kib);
     guint n_cells = MAX(p->cells->len, 1);
@@ -389,7 +399,8 @@ vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
 
         nl->committed_memory_kib += overhead / n_cells + (p->hugepage_kib ? 0 : cell->memory_kib);
         if (p->hugepage_kib)
-            vn_load_add_hugepages(load, cell->node, p->hugepage_kib, cell->memory_kib / p->hugepage_kib);
+            vn_load_add_hugepages(load, cell->node, p->hugepage_kib,
+                                  cell->memory_kib / p->hugepage_kib);
         if (p->dedicated)
             vn_bitmap_or(load->dedicated_cpus, cell->cpus);
         else

@@ -26,10 +26,9 @@ typedef enum {
     VN_PLAN_ERROR_MAX
 } VnPlanError;
 
-VnPlacement *vn_plan(const VnTopology *t, const VnLoad *load,
-                     const VnPolicy *policy, const VnRequest *req,
-                     GPtrArray **ret_reasons, GError **error);
+VnPlacement *vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+                     const VnRequest *req, GPtrArray **ret_reasons, GError **error);
 
 /* Adds a placed VM to `load` (the ledger does this for each record). */
-void vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
-                    const VnRequest *req, const VnPlacement *p);
+void vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const VnRequest *req,
+                    const VnPlacement *p);

@@ -7,13 +7,13 @@ typedef struct {
     const VnTopology *t;
     const VnPolicy *policy;
     guint n;
-    gdouble *vcpu_cap;     /* usable CPUs x overcommit; 0 = no CPUs */
-    gdouble *busy;         /* measured, or < 0 */
-    gdouble *mem_base;     /* total - reserved, KiB */
-    gdouble *mem_limit;    /* total - reserved - headroom, KiB */
-    gdouble *vcpus;        /* committed, updated as moves are chosen */
+    gdouble *vcpu_cap;  /* usable CPUs x overcommit; 0 = no CPUs */
+    gdouble *busy;      /* measured, or < 0 */
+    gdouble *mem_base;  /* total - reserved, KiB */
+    gdouble *mem_limit; /* total - reserved - headroom, KiB */
+    gdouble *vcpus;     /* committed, updated as moves are chosen */
     gdouble *mem;
-    gdouble *high;         /* committed high-priority vCPUs */
+    gdouble *high; /* committed high-priority vCPUs */
 } State;
 
 VnResident *
@@ -82,7 +82,8 @@ state_init(State *s, const VnTopology *t, const VnLoad *load, const VnPolicy *po
         const VnNode *node = &t->nodes[i];
         g_autoptr(VnBitmap) usable = vn_policy_usable_cpus(policy, t, load, i);
         gdouble base = node->mem_total_kib > policy->reserved_memory_kib
-                       ? (gdouble)(node->mem_total_kib - policy->reserved_memory_kib) : 0.0;
+                           ? (gdouble)(node->mem_total_kib - policy->reserved_memory_kib)
+                           : 0.0;
 
         s->vcpu_cap[i] = vn_bitmap_count(usable) * policy->cpu_overcommit;
         s->busy[i] = load->nodes[i].cpu_busy;
@@ -165,7 +166,7 @@ typedef struct {
     guint cell;
     guint to;
     gdouble after;
-    gdouble score;     /* imbalance reduction per GiB */
+    gdouble score; /* imbalance reduction per GiB */
     guint dist_added;
 } Candidate;
 
@@ -202,8 +203,7 @@ consider(State *s, const VnResident *r, guint ci, guint hot, gdouble before, Can
     for (guint to = 0; to < s->n; to++) {
         gdouble after, score;
         guint dist;
-        if (to == hot || !is_cpu_node(s, to) ||
-            s->vcpus[to] + c->vcpus > s->vcpu_cap[to] ||
+        if (to == hot || !is_cpu_node(s, to) || s->vcpus[to] + c->vcpus > s->vcpu_cap[to] ||
             s->mem[to] + (gdouble)c->memory_kib > s->mem_limit[to])
             continue;
         if (r->priority == VN_PRIORITY_HIGH && !least_contended(s, to))
@@ -239,8 +239,8 @@ movable(const VnResident *r, const VnRebalanceLimits *lim, GHashTable *moved)
 
 /* The best move off `hot`: low and normal priority first, high last. */
 static gboolean
-best_move(State *s, GPtrArray *residents, guint hot, gdouble before,
-          const VnRebalanceLimits *lim, guint64 budget_kib, GHashTable *moved, Candidate *best)
+best_move(State *s, GPtrArray *residents, guint hot, gdouble before, const VnRebalanceLimits *lim,
+          guint64 budget_kib, GHashTable *moved, Candidate *best)
 {
     for (gint pass = 0; pass < 2 && !best->vm; pass++) {
         for (guint i = 0; i < residents->len; i++) {
@@ -277,14 +277,19 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         const VnResidentCell *c;
 
         if (before <= lim->threshold) {
-            g_ptr_array_add(notes, g_strdup_printf("balanced: the hottest node, %u, is %.0f points of utilisation above the mean, within the threshold of %.0f",
-                                                   t->nodes[hot].os_id, before * 100, lim->threshold * 100));
+            g_ptr_array_add(
+                notes, g_strdup_printf("balanced: the hottest node, %u, is %.0f points of "
+                                       "utilisation above the mean, within the threshold of %.0f",
+                                       t->nodes[hot].os_id, before * 100, lim->threshold * 100));
             break;
         }
         if (!best_move(&s, residents, hot, before, lim, budget, moved, &best)) {
-            g_ptr_array_add(notes, g_strdup_printf("node %u is %.0f points of utilisation above the mean, but no movable cell on it "
-                                                   "fits elsewhere and helps (dedicated, cooling down, or too large)",
-                                                   t->nodes[hot].os_id, before * 100));
+            g_ptr_array_add(
+                notes,
+                g_strdup_printf("node %u is %.0f points of utilisation above the mean, but no "
+                                "movable cell on it "
+                                "fits elsewhere and helps (dedicated, cooling down, or too large)",
+                                t->nodes[hot].os_id, before * 100));
             break;
         }
         c = &g_array_index(best.vm->cells, VnResidentCell, best.cell);
@@ -297,17 +302,20 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         m->memory_kib = c->memory_kib;
         m->imbalance_before = before;
         m->imbalance_after = best.after;
-        m->reason = g_strdup_printf("%s cell %u: node %u -> %u (%u vCPUs, %.1f GiB): hottest node above the mean by %.0f -> %.0f points%s",
-                                    best.vm->name, c->id, t->nodes[hot].os_id, t->nodes[best.to].os_id,
-                                    c->vcpus, c->memory_kib / GIB_KIB, before * 100, best.after * 100,
-                                    best.dist_added ? ", the VM's cells end farther apart" : "");
+        m->reason =
+            g_strdup_printf("%s cell %u: node %u -> %u (%u vCPUs, %.1f GiB): hottest node above "
+                            "the mean by %.0f -> %.0f points%s",
+                            best.vm->name, c->id, t->nodes[hot].os_id, t->nodes[best.to].os_id,
+                            c->vcpus, c->memory_kib / GIB_KIB, before * 100, best.after * 100,
+                            best.dist_added ? ", the VM's cells end farther apart" : "");
         shift(&s, best.vm, c, hot, best.to, 1.0);
         budget -= c->memory_kib;
         g_hash_table_add(moved, (gpointer)best.vm);
         g_ptr_array_add(moves, m);
     }
     if (moves->len == lim->max_moves)
-        g_ptr_array_add(notes, g_strdup_printf("stopped at the budget of %u moves per round", lim->max_moves));
+        g_ptr_array_add(
+            notes, g_strdup_printf("stopped at the budget of %u moves per round", lim->max_moves));
     state_clear(&s);
     if (ret_notes)
         *ret_notes = g_steal_pointer(&notes);

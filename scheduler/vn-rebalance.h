@@ -22,8 +22,8 @@
 #include "vn-topology.h"
 
 typedef struct {
-    guint id;              /* guest cell id */
-    guint node;            /* node index (VnTopology order) */
+    guint id;   /* guest cell id */
+    guint node; /* node index (VnTopology order) */
     guint vcpus;
     guint64 memory_kib;
 } VnResidentCell;
@@ -32,22 +32,22 @@ typedef struct {
     gchar *name;
     VnPriority priority;
     gboolean dedicated;
-    gint64 last_move;      /* seconds (same clock as limits->now); 0 = never */
-    GArray *cells;         /* of VnResidentCell */
+    gint64 last_move; /* seconds (same clock as limits->now); 0 = never */
+    GArray *cells;    /* of VnResidentCell */
 } VnResident;
 
 typedef struct {
-    gdouble threshold;         /* hot: utilisation > mean + threshold (0.15) */
-    guint max_moves;           /* per round (2) */
-    guint64 max_memory_kib;    /* per round (16 GiB) */
-    gint64 now;                /* seconds */
-    gint64 cooldown_s;         /* (300) */
+    gdouble threshold;      /* hot: utilisation > mean + threshold (0.15) */
+    guint max_moves;        /* per round (2) */
+    guint64 max_memory_kib; /* per round (16 GiB) */
+    gint64 now;             /* seconds */
+    gint64 cooldown_s;      /* (300) */
 } VnRebalanceLimits;
 
 typedef struct {
-    const gchar *vm;       /* points into the resident's name */
+    const gchar *vm; /* points into the resident's name */
     guint cell;
-    guint from_node;       /* node indices */
+    guint from_node; /* node indices */
     guint to_node;
     guint vcpus;
     guint64 memory_kib;

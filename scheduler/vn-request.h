@@ -4,9 +4,9 @@
 #include <glib.h>
 
 typedef enum {
-    VN_SMT_PREFER,   /* whole cores first; siblings become guest threads */
-    VN_SMT_ISOLATE,  /* one thread per core; the sibling stays idle */
-    VN_SMT_REQUIRE,  /* whole cores only; vCPUs per cell must fill cores */
+    VN_SMT_PREFER,  /* whole cores first; siblings become guest threads */
+    VN_SMT_ISOLATE, /* one thread per core; the sibling stays idle */
+    VN_SMT_REQUIRE, /* whole cores only; vCPUs per cell must fill cores */
     VN_SMT_MAX
 } VnSmtPolicy;
 
@@ -18,9 +18,9 @@ typedef enum {
 } VnPriority;
 
 typedef struct {
-    guint node_os_id;  /* host NUMA node of the device (kernel number) */
-    gint iothread;     /* IOThread id serving it, or 0 for none */
-    gchar *name;       /* for reasons: "hostdev 0000:3b:00.0", "disk vda" */
+    guint node_os_id; /* host NUMA node of the device (kernel number) */
+    gint iothread;    /* IOThread id serving it, or 0 for none */
+    gchar *name;      /* for reasons: "hostdev 0000:3b:00.0", "disk vda" */
 } VnDevice;
 
 /* ---- the request schema: one set of limits for every door --------------
@@ -65,26 +65,25 @@ typedef struct {
 typedef struct {
     guint vcpus;
     guint64 memory_kib;
-    guint64 hugepage_kib;      /* 0: normal pages */
-    gboolean dedicated;        /* 1:1 pinned, CPUs not shared with anyone */
+    guint64 hugepage_kib; /* 0: normal pages */
+    gboolean dedicated;   /* 1:1 pinned, CPUs not shared with anyone */
     VnSmtPolicy smt;
     guint iothreads;
     VnPriority priority;
-    guint cells;               /* 0: let vnuma choose; else fixed guest cells */
+    guint cells; /* 0: let vnuma choose; else fixed guest cells */
     /* Of VnCellSize, or NULL: `cells` cells of equal size (the even split).
      * When set, guest cell i has exactly these vCPUs (the i-th range of
      * vcpus in the placement) and this memory; its length is `cells`, and
      * its vCPUs and memory sum to vcpus and memory_kib (vn_plan() refuses
      * the request otherwise, VN_PLAN_ERROR_INVALID_REQUEST). */
     GArray *cell_sizes;
-    gboolean allow_memory_only;/* may use memory-only nodes (HBM, CXL) */
-    GArray *devices;           /* of VnDevice; may be NULL */
+    gboolean allow_memory_only; /* may use memory-only nodes (HBM, CXL) */
+    GArray *devices;            /* of VnDevice; may be NULL */
 } VnRequest;
 
 VnRequest *vn_request_new(void);
 void vn_request_free(VnRequest *r);
-void vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread,
-                           const gchar *name);
+void vn_request_add_device(VnRequest *r, guint node_os_id, gint iothread, const gchar *name);
 /* Appends guest cell `cell_sizes->len` of the given size; `cells`, `vcpus`
  * and `memory_kib` are left to the caller. */
 void vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib);

@@ -156,8 +156,7 @@ account_split(VnSim *s, const VnRequest *req, guint distance)
 }
 
 void
-vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
-                        const VnPlacement *p)
+vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req, const VnPlacement *p)
 {
     gdouble weight = vm->memory_kib / KIB_PER_GIB * vm->duration_s / 3600.0;
     guint n_nodes;
@@ -190,7 +189,8 @@ vn_sim_finish(VnSim *s, VnSimMetrics *ret)
         m.mean_split_distance = s->split_distance / m.split;
         m.min_split_distance = s->min_distance / m.split;
     }
-    m.imbalance = s->imbalance_time > 0 ? s->imbalance_integral / s->imbalance_time : s->imbalance_last;
+    m.imbalance =
+        s->imbalance_time > 0 ? s->imbalance_integral / s->imbalance_time : s->imbalance_last;
     m.remote_share = s->remote_weight > 0 ? s->remote_weighted / s->remote_weight : 0;
     *ret = m;
 }

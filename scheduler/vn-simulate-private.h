@@ -8,16 +8,16 @@
 
 typedef struct {
     const VnTopology *t;
-    const VnPolicy *policy;    /* balance load: baselines, commits, oracles */
+    const VnPolicy *policy;      /* balance load: baselines, commits, oracles */
     const VnPolicy *plan_policy; /* vn_plan() for the vnuma policies */
     const VnTrace *trace;
     VnSimPolicy which;
-    VnLoad *load;              /* the policy's own host state (borrowed) */
-    GPtrArray *requests;       /* of VnRequest*, one per trace VM (borrowed) */
-    GPtrArray *placed;         /* of VnPlacement* or NULL, per VM (borrowed) */
-    guint cursor;              /* round-robin position */
-    gdouble last_arrival;      /* the imbalance window ends here */
-    gdouble *host_cpu_frac;    /* per node: share of the usable CPUs */
+    VnLoad *load;           /* the policy's own host state (borrowed) */
+    GPtrArray *requests;    /* of VnRequest*, one per trace VM (borrowed) */
+    GPtrArray *placed;      /* of VnPlacement* or NULL, per VM (borrowed) */
+    guint cursor;           /* round-robin position */
+    gdouble last_arrival;   /* the imbalance window ends here */
+    gdouble *host_cpu_frac; /* per node: share of the usable CPUs */
     VnSimMetrics m;
     /* running sums */
     gdouble split_distance, min_distance;

@@ -10,15 +10,12 @@
 #include "vn-plan.h"
 #include "vn-simulate-private.h"
 
-G_DEFINE_QUARK(vn-simulate-error-quark, vn_simulate_error)
+G_DEFINE_QUARK(vn-simulate-error-quark, vn_simulate_error);
 
 static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
-    [VN_SIM_POLICY_VNUMA] = "vnuma",
-    [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
-    [VN_SIM_POLICY_MOST_FREE] = "most-free",
-    [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
-    [VN_SIM_POLICY_NO_PINNING] = "no-pinning",
-    [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
+    [VN_SIM_POLICY_VNUMA] = "vnuma",           [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
+    [VN_SIM_POLICY_MOST_FREE] = "most-free",   [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
+    [VN_SIM_POLICY_NO_PINNING] = "no-pinning", [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
 };
 
 const gchar *
@@ -78,8 +75,8 @@ sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
     if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING)
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
-    return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req,
-                             &s->cursor, error);
+    return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
+                             error);
 }
 
 /* NULL with *error unset means "no fit"; an invalid request is an error. */
@@ -105,8 +102,8 @@ arrive(VnSim *s, guint i, GError **error)
     g_autoptr(VnPlacement) p = place_or_error(s, req, &local);
 
     if (local) {
-        g_set_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID,
-                    "VM %s: %s", vm->name, local->message);
+        g_set_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID, "VM %s: %s", vm->name,
+                    local->message);
         return FALSE;
     }
     if (!p) {
@@ -166,8 +163,7 @@ run(VnSim *s, GError **error)
 
 gboolean
 vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
-            const VnTrace *trace, VnSimPolicy which,
-            VnSimMetrics *ret_metrics, GError **error)
+            const VnTrace *trace, VnSimPolicy which, VnSimMetrics *ret_metrics, GError **error)
 {
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(GPtrArray) requests = NULL;

@@ -63,7 +63,7 @@ typedef enum {
     VN_SIM_POLICY_MOST_FREE,
     VN_SIM_POLICY_ROUND_ROBIN,
     VN_SIM_POLICY_NO_PINNING,
-    VN_SIM_POLICY_VNUMA_PACKING,  /* after the baselines: VnBaseline b is policy b + 1 */
+    VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -79,16 +79,16 @@ typedef struct {
     guint split_unnecessary;
     gdouble served_gib_hours;
     gdouble offered_gib_hours;
-    gdouble mean_split_distance;  /* 0 when split == 0 */
-    gdouble min_split_distance;   /* 0 when split == 0 */
-    gdouble imbalance;            /* >= 1; 1 when nothing was ever committed */
-    gdouble remote_share;         /* 0..1; 0 when nothing was admitted */
+    gdouble mean_split_distance; /* 0 when split == 0 */
+    gdouble min_split_distance;  /* 0 when split == 0 */
+    gdouble imbalance;           /* >= 1; 1 when nothing was ever committed */
+    gdouble remote_share;        /* 0..1; 0 when nothing was admitted */
 } VnSimMetrics;
 
 #define VN_SIMULATE_ERROR (vn_simulate_error_quark())
 GQuark vn_simulate_error_quark(void);
 typedef enum {
-    VN_SIMULATE_ERROR_INVALID,    /* a trace VM the policies cannot take as a request */
+    VN_SIMULATE_ERROR_INVALID, /* a trace VM the policies cannot take as a request */
     VN_SIMULATE_ERROR_MAX
 } VnSimulateError;
 
@@ -97,5 +97,5 @@ typedef enum {
  * `initial` (copied; NULL = an empty host).  On success writes
  * *ret_metrics. */
 gboolean vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
-                     const VnTrace *trace, VnSimPolicy which,
-                     VnSimMetrics *ret_metrics, GError **error);
+                     const VnTrace *trace, VnSimPolicy which, VnSimMetrics *ret_metrics,
+                     GError **error);

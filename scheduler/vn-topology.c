@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(vn-topology-error-quark, vn_topology_error)
+G_DEFINE_QUARK(vn-topology-error-quark, vn_topology_error);
 
 VnTopology *
 vn_topology_new(const gchar *source)
@@ -69,8 +69,8 @@ hugepages_cmp(gconstpointer a, gconstpointer b)
 }
 
 void
-vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib,
-                          guint64 total, guint64 free)
+vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib, guint64 total,
+                          guint64 free)
 {
     VnHugepages h = { .size_kib = size_kib, .total = total, .free = MIN(free, total) };
 
@@ -193,8 +193,8 @@ vn_topology_finish(VnTopology *t, GError **error)
 
     g_return_val_if_fail(!t->finished, FALSE);
     if (t->n_nodes == 0) {
-        g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
-                    "%s: no NUMA node found", t->source);
+        g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID, "%s: no NUMA node found",
+                    t->source);
         return FALSE;
     }
     for (guint i = 0; i < t->n_nodes; i++)
@@ -209,8 +209,8 @@ vn_topology_finish(VnTopology *t, GError **error)
         guint id = g_array_index(t->cpus, VnCpu, i).os_id;
         if (id >= VN_TOPOLOGY_MAX_CPU_ID) {
             g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
-                        "%s: CPU id %u is not below %u (a CPU without an OS index?)",
-                        t->source, id, VN_TOPOLOGY_MAX_CPU_ID);
+                        "%s: CPU id %u is not below %u (a CPU without an OS index?)", t->source, id,
+                        VN_TOPOLOGY_MAX_CPU_ID);
             return FALSE;
         }
     }

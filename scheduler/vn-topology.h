@@ -19,9 +19,9 @@
 #define VN_DISTANCE_REMOTE_DEFAULT 20
 
 typedef struct {
-    guint64 size_kib;  /* page size */
-    guint64 total;     /* pages configured on this node */
-    guint64 free;      /* pages free; == total when unknown */
+    guint64 size_kib; /* page size */
+    guint64 total;    /* pages configured on this node */
+    guint64 free;     /* pages free; == total when unknown */
 } VnHugepages;
 
 typedef struct {
@@ -34,27 +34,27 @@ typedef struct {
      * share one CPU set (DRAM + HBM on one package); -1 otherwise.  Such a
      * node's `cpus` is empty so no CPU is ever counted twice. */
     gint cpu_owner;
-    GArray *hugepages;     /* of VnHugepages, sorted by size */
+    GArray *hugepages; /* of VnHugepages, sorted by size */
 } VnNode;
 
 typedef struct {
-    guint os_id;     /* PU os_index */
-    gint node;       /* node index (-1: not attached to a node) */
-    guint core;      /* dense core number: SMT siblings share it */
-    guint package;   /* dense package number */
+    guint os_id;   /* PU os_index */
+    gint node;     /* node index (-1: not attached to a node) */
+    guint core;    /* dense core number: SMT siblings share it */
+    guint package; /* dense package number */
 } VnCpu;
 
 typedef struct {
     guint n_nodes;
     VnNode *nodes;
-    guint n_cpu_ids;       /* 1 + highest CPU os id; bitmap capacity */
-    GArray *cpus;          /* of VnCpu, sorted by os_id */
-    guint *distance;       /* n_nodes * n_nodes, row-major, node indices */
+    guint n_cpu_ids;            /* 1 + highest CPU os id; bitmap capacity */
+    GArray *cpus;               /* of VnCpu, sorted by os_id */
+    guint *distance;            /* n_nodes * n_nodes, row-major, node indices */
     gboolean distances_assumed; /* source had none: 10 local / 20 remote */
-    guint smt_width;       /* max threads per core seen */
-    gchar *source;         /* human description of where this came from */
+    guint smt_width;            /* max threads per core seen */
+    gchar *source;              /* human description of where this came from */
     /* derived by vn_topology_finish(): */
-    gint *cpu_index;       /* os id -> index into cpus, or -1 */
+    gint *cpu_index; /* os id -> index into cpus, or -1 */
     gboolean finished;
 } VnTopology;
 
@@ -63,10 +63,9 @@ void vn_topology_free(VnTopology *t);
 
 /* Building (plugin/ only).  Returns the node index. */
 guint vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib);
-void vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index,
-                         guint core, guint package);
-void vn_topology_add_hugepages(VnTopology *t, guint node_index,
-                               guint64 size_kib, guint64 total, guint64 free);
+void vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index, guint core, guint package);
+void vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib, guint64 total,
+                               guint64 free);
 /* Distances by node index; call after all nodes are added.  Without any
  * call, vn_topology_finish() assumes 10 local / 20 remote. */
 void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);

@@ -28,8 +28,8 @@ vn_trace_free(VnTrace *t)
 }
 
 void
-vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus,
-             guint64 memory_kib, gdouble duration_s)
+vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus, guint64 memory_kib,
+             gdouble duration_s)
 {
     VnTraceVm vm = {
         .name = g_strdup(name),

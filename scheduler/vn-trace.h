@@ -10,21 +10,21 @@
 #include <glib.h>
 
 typedef struct {
-    gchar *name;          /* unique within the trace */
-    gdouble time_s;       /* arrival, >= 0 */
-    guint vcpus;          /* >= 1 */
-    guint64 memory_kib;   /* >= 1 MiB */
-    gdouble duration_s;   /* > 0 */
+    gchar *name;        /* unique within the trace */
+    gdouble time_s;     /* arrival, >= 0 */
+    guint vcpus;        /* >= 1 */
+    guint64 memory_kib; /* >= 1 MiB */
+    gdouble duration_s; /* > 0 */
 } VnTraceVm;
 
 typedef struct {
-    GArray *vms;          /* of VnTraceVm, in the order read or drawn */
+    GArray *vms; /* of VnTraceVm, in the order read or drawn */
 } VnTrace;
 
 VnTrace *vn_trace_new(void);
 void vn_trace_free(VnTrace *t);
 /* Appends a VM (copies `name`). */
-void vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus,
-                  guint64 memory_kib, gdouble duration_s);
+void vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus, guint64 memory_kib,
+                  gdouble duration_s);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnTrace, vn_trace_free)

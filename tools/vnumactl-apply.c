@@ -20,13 +20,15 @@
 #include "vn-ledger.h"
 #include "vn-live-apply.h"
 
-static void quiet_libvirt(void *data, virErrorPtr e)
+static void
+quiet_libvirt(void *data, virErrorPtr e)
 {
     /* errors are reported through GError, once, by us */
 }
 
 /* vnuma.conf ($VNUMA_CONFIG or the default) for this host. */
-static VnConfig *load_config(GError **error)
+static VnConfig *
+load_config(GError **error)
 {
     VnSourceOptions none = { 0 };
     g_autoptr(VnTopology) t = NULL;
@@ -36,7 +38,8 @@ static VnConfig *load_config(GError **error)
     return g_steal_pointer(&config);
 }
 
-static void print_log(const gchar *name, const GPtrArray *log)
+static void
+print_log(const gchar *name, const GPtrArray *log)
 {
     for (guint i = 0; i < log->len; i++)
         g_print("%s: %s\n", name, (const gchar *)g_ptr_array_index(log, i));
@@ -44,8 +47,9 @@ static void print_log(const gchar *name, const GPtrArray *log)
 
 /* The data path after the pins; `config` NULL (unreadable, the reason in
  * `config_error`) steers nothing and fails. */
-static gboolean follow_dataplane(const VnLedgerRecord *r, const VnConfig *config,
-                                 const GError *config_error, GError **error)
+static gboolean
+follow_dataplane(const VnLedgerRecord *r, const VnConfig *config, const GError *config_error,
+                 GError **error)
 {
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
     if (!config) {
@@ -59,21 +63,23 @@ static gboolean follow_dataplane(const VnLedgerRecord *r, const VnConfig *config
 }
 
 /* Under the ledger lock: the record still there, same placement, applied. */
-static gboolean mark_applied(const gchar *dir, const VnLedgerRecord *applied, GError **error)
+static gboolean
+mark_applied(const gchar *dir, const VnLedgerRecord *applied, GError **error)
 {
     g_autoptr(VnLedger) l = vn_ledger_open(dir, error);
     if (!l)
         return FALSE;
     VnLedgerRecord *r = vn_ledger_lookup(l, applied->uuid);
     if (!r)
-        return TRUE;   /* stopped meanwhile: nothing to record */
+        return TRUE; /* stopped meanwhile: nothing to record */
     r->needs_apply = FALSE;
     return vn_ledger_commit(l, error);
 }
 
 /* The live pins through libvirt, then the record marked applied. */
-static gboolean pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r,
-                         guint timeout_s, GError **error)
+static gboolean
+pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r, guint timeout_s,
+         GError **error)
 {
     const gchar *name = r->name;
     virSetErrorFunc(NULL, quiet_libvirt);
@@ -88,8 +94,8 @@ static gboolean pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecor
     gboolean ok = dom && vn_live_apply(dom, r, timeout_s, log, error);
     print_log(name, log);
     if (!dom)
-        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT,
-                    "no domain %s: %s", name, virGetLastErrorMessage());
+        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",
+                    name, virGetLastErrorMessage());
     if (dom)
         virDomainFree(dom);
     virConnectClose(conn);
@@ -102,9 +108,9 @@ static gboolean pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecor
 
 /* The pins (unless `dataplane_only`), then the data path.  The config is
  * read for [dataplane] only: a broken one still lets the pins happen. */
-static int apply(const gchar *uri, const gchar *dir, const VnConfig *config,
-                 const GError *config_error, const gchar *name, guint timeout_s,
-                 gboolean dataplane_only)
+static int
+apply(const gchar *uri, const gchar *dir, const VnConfig *config, const GError *config_error,
+      const gchar *name, guint timeout_s, gboolean dataplane_only)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
@@ -129,8 +135,8 @@ vn_cmd_apply(int argc, char **argv)
     gint timeout_s = 60;
     gboolean dataplane_only = FALSE;
     const GOptionEntry entries[] = {
-        { "connect", 'c', 0, G_OPTION_ARG_STRING, &uri,
-          "libvirt URI (default qemu:///system)", "URI" },
+        { "connect", 'c', 0, G_OPTION_ARG_STRING, &uri, "libvirt URI (default qemu:///system)",
+          "URI" },
         { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
           "Ledger directory (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
         { "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s,
@@ -139,9 +145,8 @@ vn_cmd_apply(int argc, char **argv)
           "Only steer the data path (vhost workers, [dataplane] processes); no libvirt", NULL },
         { NULL }
     };
-    g_autoptr(GOptionContext) ctx =
-        vn_cli_context_new("NAME - apply a domain's reserved placement to it while it runs",
-                           entries, NULL);
+    g_autoptr(GOptionContext) ctx = vn_cli_context_new(
+        "NAME - apply a domain's reserved placement to it while it runs", entries, NULL);
     g_autoptr(GError) error = NULL;
     const gchar *name = NULL;
 

@@ -2,8 +2,7 @@
 #include "vnumactl.h"
 
 GOptionContext *
-vn_cli_context_new(const gchar *summary, const GOptionEntry *entries,
-                   VnSourceOptions *source)
+vn_cli_context_new(const gchar *summary, const GOptionEntry *entries, VnSourceOptions *source)
 {
     GOptionContext *context = g_option_context_new(NULL);
 
@@ -35,8 +34,8 @@ vn_cli_parse(GOptionContext *context, int *argc, char ***argv)
 }
 
 gboolean
-vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
-                  guint max_args, const gchar **ret_arg)
+vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv, guint max_args,
+                  const gchar **ret_arg)
 {
     g_autoptr(GError) error = NULL;
 

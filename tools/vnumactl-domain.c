@@ -40,8 +40,8 @@ domain_context(DomainOptions *o, const gchar *summary)
     const GOptionEntry entries[] = {
         { "connect", 'c', 0, G_OPTION_ARG_STRING, &o->connect,
           "libvirt URI (default " VN_LIBVIRT_DEFAULT_URI ")", "URI" },
-        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force,
-          "Replace hand-written pins and numatune", NULL },
+        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force, "Replace hand-written pins and numatune",
+          NULL },
         { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o->dry_run,
           "Print the rewritten XML; define nothing", NULL },
         { NULL },
@@ -57,9 +57,9 @@ print_placement(const VnPlacement *p)
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
-        g_autofree gchar *vcpus = c->n_vcpus > 1
-            ? g_strdup_printf("vCPUs %u-%u", c->vcpu_first, c->vcpu_first + c->n_vcpus - 1)
-            : g_strdup_printf("vCPU %u", c->vcpu_first);
+        g_autofree gchar *vcpus = c->n_vcpus > 1 ? g_strdup_printf("vCPUs %u-%u", c->vcpu_first,
+                                                                   c->vcpu_first + c->n_vcpus - 1)
+                                                 : g_strdup_printf("vCPU %u", c->vcpu_first);
         printf("  cell %u: %s, %.1f GiB on node %u (CPUs %s)\n", c->id, vcpus,
                c->memory_kib / 1048576.0, c->node_os_id, cpus);
     }
@@ -92,8 +92,9 @@ place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, VnEngineI
     if (!vn_source_load(&o->source, &t, &load, &config, &error))
         return vn_cli_fail(error);
     wo.memory_mode = config->memory_mode;
-    const VnEngineHost host = { .t = t, .load = load, .policy = config->policy,
-                                .sysroot = o->source.sysroot };
+    const VnEngineHost host = {
+        .t = t, .load = load, .policy = config->policy, .sysroot = o->source.sysroot
+    };
     if (!vn_engine_run(d, &host, intent, &wo, &res, &error))
         return fail_place(error, res.reasons);
     vn_cli_print_warnings(res.placement);
@@ -112,8 +113,8 @@ int
 vn_cmd_define(int argc, char **argv)
 {
     g_auto(DomainOptions) o = { 0 };
-    g_autoptr(GOptionContext) ctx = domain_context(
-        &o, "Place DOMAIN.xml on this host and define it in libvirt");
+    g_autoptr(GOptionContext) ctx =
+        domain_context(&o, "Place DOMAIN.xml on this host and define it in libvirt");
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) d = NULL;
     g_autoptr(VnLibvirt) virt = NULL;
@@ -134,9 +135,9 @@ int
 vn_cmd_place(int argc, char **argv)
 {
     g_auto(DomainOptions) o = { 0 };
-    g_autoptr(GOptionContext) ctx = domain_context(
-        &o, "Place a defined domain again: rewrite its persistent definition "
-            "(effective at its next start)");
+    g_autoptr(GOptionContext) ctx =
+        domain_context(&o, "Place a defined domain again: rewrite its persistent definition "
+                           "(effective at its next start)");
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) d = NULL;
     g_autoptr(VnLibvirt) virt = NULL;

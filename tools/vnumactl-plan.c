@@ -153,9 +153,10 @@ check_cells_consistent(const PlanOptions *o, const VnRequest *r, GError **error)
         return FALSE;
     }
     if (o->memory && kib != r->memory_kib) {
-        g_autofree gchar *sum = r->memory_kib % 1024
-                                ? g_strdup_printf("%" G_GUINT64_FORMAT " KiB", r->memory_kib)
-                                : g_strdup_printf("%" G_GUINT64_FORMAT " MiB", r->memory_kib / 1024);
+        g_autofree gchar *sum =
+            r->memory_kib % 1024
+                ? g_strdup_printf("%" G_GUINT64_FORMAT " KiB", r->memory_kib)
+                : g_strdup_printf("%" G_GUINT64_FORMAT " MiB", r->memory_kib / 1024);
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--memory: '%s', but the --cell options hold %s", o->memory, sum);
         return FALSE;
@@ -178,7 +179,8 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
 
     if (n > VN_REQUEST_MAX_CELL_SIZES) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--cell: at most %d guest cells of their own sizes (got %u)", VN_REQUEST_MAX_CELL_SIZES, n);
+                    "--cell: at most %d guest cells of their own sizes (got %u)",
+                    VN_REQUEST_MAX_CELL_SIZES, n);
         return FALSE;
     }
     for (guint i = 0; i < n; i++)
@@ -192,8 +194,8 @@ cells_from_options(const PlanOptions *o, VnRequest *r, GError **error)
     }
     if (r->vcpus > VN_REQUEST_MAX_VCPUS) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--cell: the cells hold %u vCPUs, more than the %d a VM may have",
-                    r->vcpus, VN_REQUEST_MAX_VCPUS);
+                    "--cell: the cells hold %u vCPUs, more than the %d a VM may have", r->vcpus,
+                    VN_REQUEST_MAX_VCPUS);
         return FALSE;
     }
     {
@@ -303,31 +305,45 @@ plan_context(PlanOptions *o, gboolean explain)
 {
     const GOptionEntry entries[] = {
         { "vcpus", 0, 0, G_OPTION_ARG_INT, &o->vcpus, "Guest vCPUs", "N" },
-        { "memory", 0, 0, G_OPTION_ARG_STRING, &o->memory, "Guest memory (K/M/G/T suffix; plain number = MiB)", "SIZE" },
-        { "hugepages", 0, 0, G_OPTION_ARG_STRING, &o->hugepages, "Back memory with hugepages of this size", "2M|1G" },
-        { "dedicated", 0, 0, G_OPTION_ARG_NONE, &o->dedicated, "Pin each vCPU 1:1 to a host CPU nobody else uses", NULL },
-        { "smt", 0, 0, G_OPTION_ARG_STRING, &o->smt, "SMT policy for dedicated VMs (default prefer)", "prefer|isolate|require" },
+        { "memory", 0, 0, G_OPTION_ARG_STRING, &o->memory,
+          "Guest memory (K/M/G/T suffix; plain number = MiB)", "SIZE" },
+        { "hugepages", 0, 0, G_OPTION_ARG_STRING, &o->hugepages,
+          "Back memory with hugepages of this size", "2M|1G" },
+        { "dedicated", 0, 0, G_OPTION_ARG_NONE, &o->dedicated,
+          "Pin each vCPU 1:1 to a host CPU nobody else uses", NULL },
+        { "smt", 0, 0, G_OPTION_ARG_STRING, &o->smt,
+          "SMT policy for dedicated VMs (default prefer)", "prefer|isolate|require" },
         { "iothreads", 0, 0, G_OPTION_ARG_INT, &o->iothreads, "IOThreads to place", "N" },
-        { "priority", 0, 0, G_OPTION_ARG_STRING, &o->priority, "Contention priority (default normal)", "high|normal|low" },
-        { "cells", 0, 0, G_OPTION_ARG_INT, &o->cells, "Fixed guest NUMA cell count (default: vnuma chooses)", "K" },
-        { "cell", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->cell_specs, "A guest cell of its own size, in order (repeatable; the VM is their sum)", "VCPUS:SIZE" },
-        { "memory-only-nodes", 0, 0, G_OPTION_ARG_NONE, &o->memory_only_nodes, "May use memory-only nodes (HBM, CXL) as CPU-less guest cells", NULL },
-        { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes, "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
-        { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat, "Plan N times; print the median time on stderr", "N" },
-        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force, "With DOMAIN.xml: replace hand-written pins and numatune", NULL },
+        { "priority", 0, 0, G_OPTION_ARG_STRING, &o->priority,
+          "Contention priority (default normal)", "high|normal|low" },
+        { "cells", 0, 0, G_OPTION_ARG_INT, &o->cells,
+          "Fixed guest NUMA cell count (default: vnuma chooses)", "K" },
+        { "cell", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->cell_specs,
+          "A guest cell of its own size, in order (repeatable; the VM is their sum)",
+          "VCPUS:SIZE" },
+        { "memory-only-nodes", 0, 0, G_OPTION_ARG_NONE, &o->memory_only_nodes,
+          "May use memory-only nodes (HBM, CXL) as CPU-less guest cells", NULL },
+        { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes,
+          "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
+        { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat,
+          "Plan N times; print the median time on stderr", "N" },
+        { "force", 0, 0, G_OPTION_ARG_NONE, &o->force,
+          "With DOMAIN.xml: replace hand-written pins and numatune", NULL },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON", NULL },
         { NULL },
     };
     GOptionContext *ctx = vn_cli_context_new(
-        explain ? "Plan a VM and show every candidate node set with its score"
-                : "Plan a VM's placement (no side effect). With DOMAIN.xml, print the rewritten XML",
+        explain
+            ? "Plan a VM and show every candidate node set with its score"
+            : "Plan a VM's placement (no side effect). With DOMAIN.xml, print the rewritten XML",
         entries, &o->source);
 
-    g_option_context_set_description(ctx, "The VM comes from the flags, or from DOMAIN.xml (then no shape flag is allowed).\n"
-                                          "--cell VCPUS:SIZE, once per guest cell (--cell 2:12G --cell 6:4G), gives each cell\n"
-                                          "its own size; vCPUs, memory and cell count are then the cells' (--vcpus, --memory\n"
-                                          "and --cells may be left out, and when given must say the same).\n"
-                                          "Exit status: 0 placed, 1 bad input, 2 no placement fits this host now.");
+    g_option_context_set_description(
+        ctx, "The VM comes from the flags, or from DOMAIN.xml (then no shape flag is allowed).\n"
+             "--cell VCPUS:SIZE, once per guest cell (--cell 2:12G --cell 6:4G), gives each cell\n"
+             "its own size; vCPUs, memory and cell count are then the cells' (--vcpus, --memory\n"
+             "and --cells may be left out, and when given must say the same).\n"
+             "Exit status: 0 placed, 1 bad input, 2 no placement fits this host now.");
     return ctx;
 }
 
@@ -340,8 +356,8 @@ u64_cmp(gconstpointer a, gconstpointer b)
 
 /* --repeat: the median of N timed plans, on stderr. */
 static void
-report_repeat(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
-              const VnRequest *req, guint n)
+report_repeat(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const VnRequest *req,
+              guint n)
 {
     g_autofree gint64 *us = g_new(gint64, n);
 
@@ -364,8 +380,9 @@ print_text(const VnPlacement *p)
             printf("cell %u: node %u, no vCPUs (memory only), %" G_GUINT64_FORMAT " MiB\n", c->id,
                    c->node_os_id, c->memory_kib / 1024);
         else
-            printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n", c->id,
-                   c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus, c->memory_kib / 1024);
+            printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n",
+                   c->id, c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus,
+                   c->memory_kib / 1024);
     }
     {
         g_autofree gchar *emu = vn_cpulist_format(p->emulator_cpus);
@@ -383,19 +400,22 @@ print_text(const VnPlacement *p)
 static void
 print_candidates(const VnTopology *t, const VnPlacement *p)
 {
-    printf("\n%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "rank", "nodes", "feasible", "distance", "device", "load", "note");
+    printf("\n%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "rank", "nodes", "feasible", "distance",
+           "device", "load", "note");
     for (guint i = 0; i < p->candidates->len; i++) {
         const VnCandidate *c = g_ptr_array_index(p->candidates, i);
         g_autoptr(GString) nodes = g_string_new(NULL);
         for (guint n = 0; n < c->nodes->len; n++)
-            g_string_append_printf(nodes, "%s%u", n ? "," : "", t->nodes[g_array_index(c->nodes, guint, n)].os_id);
+            g_string_append_printf(nodes, "%s%u", n ? "," : "",
+                                   t->nodes[g_array_index(c->nodes, guint, n)].os_id);
         if (c->feasible) {
             g_autofree gchar *load = g_strdup_printf("%.0f%%", c->load_after * 100.0);
-            printf("%-6u %-16s %-8s %-9u %-7u %-9s %s\n", i + 1, nodes->str, c->chosen ? "chosen" : "yes",
-                   c->internal_distance, c->device_distance, load, c->note ? c->note : "");
-        }
-        else
-            printf("%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "-", nodes->str, "no", "-", "-", "-", c->note ? c->note : "");
+            printf("%-6u %-16s %-8s %-9u %-7u %-9s %s\n", i + 1, nodes->str,
+                   c->chosen ? "chosen" : "yes", c->internal_distance, c->device_distance, load,
+                   c->note ? c->note : "");
+        } else
+            printf("%-6s %-16s %-8s %-9s %-7s %-9s %s\n", "-", nodes->str, "no", "-", "-", "-",
+                   c->note ? c->note : "");
     }
 }
 
@@ -434,7 +454,8 @@ run_plan(int argc, char **argv, gboolean explain)
         return vn_cli_fail_printf("--repeat: must be from 1 to 1000000");
     if (domain_path && shape_flag(&o))
         return vn_cli_fail_printf("%s: not with DOMAIN.xml, which gives the VM's shape "
-                                  "(edit the domain, or plan from the flags alone)", shape_flag(&o));
+                                  "(edit the domain, or plan from the flags alone)",
+                                  shape_flag(&o));
     if (!domain_path && !(req = request_from_options(&o, &error)))
         return vn_cli_fail(error);
     if (!vn_source_load(&o.source, &t, &load, &config, &error))
@@ -442,8 +463,9 @@ run_plan(int argc, char **argv, gboolean explain)
 
     if (domain_path) {
         VnDomainWriteOptions wo = { .force = o.force, .memory_mode = config->memory_mode };
-        const VnEngineHost host = { .t = t, .load = load, .policy = config->policy,
-                                    .sysroot = o.source.sysroot };
+        const VnEngineHost host = {
+            .t = t, .load = load, .policy = config->policy, .sysroot = o.source.sysroot
+        };
         g_autoptr(VnDomain) d = vn_domain_load_file(domain_path, &error);
         g_auto(VnEngineResult) res = { 0 };
         if (!d)

@@ -66,7 +66,8 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
     if (!l)
         return FALSE;
     if (!(r = vn_ledger_lookup_name(l, m->vm))) {
-        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s left the ledger meanwhile", m->vm);
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s left the ledger meanwhile",
+                    m->vm);
         return FALSE;
     }
     moved = vn_ledger_record_copy(r);
@@ -125,8 +126,9 @@ limits_from_options(const RebalanceOptions *o, VnRebalanceLimits *lim, GError **
     if (o->threshold > 0)
         lim->threshold = o->threshold;
     if (o->max_moves < 0 || o->max_moves > 1000 || o->cooldown < 0 || o->cooldown > 86400) {
-        g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "--max-moves must be within 0..1000 and --cooldown within 0..86400 seconds");
+        g_set_error_literal(
+            error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+            "--max-moves must be within 0..1000 and --cooldown within 0..86400 seconds");
         return FALSE;
     }
     if (o->max_moves > 0)
@@ -145,12 +147,17 @@ vn_cmd_rebalance(int argc, char **argv)
 {
     g_auto(RebalanceOptions) o = { .cooldown = 300 };
     const GOptionEntry entries[] = {
-        { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o.dry_run, "Print the moves, change nothing", NULL },
-        { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.threshold, "Hot: utilisation above the mean by this much (default 0.15)", "X" },
+        { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &o.dry_run, "Print the moves, change nothing",
+          NULL },
+        { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.threshold,
+          "Hot: utilisation above the mean by this much (default 0.15)", "X" },
         { "max-moves", 0, 0, G_OPTION_ARG_INT, &o.max_moves, "Moves per round (default 2)", "N" },
-        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &o.max_memory, "Memory moved per round (default 16G)", "SIZE" },
-        { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Seconds a moved or started VM stays put (default 300)", "S" },
-        { "connect", 'c', 0, G_OPTION_ARG_STRING, &o.uri, "libvirt URI (default qemu:///system)", "URI" },
+        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &o.max_memory,
+          "Memory moved per round (default 16G)", "SIZE" },
+        { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown,
+          "Seconds a moved or started VM stays put (default 300)", "S" },
+        { "connect", 'c', 0, G_OPTION_ARG_STRING, &o.uri, "libvirt URI (default qemu:///system)",
+          "URI" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { NULL },
     };
@@ -184,7 +191,8 @@ vn_cmd_rebalance(int argc, char **argv)
                                       virGetLastErrorMessage());
         for (guint i = 0; i < moves->len; i++) {
             g_autoptr(GError) move_error = NULL;
-            applied[i] = apply_move(conn, config, t, load, g_ptr_array_index(moves, i), &move_error);
+            applied[i] =
+                apply_move(conn, config, t, load, g_ptr_array_index(moves, i), &move_error);
             if (!applied[i]) {
                 g_printerr("%s: %s: %s\n", g_get_prgname(),
                            ((VnMove *)g_ptr_array_index(moves, i))->vm, move_error->message);
@@ -199,7 +207,10 @@ vn_cmd_rebalance(int argc, char **argv)
         return rc;
     }
     for (guint i = 0; i < moves->len; i++)
-        printf("%s %s\n", o.dry_run ? "would move" : applied[i] ? "moved" : "failed to move",
+        printf("%s %s\n",
+               o.dry_run    ? "would move"
+               : applied[i] ? "moved"
+                            : "failed to move",
                ((VnMove *)g_ptr_array_index(moves, i))->reason);
     for (guint i = 0; i < notes->len; i++)
         printf("note: %s\n", (const gchar *)g_ptr_array_index(notes, i));

@@ -41,8 +41,8 @@ print_json(GPtrArray *recs)
 static void
 print_text(GPtrArray *recs)
 {
-    g_print("%-24s %-9s %-6s %-8s %-16s %s\n", "NAME", "STATE", "APPLY", "NODES",
-            "CPUS", "MEMORY_MIB");
+    g_print("%-24s %-9s %-6s %-8s %-16s %s\n", "NAME", "STATE", "APPLY", "NODES", "CPUS",
+            "MEMORY_MIB");
     for (guint i = 0; i < recs->len; i++) {
         const VnLedgerRecord *r = g_ptr_array_index(recs, i);
         g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
@@ -52,8 +52,8 @@ print_text(GPtrArray *recs)
             g_string_append_printf(cpus, "%s%s", c ? ";" : "",
                                    g_array_index(r->cells, VnLedgerCell, c).cpus);
         g_print("%-24s %-9s %-6s %-8s %-16s %" G_GUINT64_FORMAT "\n", r->name,
-                vn_ledger_state_to_string(r->state), r->needs_apply ? "yes" : "no",
-                nodes, cpus->str, vn_size_kib_to_mib(vn_ledger_record_memory_kib(r)));
+                vn_ledger_state_to_string(r->state), r->needs_apply ? "yes" : "no", nodes,
+                cpus->str, vn_size_kib_to_mib(vn_ledger_record_memory_kib(r)));
     }
 }
 

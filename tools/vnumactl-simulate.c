@@ -43,8 +43,8 @@ typedef struct {
 
 /* Every policy, as printed: vnuma's two balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA, VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_FIRST_FIT,
-    VN_SIM_POLICY_MOST_FREE, VN_SIM_POLICY_ROUND_ROBIN, VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,     VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE, VN_SIM_POLICY_ROUND_ROBIN,   VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -64,7 +64,8 @@ policies_from_options(const SimOptions *o, GArray *ret)
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
             vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, first-fit, "
-                               "most-free, round-robin, no-pinning", o->policies[i]);
+                               "most-free, round-robin, no-pinning",
+                               o->policies[i]);
             return FALSE;
         }
         g_array_append_val(ret, r);
@@ -175,10 +176,11 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
                m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
                m->remote_share * 100.0);
     }
-    printf("\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
-           "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
-           "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
-           "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
+    printf(
+        "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
+        "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
+        "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
+        "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
 }
 
 /* A replay spans hours or months: a free-memory or CPU-busy reading taken
@@ -198,21 +200,26 @@ vn_cmd_simulate(int argc, char **argv)
 {
     g_auto(SimOptions) o = { 0 };
     const GOptionEntry entries[] = {
-        { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
+        { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
+          "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, first-fit, most-free, round-robin or no-pinning (repeatable; default all)", "NAME" },
+          "Only this policy: vnuma, vnuma-packing, first-fit, most-free, round-robin or no-pinning "
+          "(repeatable; default all)",
+          "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
-        "Replay a trace of VM arrivals and departures on a host with vnuma and with baselines", entries, &o.source);
+        "Replay a trace of VM arrivals and departures on a host with vnuma and with baselines",
+        entries, &o.source);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnTrace) trace = NULL;
 
-    g_option_context_set_description(ctx,
+    g_option_context_set_description(
+        ctx,
         "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
         "memory-packing), first-fit (Nova), most-free (numad), round-robin, no-pinning (an\n"
         "unmanaged VM); the two vnuma policies set the balance whatever vnuma.conf says.\n"
@@ -251,13 +258,17 @@ vn_cmd_trace_gen(int argc, char **argv)
     g_autofree gchar *output = NULL;
     const GOptionEntry entries[] = {
         { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
-        { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Random seed: the same seed gives the same trace (required)", "S" },
-        { "hours", 0, 0, G_OPTION_ARG_DOUBLE, &hours, "Arrivals spread over this many hours (default 720)", "H" },
-        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout", "FILE" },
+        { "seed", 0, 0, G_OPTION_ARG_INT64, &seed,
+          "Random seed: the same seed gives the same trace (required)", "S" },
+        { "hours", 0, 0, G_OPTION_ARG_DOUBLE, &hours,
+          "Arrivals spread over this many hours (default 720)", "H" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout",
+          "FILE" },
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
-        "Write a synthetic VM trace (CSV) with the published Azure VM size and lifetime mix", entries, NULL);
+        "Write a synthetic VM trace (CSV) with the published Azure VM size and lifetime mix",
+        entries, NULL);
     g_autoptr(VnTrace) trace = NULL;
     g_autofree gchar *csv = NULL;
     g_autoptr(GError) error = NULL;

@@ -60,7 +60,8 @@ load_from_ledger(VnLoad *load, const VnTopology *t, const VnPolicy *policy, cons
 static gchar *
 mib_text(guint64 kib)
 {
-    return kib == G_MAXUINT64 ? g_strdup("-") : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(kib));
+    return kib == G_MAXUINT64 ? g_strdup("-")
+                              : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(kib));
 }
 
 static gchar *
@@ -155,10 +156,13 @@ print_nodes_text(const VnStatus *s)
     for (guint i = 0; i < s->nodes->len; i++) {
         const VnStatusNode *n = &g_array_index(s->nodes, VnStatusNode, i);
         if (n->miss_level == VN_STATUS_LEVEL_LOOK || n->miss_level == VN_STATUS_LEVEL_PROBLEM)
-            printf("warning: node %u: %.1f%% of its allocations were numa_miss (%s: above %.0f%%)\n",
-                   n->os_id, n->miss_share * 100.0,
-                   n->miss_level == VN_STATUS_LEVEL_PROBLEM ? "a problem" : "worth a look",
-                   (n->miss_level == VN_STATUS_LEVEL_PROBLEM ? VN_STATUS_MISS_PROBLEM : VN_STATUS_MISS_LOOK) * 100.0);
+            printf(
+                "warning: node %u: %.1f%% of its allocations were numa_miss (%s: above %.0f%%)\n",
+                n->os_id, n->miss_share * 100.0,
+                n->miss_level == VN_STATUS_LEVEL_PROBLEM ? "a problem" : "worth a look",
+                (n->miss_level == VN_STATUS_LEVEL_PROBLEM ? VN_STATUS_MISS_PROBLEM
+                                                          : VN_STATUS_MISS_LOOK) *
+                    100.0);
     }
 }
 
@@ -168,7 +172,7 @@ add_share(JsonBuilder *b, const gchar *name, gdouble v)
     json_builder_set_member_name(b, name);
     if (v < 0)
         json_builder_add_null_value(b);
-    else  /* four decimals: what the counters are worth */
+    else /* four decimals: what the counters are worth */
         json_builder_add_double_value(b, (gdouble)(gint64)(v * 10000.0 + 0.5) / 10000.0);
 }
 
@@ -300,7 +304,8 @@ vn_cmd_status(int argc, char **argv)
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
-        "Where every VM lives and whether its memory is local; how each node is doing", entries, &o.source);
+        "Where every VM lives and whether its memory is local; how each node is doing", entries,
+        &o.source);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
@@ -358,7 +363,8 @@ print_log_json(GPtrArray *entries)
 static void
 print_log_text(GPtrArray *entries)
 {
-    printf("%-25s %-16s %-10s %-12s %-8s %s\n", "time", "vm", "phase", "decision", "nodes", "reason");
+    printf("%-25s %-16s %-10s %-12s %-8s %s\n", "time", "vm", "phase", "decision", "nodes",
+           "reason");
     for (guint i = 0; i < entries->len; i++) {
         const VnHistoryEntry *e = g_ptr_array_index(entries, i);
         printf("%-25s %-16s %-10s %-12s %-8s %s\n", e->time, e->vm, *e->phase ? e->phase : "-",
@@ -376,8 +382,10 @@ vn_cmd_log(int argc, char **argv)
     g_autofree gchar *state_opt = NULL;
     const GOptionEntry entries[] = {
         { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_opt,
-          "State directory holding history.log (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
-        { "lines", 'n', 0, G_OPTION_ARG_INT, &lines, "Show the last N decisions (default 50; 0 = all)", "N" },
+          "State directory holding history.log (default: $VNUMA_STATE_DIR, else vnuma.conf)",
+          "DIR" },
+        { "lines", 'n', 0, G_OPTION_ARG_INT, &lines,
+          "Show the last N decisions (default 50; 0 = all)", "N" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
         { NULL },
     };

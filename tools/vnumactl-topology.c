@@ -46,12 +46,12 @@ node_notes(const VnTopology *t, guint i)
     if (n->subtype)
         g_ptr_array_add(notes, g_strdup(n->subtype));
     if (n->cpu_owner >= 0)
-        g_ptr_array_add(notes, g_strdup_printf("shares the CPUs of node %u",
-                                               t->nodes[n->cpu_owner].os_id));
+        g_ptr_array_add(
+            notes, g_strdup_printf("shares the CPUs of node %u", t->nodes[n->cpu_owner].os_id));
     else if (vn_topology_node_is_memory_only(t, i))
         g_ptr_array_add(notes, g_strdup("memory only"));
     g_ptr_array_add(notes, NULL);
-    return g_strjoinv(", ", (gchar **) notes->pdata);
+    return g_strjoinv(", ", (gchar **)notes->pdata);
 }
 
 static void
@@ -60,19 +60,21 @@ print_node(const VnTopology *t, const VnLoad *load, guint i, gint cpus_width)
     const VnNode *n = &t->nodes[i];
     const VnNodeLoad *l = &load->nodes[i];
     g_autofree gchar *cpus = vn_cpulist_format(n->cpus);
-    g_autofree gchar *free_mib = n->mem_free_kib == G_MAXUINT64 ? g_strdup("-")
-        : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(n->mem_free_kib));
-    g_autofree gchar *busy = l->cpu_busy < 0 ? g_strdup("-")
-        : g_strdup_printf("%.0f%%", l->cpu_busy * 100.0);
+    g_autofree gchar *free_mib =
+        n->mem_free_kib == G_MAXUINT64
+            ? g_strdup("-")
+            : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(n->mem_free_kib));
+    g_autofree gchar *busy =
+        l->cpu_busy < 0 ? g_strdup("-") : g_strdup_printf("%.0f%%", l->cpu_busy * 100.0);
     g_autofree gchar *hugepages = hugepages_text(n);
     g_autofree gchar *notes = node_notes(t, i);
     g_autofree gchar *line = NULL;
 
     line = g_strdup_printf("%4u  %-*s %4u %10" G_GUINT64_FORMAT " %10s %5s %6u %10" G_GUINT64_FORMAT
-            "  %-18s %s",
-            n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
-            vn_size_kib_to_mib(n->mem_total_kib), free_mib, busy, l->committed_vcpus,
-            vn_size_kib_to_mib(l->committed_memory_kib), hugepages, notes);
+                           "  %-18s %s",
+                           n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
+                           vn_size_kib_to_mib(n->mem_total_kib), free_mib, busy, l->committed_vcpus,
+                           vn_size_kib_to_mib(l->committed_memory_kib), hugepages, notes);
     g_print("%s\n", g_strchomp(line));
 }
 
@@ -83,11 +85,10 @@ print_nodes(const VnTopology *t, const VnLoad *load)
 
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autofree gchar *cpus = vn_cpulist_format(t->nodes[i].cpus);
-        width = MAX(width, (gint) strlen(cpus));
+        width = MAX(width, (gint)strlen(cpus));
     }
-    g_print("%4s  %-*s %4s %10s %10s %5s %6s %10s  %-18s %s\n", "node", width, "cpus",
-            "ncpu", "total MiB", "free MiB", "busy", "vcpus", "commit MiB",
-            "hugepages free/all", "notes");
+    g_print("%4s  %-*s %4s %10s %10s %5s %6s %10s  %-18s %s\n", "node", width, "cpus", "ncpu",
+            "total MiB", "free MiB", "busy", "vcpus", "commit MiB", "hugepages free/all", "notes");
     for (guint i = 0; i < t->n_nodes; i++)
         print_node(t, load, i, width);
 }
@@ -96,8 +97,8 @@ print_nodes(const VnTopology *t, const VnLoad *load)
 static void
 print_distances(const VnTopology *t)
 {
-    g_print("node distances%s:\nnode", t->distances_assumed
-            ? " (none in the source: assumed 10 local, 20 remote)" : "");
+    g_print("node distances%s:\nnode",
+            t->distances_assumed ? " (none in the source: assumed 10 local, 20 remote)" : "");
     for (guint j = 0; j < t->n_nodes; j++)
         g_print(" %3u", t->nodes[j].os_id);
     g_print("\n");
@@ -138,15 +139,17 @@ vn_cmd_topology(int argc, char **argv)
     g_autofree gchar *state_dir = NULL;
     const GOptionEntry entries[] = {
         { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
-        { "svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Draw the host (nodes, VMs, distances) into an SVG file (- = stdout)", "FILE" },
+        { "svg", 0, 0, G_OPTION_ARG_FILENAME, &svg,
+          "Draw the host (nodes, VMs, distances) into an SVG file (- = stdout)", "FILE" },
         { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
           "With --svg: the ledger whose VMs to draw (default: this host's)", "DIR" },
         { NULL },
     };
     VnSourceOptions source = { 0 };
-    g_autoptr(GOptionContext) context = vn_cli_context_new(
-        "Show the host's NUMA nodes with their CPUs, memory, hugepages and\n"
-        "load, and the distance matrix.", entries, &source);
+    g_autoptr(GOptionContext) context =
+        vn_cli_context_new("Show the host's NUMA nodes with their CPUs, memory, hugepages and\n"
+                           "load, and the distance matrix.",
+                           entries, &source);
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;

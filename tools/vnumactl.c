@@ -16,28 +16,21 @@ static const VnCommand commands[] = {
     { "help", cmd_help, "List the commands, or show one command's options" },
     { "topology", vn_cmd_topology,
       "Show the host's NUMA nodes: CPUs, memory, hugepages, load, distances" },
-    { "plan", vn_cmd_plan,
-      "Plan a VM's placement (from flags or DOMAIN.xml); no side effect" },
-    { "explain", vn_cmd_explain,
-      "Plan a VM and show every candidate node set with its score" },
+    { "plan", vn_cmd_plan, "Plan a VM's placement (from flags or DOMAIN.xml); no side effect" },
+    { "explain", vn_cmd_explain, "Plan a VM and show every candidate node set with its score" },
     { "rebalance", vn_cmd_rebalance,
       "Move whole guest cells off a hot node (--dry-run: only show the moves)" },
     /* define, place: domain XML (issue 4) -- XML helper */
-    { "define", vn_cmd_define,
-      "Place DOMAIN.xml on this host and define it in libvirt" },
-    { "place", vn_cmd_place,
-      "Place a defined domain again (rewrites its definition; next start)" },
+    { "define", vn_cmd_define, "Place DOMAIN.xml on this host and define it in libvirt" },
+    { "place", vn_cmd_place, "Place a defined domain again (rewrites its definition; next start)" },
     /* reservations, apply: the hook and ledger (issue 5) -- hook helper */
     { "reservations", vn_cmd_reservations,
       "Show the placements the ledger holds (reserved or running domains)" },
     { "simulate", vn_cmd_simulate,
       "Replay a VM trace on a host with vnuma and the peers' policies" },
-    { "trace-gen", vn_cmd_trace_gen,
-      "Write a synthetic VM trace with the published Azure VM mix" },
-    { "status", vn_cmd_status,
-      "Where every VM lives, its memory locality, and each node's load" },
-    { "log", vn_cmd_log,
-      "Show the history of placement decisions and moves" },
+    { "trace-gen", vn_cmd_trace_gen, "Write a synthetic VM trace with the published Azure VM mix" },
+    { "status", vn_cmd_status, "Where every VM lives, its memory locality, and each node's load" },
+    { "log", vn_cmd_log, "Show the history of placement decisions and moves" },
     { "apply", vn_cmd_apply,
       "Apply a running domain's reserved placement live (pins, memory nodeset)" },
 };
@@ -75,7 +68,7 @@ static int
 cmd_help(int argc, char **argv)
 {
     const VnCommand *cmd;
-    char *help_argv[] = { NULL, (char *) "--help", NULL };
+    char *help_argv[] = { NULL, (char *)"--help", NULL };
 
     if (argc < 2) {
         print_usage(stdout);

@@ -15,8 +15,8 @@
 /* Exit statuses every command uses. */
 enum {
     VN_EXIT_OK = 0,
-    VN_EXIT_ERROR = 1,    /* bad usage, bad input, failure */
-    VN_EXIT_NO_FIT = 2,   /* the request cannot be placed */
+    VN_EXIT_ERROR = 1,  /* bad usage, bad input, failure */
+    VN_EXIT_NO_FIT = 2, /* the request cannot be placed */
 };
 
 typedef struct {
@@ -62,8 +62,8 @@ gboolean vn_cli_parse(GOptionContext *context, int *argc, char ***argv);
 
 /* As vn_cli_parse, but accepts up to `max_args` (0 or 1) positional
  * arguments: *ret_arg is the first one or NULL. */
-gboolean vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv,
-                           guint max_args, const gchar **ret_arg);
+gboolean vn_cli_parse_args(GOptionContext *context, int *argc, char ***argv, guint max_args,
+                           const gchar **ret_arg);
 
 /* Prints "<prgname>: <message>" on stderr; returns VN_EXIT_ERROR. */
 int vn_cli_fail(const GError *error);

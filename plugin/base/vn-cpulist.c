@@ -13,7 +13,7 @@
 #include <hwloc.h>
 #include <stdlib.h>
 
-G_DEFINE_QUARK(vn-cpulist-error-quark, vn_cpulist_error)
+G_DEFINE_QUARK(vn-cpulist-error-quark, vn_cpulist_error);
 
 typedef struct hwloc_bitmap_s VnHwlocBitmap;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnHwlocBitmap, hwloc_bitmap_free)
@@ -26,7 +26,7 @@ vn_cpulist_format(const VnBitmap *b)
     gchar *ret;
 
     g_return_val_if_fail(b != NULL, NULL);
-    VN_BITMAP_FOREACH(b, i)
+    VN_BITMAP_FOREACH (b, i)
         hwloc_bitmap_set(hb, (unsigned)i);
     if (hwloc_bitmap_list_asprintf(&s, hb) < 0 || !s)
         g_error("out of memory formatting a cpulist");
@@ -54,7 +54,7 @@ cpulist_shape_error(const gchar *text, guint max_digits)
     guint digits = 0;
     gboolean in_range = FALSE;
 
-    for (const gchar *p = text; ; p++) {
+    for (const gchar *p = text;; p++) {
         if (g_ascii_isdigit(*p)) {
             if (++digits > max_digits)
                 return "a number is out of range";

@@ -18,36 +18,54 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(vn-json-parse-error-quark, vn_json_parse_error)
+G_DEFINE_QUARK(vn-json-parse-error-quark, vn_json_parse_error);
 
 /* What a byte means outside a string. */
 typedef enum {
-    BYTE_REFUSED,  /* nothing JSON has ('/', '\'', letters of no literal, >= 0x80) */
+    BYTE_REFUSED, /* nothing JSON has ('/', '\'', letters of no literal, >= 0x80) */
     BYTE_SPACE,
-    BYTE_OPEN,     /* [ { */
-    BYTE_CLOSE,    /* ] } */
+    BYTE_OPEN,  /* [ { */
+    BYTE_CLOSE, /* ] } */
     BYTE_QUOTE,
     BYTE_COLON,
     BYTE_COMMA,
-    BYTE_SCALAR,   /* numbers and true / false / null */
+    BYTE_SCALAR, /* numbers and true / false / null */
 } ByteClass;
 
 static const guint8 byte_class[256] = {
-    [' '] = BYTE_SPACE, ['\t'] = BYTE_SPACE, ['\n'] = BYTE_SPACE, ['\r'] = BYTE_SPACE,
-    ['['] = BYTE_OPEN, ['{'] = BYTE_OPEN, [']'] = BYTE_CLOSE, ['}'] = BYTE_CLOSE,
-    ['"'] = BYTE_QUOTE, [':'] = BYTE_COLON, [','] = BYTE_COMMA,
-    ['0' ... '9'] = BYTE_SCALAR, ['-'] = BYTE_SCALAR, ['+'] = BYTE_SCALAR, ['.'] = BYTE_SCALAR,
+    [' '] = BYTE_SPACE,
+    ['\t'] = BYTE_SPACE,
+    ['\n'] = BYTE_SPACE,
+    ['\r'] = BYTE_SPACE,
+    ['['] = BYTE_OPEN,
+    ['{'] = BYTE_OPEN,
+    [']'] = BYTE_CLOSE,
+    ['}'] = BYTE_CLOSE,
+    ['"'] = BYTE_QUOTE,
+    [':'] = BYTE_COLON,
+    [','] = BYTE_COMMA,
+    ['0' ... '9'] = BYTE_SCALAR,
+    ['-'] = BYTE_SCALAR,
+    ['+'] = BYTE_SCALAR,
+    ['.'] = BYTE_SCALAR,
     ['E'] = BYTE_SCALAR,
     /* the letters of true, false, null (e also for exponents) */
-    ['a'] = BYTE_SCALAR, ['e'] = BYTE_SCALAR, ['f'] = BYTE_SCALAR, ['l'] = BYTE_SCALAR,
-    ['n'] = BYTE_SCALAR, ['r'] = BYTE_SCALAR, ['s'] = BYTE_SCALAR, ['t'] = BYTE_SCALAR,
+    ['a'] = BYTE_SCALAR,
+    ['e'] = BYTE_SCALAR,
+    ['f'] = BYTE_SCALAR,
+    ['l'] = BYTE_SCALAR,
+    ['n'] = BYTE_SCALAR,
+    ['r'] = BYTE_SCALAR,
+    ['s'] = BYTE_SCALAR,
+    ['t'] = BYTE_SCALAR,
     ['u'] = BYTE_SCALAR,
 };
 
 /* Error path only: ", line L" for the byte at `at` of a text of several
  * lines; "" for one line (an API body, a history line), where the offset
  * says it all. */
-static gchar *line_of(const gchar *text, gsize len, gsize at)
+static gchar *
+line_of(const gchar *text, gsize len, gsize at)
 {
     if (!memchr(text, '\n', len))
         return g_strdup("");
@@ -58,16 +76,18 @@ static gchar *line_of(const gchar *text, gsize len, gsize at)
 }
 
 /* "<what> at byte offset N[, line L]" */
-static gboolean refuse(GError **error, VnJsonParseError code, const gchar *text, gsize len,
-                       gsize at, const gchar *what)
+static gboolean
+refuse(GError **error, VnJsonParseError code, const gchar *text, gsize len, gsize at,
+       const gchar *what)
 {
     g_autofree gchar *line = line_of(text, len, at);
-    g_set_error(error, VN_JSON_PARSE_ERROR, code, "%s at byte offset %" G_GSIZE_FORMAT "%s",
-                what, at, line);
+    g_set_error(error, VN_JSON_PARSE_ERROR, code, "%s at byte offset %" G_GSIZE_FORMAT "%s", what,
+                at, line);
     return FALSE;
 }
 
-static gboolean refuse_byte(GError **error, const gchar *text, gsize len, gsize at)
+static gboolean
+refuse_byte(GError **error, const gchar *text, gsize len, gsize at)
 {
     guchar c = (guchar)text[at];
     g_autofree gchar *what = g_ascii_isprint(c) ? g_strdup_printf("unexpected character '%c'", c)
@@ -75,22 +95,28 @@ static gboolean refuse_byte(GError **error, const gchar *text, gsize len, gsize 
     return refuse(error, VN_JSON_PARSE_ERROR_SYNTAX, text, len, at, what);
 }
 
-static gboolean refuse_empty(GError **error)
+static gboolean
+refuse_empty(GError **error)
 {
-    g_set_error_literal(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_EMPTY, "empty: no JSON value");
+    g_set_error_literal(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_EMPTY,
+                        "empty: no JSON value");
     return FALSE;
 }
 
 /* Bytes that end the plain run of a string: its quote, an escape, a
  * control character, the start of a multi-byte character. */
 static const guint8 string_stop[256] = {
-    [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+    [0x00 ... 0x1f] = 1,
+    ['"'] = 1,
+    ['\\'] = 1,
+    [0x80 ... 0xff] = 1,
 };
 
 /* The escape at `at` (a backslash) is one JSON has: json-glib also takes
  * C's octal and other escapes ("\220" is the byte 0x90, not UTF-8), and
  * cuts a string short at \u0000. */
-static gboolean check_escape(const gchar *text, gsize len, gsize at, GError **error)
+static gboolean
+check_escape(const gchar *text, gsize len, gsize at, GError **error)
 {
     if (at + 1 < len && strchr("\"\\/bfnrt", text[at + 1]) && text[at + 1])
         return TRUE;
@@ -109,7 +135,8 @@ static gboolean check_escape(const gchar *text, gsize len, gsize at, GError **er
 
 /* The string whose opening quote is at `*at`: moves `*at` past its closing
  * quote (or to `len` when there is none: json-glib reports that). */
-static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **error)
+static gboolean
+skip_string(const gchar *text, gsize len, gsize *at, GError **error)
 {
     gsize i = *at + 1;
     for (;;) {
@@ -138,11 +165,12 @@ static gboolean skip_string(const gchar *text, gsize len, gsize *at, GError **er
 
 /* One pass over the text: TRUE when json-glib may have it, with the
  * number of ':' outside strings in `ret_colons`. */
-static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError **error)
+static gboolean
+prescan(const gchar *text, gsize len, gsize *ret_colons, GError **error)
 {
     guint depth = 0;
-    gboolean complete = FALSE;   /* the first value has ended */
-    gboolean any = FALSE;        /* anything but whitespace */
+    gboolean complete = FALSE; /* the first value has ended */
+    gboolean any = FALSE;      /* anything but whitespace */
     gsize colons = 0;
     gsize i = 0;
 
@@ -196,7 +224,8 @@ static gboolean prescan(const gchar *text, gsize len, gsize *ret_colons, GError 
     return TRUE;
 }
 
-static gboolean is_container(JsonNode *node)
+static gboolean
+is_container(JsonNode *node)
 {
     JsonNodeType t = json_node_get_node_type(node);
     return t == JSON_NODE_OBJECT || t == JSON_NODE_ARRAY;
@@ -204,7 +233,8 @@ static gboolean is_container(JsonNode *node)
 
 /* Members of all objects in the container `node` (depth bounded by the
  * prescan); scalars are not called for. */
-static gsize count_members(JsonNode *node)
+static gsize
+count_members(JsonNode *node)
 {
     gsize n = 0;
     if (JSON_NODE_HOLDS_OBJECT(node)) {
@@ -227,13 +257,14 @@ static gsize count_members(JsonNode *node)
 /* Finding the duplicate: json-glib emits "object-member" after adding a
  * member, so an object whose size did not grow took a name it had. */
 typedef struct {
-    guint members[VN_JSON_MAX_DEPTH];  /* signals seen per open object */
+    guint members[VN_JSON_MAX_DEPTH]; /* signals seen per open object */
     guint open;
-    gchar *name;                       /* the first duplicate */
+    gchar *name; /* the first duplicate */
     guint line;
 } Duplicates;
 
-static void on_object_start(JsonParser *parser, gpointer user_data)
+static void
+on_object_start(JsonParser *parser, gpointer user_data)
 {
     Duplicates *d = user_data;
     if (d->open < G_N_ELEMENTS(d->members))
@@ -241,8 +272,8 @@ static void on_object_start(JsonParser *parser, gpointer user_data)
     d->open++;
 }
 
-static void on_object_member(JsonParser *parser, JsonObject *object, const gchar *name,
-                             gpointer user_data)
+static void
+on_object_member(JsonParser *parser, JsonObject *object, const gchar *name, gpointer user_data)
 {
     Duplicates *d = user_data;
     if (d->open == 0 || d->open > G_N_ELEMENTS(d->members))
@@ -254,19 +285,22 @@ static void on_object_member(JsonParser *parser, JsonObject *object, const gchar
     }
 }
 
-static void on_object_end(JsonParser *parser, JsonObject *object, gpointer user_data)
+static void
+on_object_end(JsonParser *parser, JsonObject *object, gpointer user_data)
 {
     Duplicates *d = user_data;
     d->open--;
 }
 
-gchar *vn_json_quote(const gchar *s)
+gchar *
+vn_json_quote(const gchar *s)
 {
     g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), s);
     return json_to_string(n, FALSE);
 }
 
-static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
+static gboolean
+refuse_duplicate(const gchar *text, gsize len, GError **error)
 {
     Duplicates d = { 0 };
     g_autoptr(JsonParser) parser = json_parser_new();
@@ -289,7 +323,8 @@ static gboolean refuse_duplicate(const gchar *text, gsize len, GError **error)
     return FALSE;
 }
 
-JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
+JsonNode *
+vn_json_parse(const gchar *text, gsize len, GError **error)
 {
     g_return_val_if_fail(text != NULL || len == 0, NULL);
     gsize colons = 0;
@@ -300,7 +335,8 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
     if (!json_parser_load_from_data(parser, text, (gssize)len, &local)) {
         /* "<data>:1:5: Parse error: ..." names no input we know of */
         const gchar *m = local->message;
-        g_autofree gchar *shown = g_strdup(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
+        g_autofree gchar *shown =
+            g_strdup(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
         /* json-glib quotes the token it stopped at with its escapes
          * decoded: '{"\n"' would make the message two lines */
         for (gchar *c = shown; *c; c++)
@@ -310,7 +346,7 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
         return NULL;
     }
     JsonNode *root = json_parser_get_root(parser);
-    if (!root) {   /* json-glib's answer to whitespace; the prescan took that */
+    if (!root) { /* json-glib's answer to whitespace; the prescan took that */
         refuse_empty(error);
         return NULL;
     }
@@ -321,7 +357,8 @@ JsonNode *vn_json_parse(const gchar *text, gsize len, GError **error)
     return json_parser_steal_root(parser);
 }
 
-JsonNode *vn_json_parse_file(const gchar *path, GError **error)
+JsonNode *
+vn_json_parse_file(const gchar *path, GError **error)
 {
     g_autofree gchar *text = NULL;
     gsize len = 0;

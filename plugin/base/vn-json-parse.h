@@ -30,13 +30,13 @@
 #define VN_JSON_PARSE_ERROR (vn_json_parse_error_quark())
 GQuark vn_json_parse_error_quark(void);
 typedef enum {
-    VN_JSON_PARSE_ERROR_EMPTY,      /* no value: empty or only whitespace */
-    VN_JSON_PARSE_ERROR_SYNTAX,     /* not JSON (json-glib's message, or a
+    VN_JSON_PARSE_ERROR_EMPTY,     /* no value: empty or only whitespace */
+    VN_JSON_PARSE_ERROR_SYNTAX,    /* not JSON (json-glib's message, or a
                                      * character JSON does not have) */
-    VN_JSON_PARSE_ERROR_DEPTH,      /* nested deeper than VN_JSON_MAX_DEPTH */
-    VN_JSON_PARSE_ERROR_TRAILING,   /* more after the first value */
-    VN_JSON_PARSE_ERROR_DUPLICATE,  /* an object member given twice */
-    VN_JSON_PARSE_ERROR_ENCODING,   /* invalid UTF-8, control character */
+    VN_JSON_PARSE_ERROR_DEPTH,     /* nested deeper than VN_JSON_MAX_DEPTH */
+    VN_JSON_PARSE_ERROR_TRAILING,  /* more after the first value */
+    VN_JSON_PARSE_ERROR_DUPLICATE, /* an object member given twice */
+    VN_JSON_PARSE_ERROR_ENCODING,  /* invalid UTF-8, control character */
     VN_JSON_PARSE_ERROR_MAX
 } VnJsonParseError;
 

@@ -4,22 +4,22 @@
 
 #include <errno.h>
 
-G_DEFINE_QUARK(vn-size-error-quark, vn_size_error)
+G_DEFINE_QUARK(vn-size-error-quark, vn_size_error);
 
 typedef struct {
     const gchar *suffix;
-    guint64 kib;   /* KiB per unit */
+    guint64 kib; /* KiB per unit */
 } VnSizeUnit;
 
 static const VnSizeUnit units[] = {
-    { "",    1024 },   /* plain number: MiB */
-    { "K",   1 },
+    { "", 1024 }, /* plain number: MiB */
+    { "K", 1 },
     { "KiB", 1 },
-    { "M",   1024 },
+    { "M", 1024 },
     { "MiB", 1024 },
-    { "G",   1024 * 1024 },
+    { "G", 1024 * 1024 },
     { "GiB", 1024 * 1024 },
-    { "T",   1024ULL * 1024 * 1024 },
+    { "T", 1024ULL * 1024 * 1024 },
     { "TiB", 1024ULL * 1024 * 1024 },
 };
 
@@ -38,7 +38,7 @@ unit_lookup(const gchar *suffix, guint64 *ret_kib)
 gboolean
 vn_size_parse_kib(const gchar *text, guint64 *ret_kib, GError **error)
 {
-    const guint64 max_kib = G_MAXUINT64 / 1024;   /* 2^64 bytes */
+    const guint64 max_kib = G_MAXUINT64 / 1024; /* 2^64 bytes */
     gchar *end = NULL;
     guint64 number, per_unit;
 
@@ -49,7 +49,8 @@ vn_size_parse_kib(const gchar *text, guint64 *ret_kib, GError **error)
     if (!g_ascii_isdigit(text[0])) {
         g_set_error(error, VN_SIZE_ERROR, VN_SIZE_ERROR_INVALID,
                     "invalid size \"%s\": expected a positive whole number "
-                    "with an optional K, M, G or T suffix", text);
+                    "with an optional K, M, G or T suffix",
+                    text);
         return FALSE;
     }
     errno = 0;
@@ -57,7 +58,8 @@ vn_size_parse_kib(const gchar *text, guint64 *ret_kib, GError **error)
     if (!unit_lookup(end, &per_unit)) {
         g_set_error(error, VN_SIZE_ERROR, VN_SIZE_ERROR_INVALID,
                     "invalid size \"%s\": unknown suffix \"%s\" "
-                    "(use K, M, G or T; a plain number is MiB)", text, end);
+                    "(use K, M, G or T; a plain number is MiB)",
+                    text, end);
         return FALSE;
     }
     if (errno == ERANGE || number > max_kib / per_unit) {
@@ -77,5 +79,5 @@ vn_size_parse_kib(const gchar *text, guint64 *ret_kib, GError **error)
 guint64
 vn_size_kib_to_mib(guint64 kib)
 {
-    return kib / 1024 + (kib % 1024 >= 512);   /* no overflow near 2^64 */
+    return kib / 1024 + (kib % 1024 >= 512); /* no overflow near 2^64 */
 }

@@ -11,8 +11,8 @@
 #define VN_SIZE_ERROR (vn_size_error_quark())
 GQuark vn_size_error_quark(void);
 typedef enum {
-    VN_SIZE_ERROR_INVALID,  /* empty, negative, garbage, unknown suffix */
-    VN_SIZE_ERROR_RANGE,    /* zero, or more than 2^64 bytes */
+    VN_SIZE_ERROR_INVALID, /* empty, negative, garbage, unknown suffix */
+    VN_SIZE_ERROR_RANGE,   /* zero, or more than 2^64 bytes */
     VN_SIZE_ERROR_MAX
 } VnSizeError;
 

@@ -4,7 +4,7 @@
 #include <glib/gstdio.h>
 #include <libxml/parser.h>
 
-G_DEFINE_QUARK(vn-xml-file-error-quark, vn_xml_file_error)
+G_DEFINE_QUARK(vn-xml-file-error-quark, vn_xml_file_error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlParserCtxt, xmlFreeParserCtxt)
 
@@ -55,8 +55,8 @@ vn_xml_file_parse(const gchar *name, const gchar *buf, gsize len, GError **error
     g_return_val_if_fail(name != NULL && buf != NULL, NULL);
     if (len > VN_XML_FILE_MAX_BYTES) {
         g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_TOO_LARGE,
-                    "%s: %" G_GSIZE_FORMAT " bytes, more than the %d allowed for an XML file",
-                    name, len, VN_XML_FILE_MAX_BYTES);
+                    "%s: %" G_GSIZE_FORMAT " bytes, more than the %d allowed for an XML file", name,
+                    len, VN_XML_FILE_MAX_BYTES);
         return NULL;
     }
     ctxt = xmlNewParserCtxt();
@@ -97,8 +97,8 @@ vn_xml_file_read(const gchar *path, GError **error)
     /* Check the size before reading so a huge file is never loaded. */
     if (g_stat(path, &st) == 0 && st.st_size > VN_XML_FILE_MAX_BYTES) {
         g_set_error(error, VN_XML_FILE_ERROR, VN_XML_FILE_ERROR_TOO_LARGE,
-                    "%s: %lld bytes, more than the %d allowed for an XML file",
-                    path, (long long)st.st_size, VN_XML_FILE_MAX_BYTES);
+                    "%s: %lld bytes, more than the %d allowed for an XML file", path,
+                    (long long)st.st_size, VN_XML_FILE_MAX_BYTES);
         return NULL;
     }
     if (!g_file_get_contents(path, &buf, &len, &local)) {

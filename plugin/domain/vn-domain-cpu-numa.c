@@ -29,8 +29,7 @@ parse_cell(VnDomain *d, xmlNode *n, guint pos, GError **error)
     g_autofree gchar *cpus = vn_xml_prop(n, "cpus");
     g_autofree gchar *mem = vn_xml_prop(n, "memory");
     g_autofree gchar *unit = vn_xml_prop(n, "unit");
-    g_autofree gchar *what = g_strdup_printf("%s:%ld: <cell memory>", d->source,
-                                             xmlGetLineNo(n));
+    g_autofree gchar *what = g_strdup_printf("%s:%ld: <cell memory>", d->source, xmlGetLineNo(n));
     g_autoptr(GError) local = NULL;
     VnDomainCell c = { .id = pos };
     guint64 v;
@@ -41,12 +40,11 @@ parse_cell(VnDomain *d, xmlNode *n, guint pos, GError **error)
         c.id = (guint)v;
     if (!vn_domain_parse_scaled_kib(mem, unit, "KiB", what, &c.memory_kib, error))
         return FALSE;
-    c.vcpus = cpus ? vn_cpulist_parse(cpus, d->vcpus_max, &local)
-                   : vn_bitmap_new(d->vcpus_max);
+    c.vcpus = cpus ? vn_cpulist_parse(cpus, d->vcpus_max, &local) : vn_bitmap_new(d->vcpus_max);
     if (!c.vcpus) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s:%ld: <cell cpus>: %s (domain has %u vCPUs)", d->source,
-                    xmlGetLineNo(n), local->message, d->vcpus_max);
+                    "%s:%ld: <cell cpus>: %s (domain has %u vCPUs)", d->source, xmlGetLineNo(n),
+                    local->message, d->vcpus_max);
         return FALSE;
     }
     g_array_append_val(d->cells, c);
@@ -203,7 +201,7 @@ update_kept_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
     for (guint i = 0; i < cells->len; i++) {
         xmlNode *dist = vn_xml_child(cells->pdata[i], "distances");
         if (dist && !distances_recorded(dist, i, d, c))
-            continue;   /* the user's own distances */
+            continue; /* the user's own distances */
         if (dist)
             vn_xml_remove(dist);
         if (c->n_cells > 1)

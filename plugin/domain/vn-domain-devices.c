@@ -84,8 +84,8 @@ pci_address(xmlNode *addr)
         if ((s || i != 0) && !parse_hex(s, max[i], &v[i]))
             return NULL;
     }
-    return g_strdup_printf("%04" G_GINT64_MODIFIER "x:%02" G_GINT64_MODIFIER "x:%02"
-                           G_GINT64_MODIFIER "x.%" G_GINT64_MODIFIER "x",
+    return g_strdup_printf("%04" G_GINT64_MODIFIER "x:%02" G_GINT64_MODIFIER
+                           "x:%02" G_GINT64_MODIFIER "x.%" G_GINT64_MODIFIER "x",
                            v[0], v[1], v[2], v[3]);
 }
 
@@ -158,8 +158,8 @@ parse_hostdev(VnDomain *d, xmlNode *hd)
 static gboolean
 memory_is_shared(xmlNode *root)
 {
-    g_autofree gchar *mode = vn_xml_prop(vn_xml_child(vn_xml_child(root, "memoryBacking"),
-                                                      "access"), "mode");
+    g_autofree gchar *mode =
+        vn_xml_prop(vn_xml_child(vn_xml_child(root, "memoryBacking"), "access"), "mode");
     return g_strcmp0(mode, "shared") == 0;
 }
 

@@ -44,4 +44,3 @@ vn_domain_check_guest_view(const VnDomain *d, VnPlacement *p)
     if (w)
         vn_placement_add_warning(p, "%s", w);
 }
-

@@ -20,15 +20,15 @@ vn_domain_parse_hugepages(VnDomain *d, xmlNode *root, GError **error)
         xmlNode *page = pages->pdata[i];
         g_autofree gchar *size = vn_xml_prop(page, "size");
         g_autofree gchar *unit = vn_xml_prop(page, "unit");
-        g_autofree gchar *what = g_strdup_printf("%s:%ld: <hugepages><page size>",
-                                                 d->source, xmlGetLineNo(page));
+        g_autofree gchar *what =
+            g_strdup_printf("%s:%ld: <hugepages><page size>", d->source, xmlGetLineNo(page));
         guint64 kib;
 
         if (!vn_domain_parse_scaled_kib(size, unit, "KiB", what, &kib, error))
             return FALSE;
         if (kib == 0) {
-            g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                        "%s: a page size of 0", what);
+            g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID, "%s: a page size of 0",
+                        what);
             return FALSE;
         }
         if (d->hugepage_kib && d->hugepage_kib != kib)
@@ -41,8 +41,8 @@ vn_domain_parse_hugepages(VnDomain *d, xmlNode *root, GError **error)
 void
 vn_domain_write_hugepages(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx *c)
 {
-    static const gchar *const after[] = { "memory", "maxMemory", "currentMemory",
-                                          "blkiotune", "memtune", NULL };
+    static const gchar *const after[] = { "memory",    "maxMemory", "currentMemory",
+                                          "blkiotune", "memtune",   NULL };
     gboolean owned = d->meta && d->meta->has_placement && d->meta->hugepage_kib > 0;
     xmlNode *mb = vn_xml_child(root, "memoryBacking");
     xmlNode *hp = vn_xml_child(mb, "hugepages");

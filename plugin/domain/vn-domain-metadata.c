@@ -59,8 +59,7 @@ typedef struct {
     const gchar *source;
 } Where;
 
-static gboolean
-fail(const Where *w, GError **error, const gchar *fmt, ...) G_GNUC_PRINTF(3, 4);
+static gboolean fail(const Where *w, GError **error, const gchar *fmt, ...) G_GNUC_PRINTF(3, 4);
 
 static gboolean
 fail(const Where *w, GError **error, const gchar *fmt, ...)
@@ -71,9 +70,8 @@ fail(const Where *w, GError **error, const gchar *fmt, ...)
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                "%s:%ld: vnuma metadata <%s>: %s", w->source,
-                xmlGetLineNo(w->node), w->node->name, msg);
+    g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID, "%s:%ld: vnuma metadata <%s>: %s",
+                w->source, xmlGetLineNo(w->node), w->node->name, msg);
     return FALSE;
 }
 
@@ -87,8 +85,8 @@ check_attrs(const Where *w, const gchar *const *allowed, GError **error)
 }
 
 static gboolean
-get_uint(const Where *w, const gchar *name, guint64 max, gboolean required,
-         guint64 *ret, GError **error)
+get_uint(const Where *w, const gchar *name, guint64 max, gboolean required, guint64 *ret,
+         GError **error)
 {
     g_autofree gchar *v = vn_xml_prop(w->node, name);
     g_autoptr(GError) local = NULL;
@@ -136,8 +134,7 @@ parse_cell(VnDomainMetadata *m, const Where *w, GError **error)
     VnDomainMetaCell c = { 0 };
     guint64 id, node;
 
-    if (!check_attrs(w, attrs, error) ||
-        !get_uint(w, "id", META_MAX_ID, TRUE, &id, error) ||
+    if (!check_attrs(w, attrs, error) || !get_uint(w, "id", META_MAX_ID, TRUE, &id, error) ||
         !get_uint(w, "node", META_MAX_ID, TRUE, &node, error) ||
         !get_uint(w, "memory-kib", G_MAXUINT64, TRUE, &c.memory_kib, error))
         return FALSE;
@@ -160,8 +157,7 @@ parse_iothread(VnDomainMetadata *m, const Where *w, GError **error)
     VnDomainMetaIOThread io = { 0 };
     guint64 id;
 
-    if (!check_attrs(w, attrs, error) ||
-        !get_uint(w, "id", META_MAX_ID, TRUE, &id, error) ||
+    if (!check_attrs(w, attrs, error) || !get_uint(w, "id", META_MAX_ID, TRUE, &id, error) ||
         !get_cpus(w, "cpus", &io.cpus, error))
         return FALSE;
     io.id = (guint)id;
@@ -172,20 +168,22 @@ parse_iothread(VnDomainMetadata *m, const Where *w, GError **error)
 static gboolean
 parse_placement_attrs(VnDomainMetadata *m, const Where *w, GError **error)
 {
-    static const gchar *const attrs[] = { "version", "time", "memory-mode", "dedicated",
-                                          "hugepage-kib", "threads-per-core", NULL };
+    static const gchar *const attrs[] = { "version",   "time",         "memory-mode",
+                                          "dedicated", "hugepage-kib", "threads-per-core",
+                                          NULL };
     g_autofree gchar *mode = vn_xml_prop(w->node, "memory-mode");
     guint64 tpc = 1;
     gint m_mode;
 
-    if (!check_attrs(w, attrs, error) ||
-        !get_bool(w, "dedicated", NULL, &m->dedicated, error) ||
+    if (!check_attrs(w, attrs, error) || !get_bool(w, "dedicated", NULL, &m->dedicated, error) ||
         !get_uint(w, "hugepage-kib", G_MAXUINT64, FALSE, &m->hugepage_kib, error) ||
         !get_uint(w, "threads-per-core", 64, FALSE, &tpc, error))
         return FALSE;
     m_mode = mode ? vn_memory_mode_from_string(mode) : VN_MEMORY_MODE_RESTRICTIVE;
     if (m_mode < 0 || m_mode == VN_MEMORY_MODE_AUTO)
-        return fail(w, error, "unknown memory-mode '%s' (a recorded placement says restrictive or strict)", mode);
+        return fail(w, error,
+                    "unknown memory-mode '%s' (a recorded placement says restrictive or strict)",
+                    mode);
     m->memory_mode = (VnMemoryMode)m_mode;
     m->threads_per_core = MAX(1, (guint)tpc);
     m->version = vn_xml_prop(w->node, "version");
@@ -215,8 +213,7 @@ parse_placement(VnDomainMetadata *m, xmlNode *node, const gchar *source, GError 
                 return FALSE;
         } else if (xmlStrEqual(n->name, BAD_CAST "emulator") && !m->emulator_cpus) {
             static const gchar *const attrs[] = { "cpus", NULL };
-            if (!check_attrs(&cw, attrs, error) ||
-                !get_cpus(&cw, "cpus", &m->emulator_cpus, error))
+            if (!check_attrs(&cw, attrs, error) || !get_cpus(&cw, "cpus", &m->emulator_cpus, error))
                 return FALSE;
         } else {
             return fail(&cw, error, "unexpected element");
@@ -235,8 +232,7 @@ parse_hints(VnDomainMetadata *m, const Where *w, GError **error)
     g_autofree gchar *prio = vn_xml_prop(w->node, "priority");
     gboolean manage_set;
 
-    if (!check_attrs(w, attrs, error) ||
-        !get_bool(w, "manage", &manage_set, &m->manage, error) ||
+    if (!check_attrs(w, attrs, error) || !get_bool(w, "manage", &manage_set, &m->manage, error) ||
         !get_bool(w, "dedicated", &m->hint_dedicated_set, &m->hint_dedicated, error))
         return FALSE;
     m->hint_smt_set = smt != NULL;
@@ -407,9 +403,8 @@ vn_domain_metadata_equal_placement(const VnDomainMetadata *a, const VnDomainMeta
     for (guint i = 0; i < a->cells->len; i++) {
         const VnDomainMetaCell *x = &g_array_index(a->cells, VnDomainMetaCell, i);
         const VnDomainMetaCell *y = &g_array_index(b->cells, VnDomainMetaCell, i);
-        if (x->id != y->id || x->node_os_id != y->node_os_id ||
-            x->memory_kib != y->memory_kib || !bitmap_eq(x->vcpus, y->vcpus) ||
-            !bitmap_eq(x->cpus, y->cpus))
+        if (x->id != y->id || x->node_os_id != y->node_os_id || x->memory_kib != y->memory_kib ||
+            !bitmap_eq(x->vcpus, y->vcpus) || !bitmap_eq(x->cpus, y->cpus))
             return FALSE;
     }
     for (guint i = 0; i < a->iothreads->len; i++) {

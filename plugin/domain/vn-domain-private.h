@@ -45,11 +45,11 @@ void vn_xml_set_bitmap(xmlNode *node, const gchar *name, const VnBitmap *b);
 /* Unit handling (vn-domain-units.c): libvirt's scaled integers.
  * `unit` NULL means `default_unit`.  Errors name `what`. */
 gboolean vn_domain_parse_scaled_kib(const gchar *value, const gchar *unit,
-                                    const gchar *default_unit, const gchar *what,
-                                    guint64 *ret_kib, GError **error);
+                                    const gchar *default_unit, const gchar *what, guint64 *ret_kib,
+                                    GError **error);
 /* Reads <elem unit=...>value</elem> or value/unit attributes. */
-gboolean vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what,
-                              guint64 *ret, GError **error);
+gboolean vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what, guint64 *ret,
+                              GError **error);
 
 /* TRUE when `buf` quotes attributes with ' more often than with ". */
 gboolean vn_domain_quote_style(const gchar *buf, gsize len);
@@ -61,21 +61,20 @@ gboolean vn_domain_parse_devices(VnDomain *d, xmlNode *root, GError **error);
 gboolean vn_domain_parse_metadata(VnDomain *d, xmlNode *root, GError **error);
 xmlNode *vn_domain_metadata_element(xmlNode *root);
 /* Formats `m` into `parent` after `after` (NULL: last). */
-xmlNode *vn_domain_metadata_format_into(const VnDomainMetadata *m, xmlNode *parent,
-                                        xmlNode *after);
+xmlNode *vn_domain_metadata_format_into(const VnDomainMetadata *m, xmlNode *parent, xmlNode *after);
 
 /* What the writer computes once and every part uses. */
 typedef struct {
     const VnTopology *t;
     const VnPlacement *p;
     const VnDomainWriteOptions *o;
-    gboolean keep_cells;        /* user's guest cells stay as they are */
+    gboolean keep_cells; /* user's guest cells stay as they are */
     guint n_cells;
-    GPtrArray *cell_vcpus;      /* of VnBitmap*: guest vCPUs per cell */
-    GArray *cell_ids;           /* of guint: guest cell ids */
-    GArray *cell_memory;        /* of guint64 KiB */
-    GPtrArray *vcpu_pins;       /* of VnBitmap*, per guest vCPU */
-    gboolean write_numa;        /* guest <cpu><numa> is written/kept */
+    GPtrArray *cell_vcpus; /* of VnBitmap*: guest vCPUs per cell */
+    GArray *cell_ids;      /* of guint: guest cell ids */
+    GArray *cell_memory;   /* of guint64 KiB */
+    GPtrArray *vcpu_pins;  /* of VnBitmap*, per guest vCPU */
+    gboolean write_numa;   /* guest <cpu><numa> is written/kept */
 } VnDomainWriteCtx;
 
 /* The first element vnuma's metadata does not account for, described

@@ -7,7 +7,7 @@ bitmap_fits(const VnBitmap *b, guint n_bits)
 {
     gint last = -1;
 
-    VN_BITMAP_FOREACH(b, i)
+    VN_BITMAP_FOREACH (b, i)
         last = i;
     return last < (gint)n_bits;
 }
@@ -17,7 +17,7 @@ resize(const VnBitmap *b, guint n_bits)
 {
     VnBitmap *r = vn_bitmap_new(n_bits);
 
-    VN_BITMAP_FOREACH(b, i)
+    VN_BITMAP_FOREACH (b, i)
         vn_bitmap_set(r, (guint)i);
     return r;
 }
@@ -30,8 +30,8 @@ recorded_cell(VnPlacement *p, const VnDomainMetaCell *mc, const VnTopology *t, G
 
     if (node < 0 || !bitmap_fits(mc->cpus, t->n_cpu_ids)) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH,
-                    "recorded cell %u is on node %u / CPUs that this host does not have",
-                    mc->id, mc->node_os_id);
+                    "recorded cell %u is on node %u / CPUs that this host does not have", mc->id,
+                    mc->node_os_id);
         return FALSE;
     }
     c.node = (guint)node;
@@ -55,8 +55,7 @@ cell_cpus_of(const VnDomainMetadata *m, const VnPlacement *p, guint vcpu)
 }
 
 VnPlacement *
-vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t,
-                                GError **error)
+vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t, GError **error)
 {
     g_autoptr(VnPlacement) p = vn_placement_new();
     guint n_vcpus = 0;
@@ -69,7 +68,7 @@ vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t,
         const VnDomainMetaCell *mc = &g_array_index(m->cells, VnDomainMetaCell, i);
         if (!recorded_cell(p, mc, t, error))
             return NULL;
-        VN_BITMAP_FOREACH(mc->vcpus, v)
+        VN_BITMAP_FOREACH (mc->vcpus, v)
             n_vcpus = MAX(n_vcpus, (guint)v + 1);
     }
     for (guint v = 0; v < n_vcpus; v++) {

@@ -73,8 +73,9 @@ requote(const gchar *text)
             p = copy_through(out, p, "]]>");
         else if (g_str_has_prefix(p, "<?"))
             p = copy_through(out, p, "?>");
-        else if (g_str_has_prefix(p, "<!"))   /* DOCTYPE (no entities: refused at load) */
-            p = copy_through(out, p, strchr(p, '[') && strchr(p, '[') < strchr(p, '>') ? "]>" : ">");
+        else if (g_str_has_prefix(p, "<!")) /* DOCTYPE (no entities: refused at load) */
+            p = copy_through(out, p,
+                             strchr(p, '[') && strchr(p, '[') < strchr(p, '>') ? "]>" : ">");
         else if (*p == '<')
             p = requote_tag(out, p);
         else

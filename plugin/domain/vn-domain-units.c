@@ -35,16 +35,16 @@ unit_scale(const gchar *unit, guint64 *ret_scale)
 }
 
 gboolean
-vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what,
-                     guint64 *ret, GError **error)
+vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what, guint64 *ret,
+                     GError **error)
 {
     g_autoptr(GError) local = NULL;
     guint64 v;
 
     if (!text || !g_ascii_string_to_unsigned(text, 10, 0, max, &v, &local)) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: '%s' is not a whole number from 0 to %" G_GUINT64_FORMAT,
-                    what, text ? text : "", max);
+                    "%s: '%s' is not a whole number from 0 to %" G_GUINT64_FORMAT, what,
+                    text ? text : "", max);
         return FALSE;
     }
     *ret = v;
@@ -52,16 +52,14 @@ vn_domain_parse_uint(const gchar *text, guint64 max, const gchar *what,
 }
 
 gboolean
-vn_domain_parse_scaled_kib(const gchar *value, const gchar *unit,
-                           const gchar *default_unit, const gchar *what,
-                           guint64 *ret_kib, GError **error)
+vn_domain_parse_scaled_kib(const gchar *value, const gchar *unit, const gchar *default_unit,
+                           const gchar *what, guint64 *ret_kib, GError **error)
 {
     guint64 v, scale, kib;
 
     if (!unit_scale(unit ? unit : default_unit, &scale)) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: unknown unit '%s' (use b, KiB, MiB, GiB, TiB, KB, MB, ...)",
-                    what, unit);
+                    "%s: unknown unit '%s' (use b, KiB, MiB, GiB, TiB, KB, MB, ...)", what, unit);
         return FALSE;
     }
     if (!vn_domain_parse_uint(value, G_MAXUINT64, what, &v, error))

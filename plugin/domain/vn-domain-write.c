@@ -9,8 +9,8 @@
 #include "vn-domain-private.h"
 #include "vn-config-build.h"
 
-static gboolean
-mismatch(GError **error, const VnDomain *d, const gchar *fmt, ...) G_GNUC_PRINTF(3, 4);
+static gboolean mismatch(GError **error, const VnDomain *d, const gchar *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
 
 static gboolean
 mismatch(GError **error, const VnDomain *d, const gchar *fmt, ...)
@@ -21,8 +21,7 @@ mismatch(GError **error, const VnDomain *d, const gchar *fmt, ...)
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH,
-                "domain '%s': %s", d->name, msg);
+    g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_MISMATCH, "domain '%s': %s", d->name, msg);
     return FALSE;
 }
 
@@ -48,8 +47,8 @@ check_placement(const VnDomain *d, const VnTopology *t, const VnPlacement *p, GE
     for (guint i = 0; i < p->iothreads->len; i++) {
         guint id = g_array_index(p->iothreads, VnIOThreadPin, i).id;
         if (id == 0 || id > d->iothread_ids->len)
-            return mismatch(error, d, "the placement pins IOThread %u, the domain has %u",
-                            id, d->iothread_ids->len);
+            return mismatch(error, d, "the placement pins IOThread %u, the domain has %u", id,
+                            d->iothread_ids->len);
     }
     return TRUE;
 }
@@ -65,7 +64,8 @@ check_handwritten(const VnDomain *d, xmlNode *root, gboolean force, GError **err
         return TRUE;
     g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN,
                 "domain '%s': %s is hand-written (vnuma's metadata does not record it); "
-                "not replacing it without --force", d->name, why);
+                "not replacing it without --force",
+                d->name, why);
     return FALSE;
 }
 
@@ -109,9 +109,9 @@ ctx_cells(VnDomainWriteCtx *c, const VnDomain *d)
             vn_bitmap_set(vcpus, pc->vcpu_first + v);
         /* the k-th vCPU of guest cell i takes the k-th pin of placement
          * cell i; shared cells of other sizes pin to the cell's CPUs */
-        VN_BITMAP_FOREACH(vcpus, v)
-            c->vcpu_pins->pdata[v] = k < pc->n_vcpus ? c->p->vcpu_pins->pdata[pc->vcpu_first + k++]
-                                                     : pc->cpus;
+        VN_BITMAP_FOREACH (vcpus, v)
+            c->vcpu_pins->pdata[v] =
+                k < pc->n_vcpus ? c->p->vcpu_pins->pdata[pc->vcpu_first + k++] : pc->cpus;
         g_ptr_array_add(c->cell_vcpus, vcpus);
         g_array_append_val(c->cell_ids, id);
         g_array_append_val(c->cell_memory, mem);
@@ -130,14 +130,16 @@ ctx_init(VnDomainWriteCtx *c, const VnDomain *d, const VnTopology *t, const VnPl
     c->n_cells = p->cells->len;
     c->keep_cells = cells_match(d, p);
     if (d->cells->len > 0 && !c->keep_cells && !owned && !o->force)
-        return mismatch(error, d, "its %u guest NUMA cells are written by hand and the "
+        return mismatch(error, d,
+                        "its %u guest NUMA cells are written by hand and the "
                         "placement needs %u cells of other sizes; not replacing them "
-                        "without --force", d->cells->len, c->n_cells);
+                        "without --force",
+                        d->cells->len, c->n_cells);
     c->write_numa = c->keep_cells || c->n_cells > 1;
     c->cell_vcpus = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
     c->cell_ids = g_array_new(FALSE, FALSE, sizeof(guint));
     c->cell_memory = g_array_new(FALSE, FALSE, sizeof(guint64));
-    c->vcpu_pins = g_ptr_array_new();   /* borrows the placement's bitmaps */
+    c->vcpu_pins = g_ptr_array_new(); /* borrows the placement's bitmaps */
     g_ptr_array_set_size(c->vcpu_pins, (gint)d->vcpus_max);
     ctx_cells(c, d);
     for (guint v = 0; v < d->vcpus_max; v++)
@@ -185,10 +187,11 @@ build_metadata(const VnDomain *d, const VnDomainWriteCtx *c)
     m->threads_per_core = MAX(1, p->threads_per_core);
     for (guint i = 0; i < c->n_cells; i++) {
         const VnCell *pc = &g_array_index(p->cells, VnCell, i);
-        VnDomainMetaCell mc = {
-            .id = g_array_index(c->cell_ids, guint, i), .node_os_id = pc->node_os_id,
-            .vcpus = vn_bitmap_copy(c->cell_vcpus->pdata[i]), .cpus = vn_bitmap_copy(pc->cpus),
-            .memory_kib = g_array_index(c->cell_memory, guint64, i) };
+        VnDomainMetaCell mc = { .id = g_array_index(c->cell_ids, guint, i),
+                                .node_os_id = pc->node_os_id,
+                                .vcpus = vn_bitmap_copy(c->cell_vcpus->pdata[i]),
+                                .cpus = vn_bitmap_copy(pc->cpus),
+                                .memory_kib = g_array_index(c->cell_memory, guint64, i) };
         g_array_append_val(m->cells, mc);
     }
     m->emulator_cpus = p->emulator_cpus ? vn_bitmap_copy(p->emulator_cpus) : NULL;
@@ -224,7 +227,8 @@ vn_domain_write_metadata(xmlNode *root, const VnDomain *d, const VnDomainWriteCt
 static gboolean
 reload(VnDomain *d, xmlDoc *doc, GError **error)
 {
-    VnDomain tmp = { .doc = doc, .had_declaration = d->had_declaration,
+    VnDomain tmp = { .doc = doc,
+                     .had_declaration = d->had_declaration,
                      .single_quotes = d->single_quotes };
     g_autofree gchar *text = vn_domain_to_string(&tmp);
     g_autoptr(VnDomain) fresh = vn_domain_load_buffer(text, strlen(text), d->source, error);
@@ -234,7 +238,7 @@ reload(VnDomain *d, xmlDoc *doc, GError **error)
         g_prefix_error(error, "rewritten XML does not read back: ");
         return FALSE;
     }
-    fresh->single_quotes = d->single_quotes;   /* the input's style, not ours */
+    fresh->single_quotes = d->single_quotes; /* the input's style, not ours */
     /* swap contents so the caller's pointer stays valid */
     VnDomain swap = *d;
     *d = *fresh;

@@ -13,7 +13,7 @@
 #include <glib/gstdio.h>
 #include <libxml/entities.h>
 
-G_DEFINE_QUARK(vn-domain-error-quark, vn_domain_error)
+G_DEFINE_QUARK(vn-domain-error-quark, vn_domain_error);
 
 void
 vn_domain_cell_clear(gpointer p)
@@ -62,7 +62,8 @@ check_doctype(const xmlDoc *doc, const gchar *source, GError **error)
         if (dtds[i] && (dtds[i]->entities || dtds[i]->pentities)) {
             g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_UNSAFE,
                         "%s: the DOCTYPE declares entities; refusing to read it "
-                        "(libvirt domain XML has no DOCTYPE)", source);
+                        "(libvirt domain XML has no DOCTYPE)",
+                        source);
             return FALSE;
         }
     }
@@ -90,7 +91,8 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     if (max > VN_REQUEST_MAX_VCPUS) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
                     "<vcpu>: must be from 1 to %d, the most vCPUs a VM may have (domain '%s' "
-                    "has %" G_GUINT64_FORMAT ")", VN_REQUEST_MAX_VCPUS, d->name, max);
+                    "has %" G_GUINT64_FORMAT ")",
+                    VN_REQUEST_MAX_VCPUS, d->name, max);
         return FALSE;
     }
     if (current && !vn_domain_parse_uint(current, max, "<vcpu current>", &cur, error))
@@ -106,8 +108,8 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
 }
 
 static gboolean
-parse_memory_element(xmlNode *root, const gchar *name, guint64 *ret_kib,
-                     gboolean *ret_found, GError **error)
+parse_memory_element(xmlNode *root, const gchar *name, guint64 *ret_kib, gboolean *ret_found,
+                     GError **error)
 {
     xmlNode *n = vn_xml_child(root, name);
     g_autofree gchar *text = NULL;
@@ -140,8 +142,7 @@ parse_memory(VnDomain *d, xmlNode *root, GError **error)
         mem = cells;
     if (mem == 0) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: domain '%s' has no memory (<memory> missing or 0)",
-                    d->source, d->name);
+                    "%s: domain '%s' has no memory (<memory> missing or 0)", d->source, d->name);
         return FALSE;
     }
     d->memory_kib = mem;
@@ -163,30 +164,26 @@ parse_root(VnDomain *d, GError **error)
     name = vn_xml_child(root, "name");
     d->name = name ? vn_xml_text(name) : NULL;
     if (!d->name || !*d->name) {
-        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: domain has no <name>", d->source);
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID, "%s: domain has no <name>",
+                    d->source);
         return FALSE;
     }
     /* libvirt refuses it at define too; and every message naming the
      * domain is one line */
     if (strchr(d->name, '\n')) {
-        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
-                    "%s: <name> holds a newline", d->source);
+        g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID, "%s: <name> holds a newline",
+                    d->source);
         return FALSE;
     }
     if (vn_xml_child(root, "uuid"))
         d->uuid = vn_xml_text(vn_xml_child(root, "uuid"));
-    return parse_vcpus(d, root, error) &&
-           vn_domain_parse_cpu_numa(d, root, error) &&
-           parse_memory(d, root, error) &&
-           vn_domain_parse_hugepages(d, root, error) &&
-           vn_domain_parse_devices(d, root, error) &&
-           vn_domain_parse_metadata(d, root, error);
+    return parse_vcpus(d, root, error) && vn_domain_parse_cpu_numa(d, root, error) &&
+           parse_memory(d, root, error) && vn_domain_parse_hugepages(d, root, error) &&
+           vn_domain_parse_devices(d, root, error) && vn_domain_parse_metadata(d, root, error);
 }
 
 static VnDomain *
-domain_from_doc(xmlDoc *doc, const gchar *source, gboolean had_declaration,
-                GError **error)
+domain_from_doc(xmlDoc *doc, const gchar *source, gboolean had_declaration, GError **error)
 {
     g_autoptr(VnDomain) d = g_new0(VnDomain, 1);
     g_autoptr(GError) local = NULL;
@@ -225,8 +222,7 @@ convert_xml_error(GError *e)
 }
 
 VnDomain *
-vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors,
-                      GError **error)
+vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors, GError **error)
 {
     g_autoptr(GError) local = NULL;
     const gchar *source = name_for_errors ? name_for_errors : "domain XML";
@@ -237,8 +233,8 @@ vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors,
     g_return_val_if_fail(buf != NULL, NULL);
     if (len > VN_DOMAIN_MAX_BYTES) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_TOO_LARGE,
-                    "%s: %" G_GSIZE_FORMAT " bytes, more than the %d allowed for a domain",
-                    source, len, VN_DOMAIN_MAX_BYTES);
+                    "%s: %" G_GSIZE_FORMAT " bytes, more than the %d allowed for a domain", source,
+                    len, VN_DOMAIN_MAX_BYTES);
         return NULL;
     }
     doc = vn_xml_file_parse(source, buf, len, &local);
@@ -272,8 +268,8 @@ vn_domain_load_file(const gchar *path, GError **error)
     }
     if (st.st_size > VN_DOMAIN_MAX_BYTES) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_TOO_LARGE,
-                    "%s: %lld bytes, more than the %d allowed for a domain",
-                    path, (long long)st.st_size, VN_DOMAIN_MAX_BYTES);
+                    "%s: %lld bytes, more than the %d allowed for a domain", path,
+                    (long long)st.st_size, VN_DOMAIN_MAX_BYTES);
         return NULL;
     }
     if (!g_file_get_contents(path, &buf, &len, &local)) {
@@ -284,8 +280,7 @@ vn_domain_load_file(const gchar *path, GError **error)
 }
 
 gboolean
-vn_domain_get_metadata(const VnDomain *d, const VnDomainMetadata **ret_meta,
-                       GError **error)
+vn_domain_get_metadata(const VnDomain *d, const VnDomainMetadata **ret_meta, GError **error)
 {
     g_return_val_if_fail(d != NULL && ret_meta != NULL, FALSE);
     *ret_meta = d->meta;

@@ -64,20 +64,20 @@ typedef enum {
  * <vnuma:placement> describe the placement recorded.  `node` is the host
  * kernel node number; vcpus are guest vCPU ids; cpus host CPU ids. */
 typedef struct {
-    guint id;             /* guest cell id */
-    guint node_os_id;     /* host kernel node number */
-    VnBitmap *vcpus;      /* guest vCPUs of the cell */
-    VnBitmap *cpus;       /* host CPUs the cell runs on */
+    guint id;         /* guest cell id */
+    guint node_os_id; /* host kernel node number */
+    VnBitmap *vcpus;  /* guest vCPUs of the cell */
+    VnBitmap *cpus;   /* host CPUs the cell runs on */
     guint64 memory_kib;
 } VnDomainMetaCell;
 
 typedef struct {
-    guint id;             /* libvirt IOThread id */
+    guint id; /* libvirt IOThread id */
     VnBitmap *cpus;
 } VnDomainMetaIOThread;
 
 typedef struct {
-    gboolean manage;            /* manage="yes" */
+    gboolean manage; /* manage="yes" */
     /* request hints; *_set says whether the attribute was present */
     gboolean hint_dedicated_set, hint_dedicated;
     gboolean hint_smt_set;
@@ -92,64 +92,62 @@ typedef struct {
     gboolean dedicated;
     guint64 hugepage_kib;
     guint threads_per_core;
-    GArray *cells;              /* of VnDomainMetaCell, in document order */
-    VnBitmap *emulator_cpus;    /* NULL when not recorded */
-    GArray *iothreads;          /* of VnDomainMetaIOThread */
+    GArray *cells;           /* of VnDomainMetaCell, in document order */
+    VnBitmap *emulator_cpus; /* NULL when not recorded */
+    GArray *iothreads;       /* of VnDomainMetaIOThread */
 } VnDomainMetadata;
 
 VnDomainMetadata *vn_domain_metadata_new(void);
 void vn_domain_metadata_free(VnDomainMetadata *m);
 /* Parses a <vnuma:vnuma> element.  `source` names the document in errors. */
-VnDomainMetadata *vn_domain_metadata_parse(xmlNode *node, const gchar *source,
-                                           GError **error);
+VnDomainMetadata *vn_domain_metadata_parse(xmlNode *node, const gchar *source, GError **error);
 /* Formats `m` as a new, unlinked <vnuma:vnuma> element of `doc` declaring
  * its namespace, indented for its final `depth` (the root element is 0;
  * <domain><metadata><vnuma:vnuma> is 2) with `indent` spaces per level
  * (0 = no whitespace). */
-xmlNode *vn_domain_metadata_format(const VnDomainMetadata *m, xmlDoc *doc,
-                                   guint depth, guint indent);
-gboolean vn_domain_metadata_equal_placement(const VnDomainMetadata *a,
-                                            const VnDomainMetadata *b);
+xmlNode *vn_domain_metadata_format(const VnDomainMetadata *m, xmlDoc *doc, guint depth,
+                                   guint indent);
+gboolean vn_domain_metadata_equal_placement(const VnDomainMetadata *a, const VnDomainMetadata *b);
 
 /* ---- the domain --------------------------------------------------------- */
 typedef struct {
-    guint id;                   /* <cell id>, or its position */
-    VnBitmap *vcpus;            /* <cell cpus>; empty when omitted */
+    guint id;        /* <cell id>, or its position */
+    VnBitmap *vcpus; /* <cell cpus>; empty when omitted */
     guint64 memory_kib;
 } VnDomainCell;
 
 typedef struct {
-    gchar *name;                /* for reasons: "hostdev 0000:3b:00.0" */
-    gchar *pci_address;         /* "0000:3b:00.0", or NULL */
-    gchar *netdev;              /* host interface (type='direct'), or NULL */
-    gchar *blockdev;            /* host block device (/dev/...), or NULL */
-    guint iothread;             /* IOThread id serving it; 0 for none */
+    gchar *name;        /* for reasons: "hostdev 0000:3b:00.0" */
+    gchar *pci_address; /* "0000:3b:00.0", or NULL */
+    gchar *netdev;      /* host interface (type='direct'), or NULL */
+    gchar *blockdev;    /* host block device (/dev/...), or NULL */
+    guint iothread;     /* IOThread id serving it; 0 for none */
 } VnDomainDevice;
 
 typedef struct {
-    gchar *source;              /* file name or name given for errors */
+    gchar *source; /* file name or name given for errors */
     xmlDoc *doc;
-    gboolean had_declaration;   /* input started with <?xml ...?> */
-    gboolean single_quotes;     /* input quoted attributes with ' mostly */
+    gboolean had_declaration; /* input started with <?xml ...?> */
+    gboolean single_quotes;   /* input quoted attributes with ' mostly */
     gchar *name;
-    gchar *uuid;                /* NULL when absent */
-    guint vcpus_max;            /* <vcpu>N</vcpu> */
-    guint vcpus_current;        /* <vcpu current=>, else vcpus_max */
-    guint64 memory_kib;         /* <memory>, or the sum of the cells */
-    guint64 current_memory_kib; /* <currentMemory>, else memory_kib */
-    gboolean hugepages;         /* <memoryBacking><hugepages> present */
-    guint64 hugepage_kib;       /* its page size; 0 = host default */
+    gchar *uuid;                   /* NULL when absent */
+    guint vcpus_max;               /* <vcpu>N</vcpu> */
+    guint vcpus_current;           /* <vcpu current=>, else vcpus_max */
+    guint64 memory_kib;            /* <memory>, or the sum of the cells */
+    guint64 current_memory_kib;    /* <currentMemory>, else memory_kib */
+    gboolean hugepages;            /* <memoryBacking><hugepages> present */
+    guint64 hugepage_kib;          /* its page size; 0 = host default */
     gboolean hugepage_sizes_mixed; /* <page>s of several sizes */
-    gboolean shared_memory;     /* vhost-user/virtiofs need memAccess shared */
-    GArray *iothread_ids;       /* of guint, ascending */
-    GArray *cells;              /* of VnDomainCell: existing <cpu><numa> */
-    GPtrArray *devices;         /* of VnDomainDevice* with a possible host node */
-    VnDomainMetadata *meta;     /* NULL when the domain has no vnuma element */
+    gboolean shared_memory;        /* vhost-user/virtiofs need memAccess shared */
+    GArray *iothread_ids;          /* of guint, ascending */
+    GArray *cells;                 /* of VnDomainCell: existing <cpu><numa> */
+    GPtrArray *devices;            /* of VnDomainDevice* with a possible host node */
+    VnDomainMetadata *meta;        /* NULL when the domain has no vnuma element */
 } VnDomain;
 
 VnDomain *vn_domain_load_file(const gchar *path, GError **error);
-VnDomain *vn_domain_load_buffer(const gchar *buf, gsize len,
-                                const gchar *name_for_errors, GError **error);
+VnDomain *vn_domain_load_buffer(const gchar *buf, gsize len, const gchar *name_for_errors,
+                                GError **error);
 void vn_domain_free(VnDomain *d);
 /* The document as XML text; same bytes for the same document.  Attributes
  * are quoted as the input mostly quoted them (libvirt: single quotes), so
@@ -170,30 +168,28 @@ gboolean vn_domain_get_metadata(const VnDomain *d, const VnDomainMetadata **ret_
  * number, each vCPU pinned to its cell's CPUs, IOThread ids as recorded.
  * `m` must have has_placement.  Fails (VN_DOMAIN_ERROR_MISMATCH) when a
  * node or CPU is not on `t`. */
-VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m,
-                                             const VnTopology *t, GError **error);
+VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t,
+                                             GError **error);
 
 /* The placement recorded in the metadata, as a VnPlacement on `t` (nodes
  * looked up by kernel number).  vCPU pins come from the domain's
  * <cputune><vcpupin> when present, else each vCPU gets its cell's CPUs.
  * Returns NULL with *error unset when nothing is recorded; NULL with error
  * when a recorded node or CPU does not exist on `t`. */
-VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t,
-                                          GError **error);
+VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **error);
 
 /* ---- writing (vn-domain-write.c) ---------------------------------------- */
 typedef struct {
-    gboolean force;             /* replace hand-written pins and numatune */
-    VnMemoryMode memory_mode;   /* numatune mode, restrictive by default */
-    const gchar *time;          /* metadata time; NULL = keep the recorded
+    gboolean force;           /* replace hand-written pins and numatune */
+    VnMemoryMode memory_mode; /* numatune mode, restrictive by default */
+    const gchar *time;        /* metadata time; NULL = keep the recorded
                                  * time when the placement is unchanged,
                                  * else $SOURCE_DATE_EPOCH if set, else now
                                  * (UTC, "2026-11-29T22:00:00Z") */
 } VnDomainWriteOptions;
 
 /* Writes `p` (computed on `t`) into `d`.  On error `d` is unchanged. */
-gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t,
-                                   const VnPlacement *p,
+gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t, const VnPlacement *p,
                                    const VnDomainWriteOptions *o, GError **error);
 
 /* ---- the guest's view (vn-domain-guest-view.c) ------------------------ */

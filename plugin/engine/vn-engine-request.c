@@ -23,8 +23,7 @@ apply_hints(VnRequest *r, const VnDomainMetadata *m)
 {
     if (!m)
         return;
-    r->dedicated = m->hint_dedicated_set ? m->hint_dedicated
-                                         : (m->has_placement && m->dedicated);
+    r->dedicated = m->hint_dedicated_set ? m->hint_dedicated : (m->has_placement && m->dedicated);
     if (m->hint_smt_set)
         r->smt = m->hint_smt;
     if (m->hint_priority_set)
@@ -81,13 +80,15 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     if (d->hugepage_sizes_mixed) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
                     "%s: domain '%s' asks for hugepages of several sizes; vnuma places "
-                    "one page size per VM", d->source, d->name);
+                    "one page size per VM",
+                    d->source, d->name);
         return NULL;
     }
     r->vcpus = d->vcpus_max;
     r->memory_kib = d->memory_kib;
-    r->hugepage_kib = d->hugepages ? (d->hugepage_kib ? d->hugepage_kib
-                                                      : vn_host_default_hugepage_kib(sysroot)) : 0;
+    r->hugepage_kib =
+        d->hugepages ? (d->hugepage_kib ? d->hugepage_kib : vn_host_default_hugepage_kib(sysroot))
+                     : 0;
     /* <page size='4' unit='KiB'/> is the normal page size: no hugepages */
     if (r->hugepage_kib == (guint64)sysconf(_SC_PAGESIZE) / 1024)
         r->hugepage_kib = 0;

@@ -6,11 +6,8 @@
 #include <string.h>
 
 static const gchar *const intent_names[VN_ENGINE_MAX] = {
-    [VN_ENGINE_PLAN] = "plan",
-    [VN_ENGINE_DEFINE] = "define",
-    [VN_ENGINE_PLACE] = "place",
-    [VN_ENGINE_START] = "start",
-    [VN_ENGINE_FILTER] = "filter",
+    [VN_ENGINE_PLAN] = "plan",   [VN_ENGINE_DEFINE] = "define", [VN_ENGINE_PLACE] = "place",
+    [VN_ENGINE_START] = "start", [VN_ENGINE_FILTER] = "filter",
 };
 
 const gchar *

@@ -30,12 +30,12 @@ VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError 
  * domain_xml, the hook's prepare (no placement recorded, or a recorded one
  * that no longer fits) and the hook's migrate/restore filter. */
 typedef enum {
-    VN_ENGINE_PLAN,    /* `vnumactl plan DOMAIN.xml`, POST /v1/plan: rewrite */
-    VN_ENGINE_DEFINE,  /* `vnumactl define DOMAIN.xml`: rewrite (then define) */
-    VN_ENGINE_PLACE,   /* `vnumactl place NAME`: rewrite the persistent XML */
-    VN_ENGINE_START,   /* hook prepare: plan only, the XML is not rewritten
+    VN_ENGINE_PLAN,   /* `vnumactl plan DOMAIN.xml`, POST /v1/plan: rewrite */
+    VN_ENGINE_DEFINE, /* `vnumactl define DOMAIN.xml`: rewrite (then define) */
+    VN_ENGINE_PLACE,  /* `vnumactl place NAME`: rewrite the persistent XML */
+    VN_ENGINE_START,  /* hook prepare: plan only, the XML is not rewritten
                         * (libvirt discards the hook's output) */
-    VN_ENGINE_FILTER,  /* hook migrate/restore: rewrite pins and numatune of
+    VN_ENGINE_FILTER, /* hook migrate/restore: rewrite pins and numatune of
                         * a running guest, only when its guest cells stay */
     VN_ENGINE_MAX
 } VnEngineIntent;
@@ -46,9 +46,9 @@ const gchar *vn_engine_intent_to_string(VnEngineIntent intent);
 /* The host the domain is placed on; borrowed. */
 typedef struct {
     const VnTopology *t;
-    const VnLoad *load;      /* everyone else's */
+    const VnLoad *load; /* everyone else's */
     const VnPolicy *policy;
-    const gchar *sysroot;    /* device nodes; NULL or "" = "/" */
+    const gchar *sysroot; /* device nodes; NULL or "" = "/" */
 } VnEngineHost;
 
 /* ---- the cell-count rule (vn-engine-cells.c) ----------------------------
@@ -71,23 +71,22 @@ typedef struct {
  *                                          guest ABI)
  * Dedicated and SMT hints do not change the count. */
 typedef struct {
-    guint cells;        /* the request's `cells`: 0 = the core chooses */
-    gboolean rechoose;  /* plan with cells = 0 first, keep a `cells`-cell answer */
+    guint cells;       /* the request's `cells`: 0 = the core chooses */
+    gboolean rechoose; /* plan with cells = 0 first, keep a `cells`-cell answer */
 } VnEngineCells;
 
-VnEngineCells vn_engine_cell_rule(const VnDomain *d, VnEngineIntent intent,
-                                  const VnRequest *req);
+VnEngineCells vn_engine_cell_rule(const VnDomain *d, VnEngineIntent intent, const VnRequest *req);
 
 /* ---- running it (vn-engine-run.c) ---------------------------------------- */
 typedef struct {
-    VnRequest *request;      /* what was planned */
-    VnPlacement *placement;  /* NULL when no placement fits or on error */
-    GPtrArray *reasons;      /* on no fit: what is short (strings) */
-    gchar *xml;              /* PLAN/DEFINE/PLACE: the rewritten domain;
+    VnRequest *request;     /* what was planned */
+    VnPlacement *placement; /* NULL when no placement fits or on error */
+    GPtrArray *reasons;     /* on no fit: what is short (strings) */
+    gchar *xml;             /* PLAN/DEFINE/PLACE: the rewritten domain;
                               * FILTER: the XML to print, or NULL to keep
                               * the incoming XML (then `kept` says why);
                               * START: NULL */
-    const gchar *kept;       /* FILTER: why the XML stays, static */
+    const gchar *kept;      /* FILTER: why the XML stays, static */
 } VnEngineResult;
 
 void vn_engine_result_clear(VnEngineResult *r);

@@ -7,7 +7,7 @@
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 
-G_DEFINE_QUARK(vn-source-error-quark, vn_source_error)
+G_DEFINE_QUARK(vn-source-error-quark, vn_source_error);
 
 GOptionGroup *
 vn_source_option_group(VnSourceOptions *o)
@@ -28,8 +28,8 @@ vn_source_option_group(VnSourceOptions *o)
           "DIR" },
         { NULL },
     };
-    GOptionGroup *group = g_option_group_new("source", "Topology source options:",
-                                             "Show topology source options", NULL, NULL);
+    GOptionGroup *group = g_option_group_new(
+        "source", "Topology source options:", "Show topology source options", NULL, NULL);
 
     g_option_group_add_entries(group, entries);
     return group;
@@ -118,8 +118,7 @@ measure_memory(const VnSourceOptions *o, gboolean measured, VnTopology *t, GErro
 /* CPU busy: watched live, or counters since boot from a sysroot.  A
  * capture without proc/stat leaves it unknown, and the source says so. */
 static gboolean
-measure_busy(const VnSourceOptions *o, gboolean live, VnTopology *t,
-             VnLoad *load, GError **error)
+measure_busy(const VnSourceOptions *o, gboolean live, VnTopology *t, VnLoad *load, GError **error)
 {
     g_autofree gchar *stat = NULL;
     g_autofree gchar *old = NULL;
@@ -134,16 +133,16 @@ measure_busy(const VnSourceOptions *o, gboolean live, VnTopology *t,
             return TRUE;
         }
     }
-    return vn_host_measure_cpu_busy(o->sysroot, t, load,
-                                    live ? VN_SOURCE_LIVE_INTERVAL_MS : 0, error);
+    return vn_host_measure_cpu_busy(o->sysroot, t, load, live ? VN_SOURCE_LIVE_INTERVAL_MS : 0,
+                                    error);
 }
 
 /* This host's placed VMs: the ledger in the state directory (read
  * without its lock; writes to it are atomic).  A topology named on the
  * command line is another host, which this ledger does not describe. */
 static gboolean
-add_ledger(gboolean this_host, const VnConfig *config, const VnTopology *t,
-           VnLoad *load, GError **error)
+add_ledger(gboolean this_host, const VnConfig *config, const VnTopology *t, VnLoad *load,
+           GError **error)
 {
     g_autoptr(VnLedger) ledger = NULL;
 
@@ -157,8 +156,8 @@ add_ledger(gboolean this_host, const VnConfig *config, const VnTopology *t,
 }
 
 gboolean
-vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
-               VnLoad **ret_load, VnConfig **ret_config, GError **error)
+vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
+               VnConfig **ret_config, GError **error)
 {
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;

@@ -24,7 +24,7 @@
 #define VN_SOURCE_ERROR (vn_source_error_quark())
 GQuark vn_source_error_quark(void);
 typedef enum {
-    VN_SOURCE_ERROR_CONFLICT,   /* more than one topology source */
+    VN_SOURCE_ERROR_CONFLICT, /* more than one topology source */
     VN_SOURCE_ERROR_MAX
 } VnSourceError;
 
@@ -68,6 +68,5 @@ gboolean vn_source_is_this_host(const VnSourceOptions *o);
  * ret_load and ret_config may be NULL when the caller does not want them
  * (without both, the config is not read; without ret_load, CPU busy is not
  * measured).  Outputs are written only on success. */
-gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology,
-                        VnLoad **ret_load, VnConfig **ret_config,
-                        GError **error);
+gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
+                        VnConfig **ret_config, GError **error);

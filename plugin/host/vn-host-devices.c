@@ -24,7 +24,7 @@ read_node(const gchar *sysroot, guint *ret_node, const gchar *first, ...)
         return FALSE;
     g_strstrip(text);
     if (!g_ascii_string_to_unsigned(text, 10, 0, 65535, &v, NULL))
-        return FALSE;   /* "-1": the platform gives no locality */
+        return FALSE; /* "-1": the platform gives no locality */
     *ret_node = (guint)v;
     return TRUE;
 }
@@ -43,14 +43,11 @@ vn_host_device_node(const gchar *sysroot, const gchar *pci_address, const gchar 
 
     if (pci_address)
         return safe_name(pci_address) &&
-               read_node(sysroot, ret_node, "sys/bus/pci/devices", pci_address,
-                         "numa_node", NULL);
+               read_node(sysroot, ret_node, "sys/bus/pci/devices", pci_address, "numa_node", NULL);
     if (netdev && safe_name(netdev))
-        return read_node(sysroot, ret_node, "sys/class/net", netdev, "device",
-                         "numa_node", NULL);
+        return read_node(sysroot, ret_node, "sys/class/net", netdev, "device", "numa_node", NULL);
     if (base && safe_name(base))
-        return read_node(sysroot, ret_node, "sys/class/block", base, "device",
-                         "numa_node", NULL) ||
+        return read_node(sysroot, ret_node, "sys/class/block", base, "device", "numa_node", NULL) ||
                read_node(sysroot, ret_node, "sys/class/block", base, "device", "device",
                          "numa_node", NULL);
     return FALSE;
@@ -64,8 +61,7 @@ vn_host_default_hugepage_kib(const gchar *sysroot)
     const gchar *p;
     guint64 kib;
 
-    if (!g_file_get_contents(path, &text, NULL, NULL) ||
-        !(p = strstr(text, "Hugepagesize:")))
+    if (!g_file_get_contents(path, &text, NULL, NULL) || !(p = strstr(text, "Hugepagesize:")))
         return DEFAULT_HUGEPAGE_KIB;
     kib = g_ascii_strtoull(p + strlen("Hugepagesize:"), NULL, 10);
     return kib ? kib : DEFAULT_HUGEPAGE_KIB;

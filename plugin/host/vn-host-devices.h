@@ -10,8 +10,8 @@
  * or sys/class/block/<dev>/device[/device]/numa_node (the first of
  * pci_address, netdev, blockdev that is set).  FALSE when the node is
  * unknown (-1, no file, a name with '/'); *ret_node is then untouched. */
-gboolean vn_host_device_node(const gchar *sysroot, const gchar *pci_address,
-                             const gchar *netdev, const gchar *blockdev, guint *ret_node);
+gboolean vn_host_device_node(const gchar *sysroot, const gchar *pci_address, const gchar *netdev,
+                             const gchar *blockdev, guint *ret_node);
 
 /* The default hugepage size in KiB from proc/meminfo (2048 when unknown). */
 guint64 vn_host_default_hugepage_kib(const gchar *sysroot);

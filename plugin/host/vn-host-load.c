@@ -1,8 +1,7 @@
 /* vn-host-load.c: CPU busy per node from /proc/stat, numastat per node. */
 #include "vn-host-load.h"
 
-
-G_DEFINE_QUARK(vn-host-load-error-quark, vn_host_load_error)
+G_DEFINE_QUARK(vn-host-load-error-quark, vn_host_load_error);
 
 /* Ids past this are not a CPU number but a corrupt file. */
 #define VN_MAX_CPU_ID (1u << 20)
@@ -31,14 +30,12 @@ parse_cpu_line(const gchar *line, guint *ret_id, guint64 *values, guint *ret_n)
     guint64 id;
     guint n = 0;
 
-    if (!g_ascii_string_to_unsigned(fields[0] + 3, 10, 0, VN_MAX_CPU_ID,
-                                    &id, NULL))
+    if (!g_ascii_string_to_unsigned(fields[0] + 3, 10, 0, VN_MAX_CPU_ID, &id, NULL))
         return FALSE;
     for (guint i = 1; fields[i] && n < 10; i++) {
         if (fields[i][0] == '\0')
             continue;
-        if (!g_ascii_string_to_unsigned(fields[i], 10, 0, G_MAXUINT64,
-                                        &values[n++], NULL))
+        if (!g_ascii_string_to_unsigned(fields[i], 10, 0, G_MAXUINT64, &values[n++], NULL))
             return FALSE;
     }
     *ret_id = id;
@@ -77,8 +74,7 @@ vn_cpu_snapshot_parse(const gchar *text, const gchar *origin, GError **error)
             continue;
         if (!parse_cpu_line(lines[l], &id, values, &n) || n < 4) {
             g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_PARSE,
-                        "%s: line %u: malformed CPU line \"%s\"",
-                        origin, l + 1, lines[l]);
+                        "%s: line %u: malformed CPU line \"%s\"", origin, l + 1, lines[l]);
             return NULL;
         }
         if (id >= times->len)
@@ -91,7 +87,7 @@ vn_cpu_snapshot_parse(const gchar *text, const gchar *origin, GError **error)
         return NULL;
     }
     s->n_cpus = times->len;
-    s->cpus = (VnCpuTimes *) g_array_free(g_steal_pointer(&times), FALSE);
+    s->cpus = (VnCpuTimes *)g_array_free(g_steal_pointer(&times), FALSE);
     return g_steal_pointer(&s);
 }
 
@@ -103,8 +99,7 @@ vn_cpu_snapshot_read(const gchar *sysroot, GError **error)
     g_autoptr(GError) local = NULL;
 
     if (!g_file_get_contents(path, &text, NULL, &local)) {
-        g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_READ,
-                    "%s", local->message);
+        g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_READ, "%s", local->message);
         return NULL;
     }
     return vn_cpu_snapshot_parse(text, path, error);
@@ -120,12 +115,11 @@ snapshot_cpu(const VnCpuSnapshot *s, guint cpu)
 
 /* Busy fraction of one node, or -1 when its CPUs did not tick. */
 static gdouble
-node_busy(const VnBitmap *cpus, const VnCpuSnapshot *before,
-          const VnCpuSnapshot *after)
+node_busy(const VnBitmap *cpus, const VnCpuSnapshot *before, const VnCpuSnapshot *after)
 {
     guint64 busy = 0, total = 0;
 
-    VN_BITMAP_FOREACH(cpus, cpu) {
+    VN_BITMAP_FOREACH (cpus, cpu) {
         const VnCpuTimes *b = before ? snapshot_cpu(before, cpu) : NULL;
         const VnCpuTimes *a = snapshot_cpu(after, cpu);
 
@@ -138,7 +132,7 @@ node_busy(const VnBitmap *cpus, const VnCpuSnapshot *before,
         busy += a->busy - (b ? b->busy : 0);
         total += (a->busy + a->idle) - (b ? b->busy + b->idle : 0);
     }
-    return total > 0 ? (gdouble) busy / (gdouble) total : -1.0;
+    return total > 0 ? (gdouble)busy / (gdouble)total : -1.0;
 }
 
 void
@@ -155,8 +149,8 @@ vn_host_cpu_busy_compute(const VnTopology *t, const VnCpuSnapshot *before,
 }
 
 gboolean
-vn_host_measure_cpu_busy(const gchar *sysroot, const VnTopology *t,
-                         VnLoad *load, guint interval_ms, GError **error)
+vn_host_measure_cpu_busy(const gchar *sysroot, const VnTopology *t, VnLoad *load, guint interval_ms,
+                         GError **error)
 {
     g_autoptr(VnCpuSnapshot) before = NULL;
     g_autoptr(VnCpuSnapshot) after = NULL;
@@ -165,7 +159,7 @@ vn_host_measure_cpu_busy(const gchar *sysroot, const VnTopology *t,
         before = vn_cpu_snapshot_read(sysroot, error);
         if (!before)
             return FALSE;
-        g_usleep((gulong) interval_ms * 1000);
+        g_usleep((gulong)interval_ms * 1000);
     }
     after = vn_cpu_snapshot_read(sysroot, error);
     if (!after)
@@ -180,12 +174,12 @@ static const struct {
     const gchar *key;
     gsize offset;
 } numastat_keys[] = {
-    { "numa_hit",       G_STRUCT_OFFSET(VnNumastat, numa_hit) },
-    { "numa_miss",      G_STRUCT_OFFSET(VnNumastat, numa_miss) },
-    { "numa_foreign",   G_STRUCT_OFFSET(VnNumastat, numa_foreign) },
+    { "numa_hit", G_STRUCT_OFFSET(VnNumastat, numa_hit) },
+    { "numa_miss", G_STRUCT_OFFSET(VnNumastat, numa_miss) },
+    { "numa_foreign", G_STRUCT_OFFSET(VnNumastat, numa_foreign) },
     { "interleave_hit", G_STRUCT_OFFSET(VnNumastat, interleave_hit) },
-    { "local_node",     G_STRUCT_OFFSET(VnNumastat, local_node) },
-    { "other_node",     G_STRUCT_OFFSET(VnNumastat, other_node) },
+    { "local_node", G_STRUCT_OFFSET(VnNumastat, local_node) },
+    { "other_node", G_STRUCT_OFFSET(VnNumastat, other_node) },
 };
 
 static gint
@@ -193,13 +187,12 @@ numastat_key_index(const gchar *key)
 {
     for (gsize k = 0; k < G_N_ELEMENTS(numastat_keys); k++)
         if (g_str_equal(numastat_keys[k].key, key))
-            return (gint) k;
+            return (gint)k;
     return -1;
 }
 
 static gboolean
-numastat_parse(const gchar *text, const gchar *path, VnNumastat *ret_stat,
-               GError **error)
+numastat_parse(const gchar *text, const gchar *path, VnNumastat *ret_stat, GError **error)
 {
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     VnNumastat stat = { 0 };
@@ -212,8 +205,7 @@ numastat_parse(const gchar *text, const gchar *path, VnNumastat *ret_stat,
 
         if (k < 0)
             continue;
-        if (!kv[1] || !g_ascii_string_to_unsigned(kv[1], 10, 0, G_MAXUINT64,
-                                                  &value, NULL)) {
+        if (!kv[1] || !g_ascii_string_to_unsigned(kv[1], 10, 0, G_MAXUINT64, &value, NULL)) {
             g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_PARSE,
                         "%s: line %u: malformed \"%s\"", path, l + 1, lines[l]);
             return FALSE;
@@ -223,8 +215,8 @@ numastat_parse(const gchar *text, const gchar *path, VnNumastat *ret_stat,
     }
     for (gsize k = 0; k < G_N_ELEMENTS(numastat_keys); k++) {
         if (!(seen & (1u << k))) {
-            g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_PARSE,
-                        "%s: no \"%s\" line", path, numastat_keys[k].key);
+            g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_PARSE, "%s: no \"%s\" line",
+                        path, numastat_keys[k].key);
             return FALSE;
         }
     }
@@ -233,18 +225,15 @@ numastat_parse(const gchar *text, const gchar *path, VnNumastat *ret_stat,
 }
 
 gboolean
-vn_host_read_numastat(const gchar *sysroot, guint node_os_id,
-                      VnNumastat *ret_stat, GError **error)
+vn_host_read_numastat(const gchar *sysroot, guint node_os_id, VnNumastat *ret_stat, GError **error)
 {
-    g_autofree gchar *rel = g_strdup_printf("sys/devices/system/node/node%u/numastat",
-                                            node_os_id);
+    g_autofree gchar *rel = g_strdup_printf("sys/devices/system/node/node%u/numastat", node_os_id);
     g_autofree gchar *path = sysroot_path(sysroot, rel);
     g_autofree gchar *text = NULL;
     g_autoptr(GError) local = NULL;
 
     if (!g_file_get_contents(path, &text, NULL, &local)) {
-        g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_READ,
-                    "%s", local->message);
+        g_set_error(error, VN_HOST_LOAD_ERROR, VN_HOST_LOAD_ERROR_READ, "%s", local->message);
         return FALSE;
     }
     return numastat_parse(text, path, ret_stat, error);

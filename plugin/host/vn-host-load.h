@@ -14,8 +14,8 @@
 #define VN_HOST_LOAD_ERROR (vn_host_load_error_quark())
 GQuark vn_host_load_error_quark(void);
 typedef enum {
-    VN_HOST_LOAD_ERROR_READ,    /* file missing or unreadable */
-    VN_HOST_LOAD_ERROR_PARSE,   /* file does not look like the kernel's */
+    VN_HOST_LOAD_ERROR_READ,  /* file missing or unreadable */
+    VN_HOST_LOAD_ERROR_PARSE, /* file does not look like the kernel's */
     VN_HOST_LOAD_ERROR_MAX
 } VnHostLoadError;
 
@@ -25,12 +25,12 @@ typedef enum {
 typedef struct {
     guint64 busy;
     guint64 idle;
-    gboolean present;   /* the CPU had a line (offline CPUs have none) */
+    gboolean present; /* the CPU had a line (offline CPUs have none) */
 } VnCpuTimes;
 
 /* One reading of /proc/stat, indexed by CPU os id. */
 typedef struct {
-    guint n_cpus;        /* 1 + highest CPU id seen */
+    guint n_cpus; /* 1 + highest CPU id seen */
     VnCpuTimes *cpus;
 } VnCpuSnapshot;
 
@@ -38,8 +38,7 @@ void vn_cpu_snapshot_free(VnCpuSnapshot *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnCpuSnapshot, vn_cpu_snapshot_free)
 
 /* Parses the text of a /proc/stat; `origin` names it in errors. */
-VnCpuSnapshot *vn_cpu_snapshot_parse(const gchar *text, const gchar *origin,
-                                     GError **error);
+VnCpuSnapshot *vn_cpu_snapshot_parse(const gchar *text, const gchar *origin, GError **error);
 /* Reads <sysroot>/proc/stat (sysroot NULL = "/"). */
 VnCpuSnapshot *vn_cpu_snapshot_read(const gchar *sysroot, GError **error);
 
@@ -53,9 +52,8 @@ void vn_host_cpu_busy_compute(const VnTopology *t, const VnCpuSnapshot *before,
 /* Reads, sleeps `interval_ms`, reads again, and fills cpu_busy as above.
  * interval_ms 0 uses the counters since boot (one read, no sleep), which
  * is what a replayed fixture sysroot wants. */
-gboolean vn_host_measure_cpu_busy(const gchar *sysroot, const VnTopology *t,
-                                  VnLoad *load, guint interval_ms,
-                                  GError **error);
+gboolean vn_host_measure_cpu_busy(const gchar *sysroot, const VnTopology *t, VnLoad *load,
+                                  guint interval_ms, GError **error);
 
 /* Counters of one node's numastat file (pages). */
 typedef struct {
@@ -69,5 +67,5 @@ typedef struct {
 
 /* Reads <sysroot>/sys/devices/system/node/node<os_id>/numastat.  Keys the
  * kernel may add later are ignored; a missing known key is an error. */
-gboolean vn_host_read_numastat(const gchar *sysroot, guint node_os_id,
-                               VnNumastat *ret_stat, GError **error);
+gboolean vn_host_read_numastat(const gchar *sysroot, guint node_os_id, VnNumastat *ret_stat,
+                               GError **error);

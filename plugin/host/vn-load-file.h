@@ -19,8 +19,8 @@
 #define VN_LOAD_FILE_ERROR (vn_load_file_error_quark())
 GQuark vn_load_file_error_quark(void);
 typedef enum {
-    VN_LOAD_FILE_ERROR_READ,     /* missing or unreadable file, bad JSON */
-    VN_LOAD_FILE_ERROR_INVALID,  /* valid JSON, wrong content */
+    VN_LOAD_FILE_ERROR_READ,    /* missing or unreadable file, bad JSON */
+    VN_LOAD_FILE_ERROR_INVALID, /* valid JSON, wrong content */
     VN_LOAD_FILE_ERROR_MAX
 } VnLoadFileError;
 
@@ -31,5 +31,4 @@ typedef enum {
 /* Adds the file's committed vCPUs and memory to `load` (so a ledger and a
  * file compose), replaces cpu_busy where the file gives it, and ORs
  * dedicated_cpus in.  On error `load` is left unchanged. */
-gboolean vn_load_read_file(const gchar *path, const VnTopology *t,
-                           VnLoad *load, GError **error);
+gboolean vn_load_read_file(const gchar *path, const VnTopology *t, VnLoad *load, GError **error);

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-G_DEFINE_QUARK(vn-numa-maps-error-quark, vn_numa_maps_error)
+G_DEFINE_QUARK(vn-numa-maps-error-quark, vn_numa_maps_error);
 
 #define MAX_NODE 4095
 
@@ -38,16 +38,15 @@ vn_numa_usage_locality(const VnNumaUsage *u, const GArray *nodes)
 static gboolean
 parse_fail(GError **error, const gchar *origin, guint line, const gchar *what)
 {
-    g_set_error(error, VN_NUMA_MAPS_ERROR, VN_NUMA_MAPS_ERROR_PARSE,
-                "%s:%u: %s", origin, line, what);
+    g_set_error(error, VN_NUMA_MAPS_ERROR, VN_NUMA_MAPS_ERROR_PARSE, "%s:%u: %s", origin, line,
+                what);
     return FALSE;
 }
 
 /* One mapping: adds its pages per node into `pages` (GArray of guint64
  * KiB, grown as nodes appear). */
 static gboolean
-parse_line(const gchar *line, const gchar *origin, guint lineno, GArray *kib,
-           GError **error)
+parse_line(const gchar *line, const gchar *origin, guint lineno, GArray *kib, GError **error)
 {
     g_auto(GStrv) fields = g_strsplit(line, " ", -1);
     guint64 page_kib = 4, v;
@@ -131,8 +130,8 @@ vn_numa_maps_read(const gchar *sysroot, gint64 pid, GError **error)
 }
 
 gboolean
-vn_numa_maps_domain_pid(const gchar *sysroot, const gchar *run_dir,
-                        const gchar *name, gint64 *ret_pid, GError **error)
+vn_numa_maps_domain_pid(const gchar *sysroot, const gchar *run_dir, const gchar *name,
+                        gint64 *ret_pid, GError **error)
 {
     g_autofree gchar *file = g_strconcat(name, ".pid", NULL);
     g_autofree gchar *rel = g_build_filename(run_dir, file, NULL);
@@ -149,8 +148,8 @@ vn_numa_maps_domain_pid(const gchar *sysroot, const gchar *run_dir,
         return FALSE;
     g_strstrip(text);
     if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXINT32, &pid, NULL)) {
-        g_set_error(error, VN_NUMA_MAPS_ERROR, VN_NUMA_MAPS_ERROR_READ,
-                    "%s: \"%s\" is not a pid", path, text);
+        g_set_error(error, VN_NUMA_MAPS_ERROR, VN_NUMA_MAPS_ERROR_READ, "%s: \"%s\" is not a pid",
+                    path, text);
         return FALSE;
     }
     *ret_pid = (gint64)pid;

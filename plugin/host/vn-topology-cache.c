@@ -5,12 +5,13 @@
 #include "vn-json-parse.h"
 #include "vn-topology-cache.h"
 
-G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error)
+G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error);
 
-#define CACHE_VERSION 2   /* 1: an array per CPU */
+#define CACHE_VERSION 2 /* 1: an array per CPU */
 
 /* First line of a file, trimmed; "" when unreadable. */
-static gchar *first_line(const gchar *path)
+static gchar *
+first_line(const gchar *path)
 {
     g_autofree gchar *text = NULL;
     if (!g_file_get_contents(path, &text, NULL, NULL))
@@ -22,7 +23,8 @@ static gchar *first_line(const gchar *path)
 }
 
 /* "Cpus_allowed_list:\t0-3" from /proc/self/status. */
-static gchar *self_status(const gchar *field)
+static gchar *
+self_status(const gchar *field)
 {
     g_autofree gchar *text = NULL;
     if (!g_file_get_contents("/proc/self/status", &text, NULL, NULL))
@@ -34,7 +36,8 @@ static gchar *self_status(const gchar *field)
     return g_strdup("");
 }
 
-gchar *vn_topology_cache_key(const gchar *topology_file)
+gchar *
+vn_topology_cache_key(const gchar *topology_file)
 {
     if (topology_file) {
         GStatBuf st;
@@ -55,13 +58,15 @@ gchar *vn_topology_cache_key(const gchar *topology_file)
 
 /* ---- save ---- */
 
-static void add_uint(JsonBuilder *b, const gchar *name, guint64 v)
+static void
+add_uint(JsonBuilder *b, const gchar *name, guint64 v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_int_value(b, (gint64)v);
 }
 
-static void add_node(JsonBuilder *b, const VnNode *n)
+static void
+add_node(JsonBuilder *b, const VnNode *n)
 {
     json_builder_begin_object(b);
     add_uint(b, "os_id", n->os_id);
@@ -87,7 +92,8 @@ static void add_node(JsonBuilder *b, const VnNode *n)
     json_builder_end_object(b);
 }
 
-static void add_body(JsonBuilder *b, const VnTopology *t)
+static void
+add_body(JsonBuilder *b, const VnTopology *t)
 {
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
@@ -106,7 +112,7 @@ static void add_body(JsonBuilder *b, const VnTopology *t)
         json_builder_add_int_value(b, c->package);
     }
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "distance");  /* row-major, or null */
+    json_builder_set_member_name(b, "distance"); /* row-major, or null */
     if (t->distances_assumed) {
         json_builder_add_null_value(b);
         return;
@@ -117,7 +123,8 @@ static void add_body(JsonBuilder *b, const VnTopology *t)
     json_builder_end_array(b);
 }
 
-JsonNode *vn_topology_cache_to_json(const VnTopology *t, const gchar *key)
+JsonNode *
+vn_topology_cache_to_json(const VnTopology *t, const gchar *key)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_return_val_if_fail(t != NULL && key != NULL, NULL);
@@ -132,14 +139,13 @@ JsonNode *vn_topology_cache_to_json(const VnTopology *t, const gchar *key)
     return json_builder_get_root(b);
 }
 
-gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key,
-                                GError **error)
+gboolean
+vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key, GError **error)
 {
     g_autoptr(JsonNode) root = vn_topology_cache_to_json(t, key);
     g_autofree gchar *text = json_to_string(root, FALSE);
     g_autoptr(GError) local = NULL;
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                  &local)) {
+    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local)) {
         g_set_error(error, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_IO,
                     "cannot write the topology cache: %s", local->message);
         return FALSE;
@@ -149,45 +155,54 @@ gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gc
 
 /* ---- load ---- */
 
-static gboolean corrupt(GError **error, const gchar *path, const gchar *what)
+static gboolean
+corrupt(GError **error, const gchar *path, const gchar *what)
 {
-    g_set_error(error, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT,
-                "%s: %s", path, what);
+    g_set_error(error, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT, "%s: %s", path,
+                what);
     return FALSE;
 }
 
 /* Accessors that never trip json-glib's own checks (a critical would be
  * fatal under G_DEBUG=fatal-warnings): anything unexpected reads as -1 /
  * NULL and the caller reports a corrupt file. */
-static gint64 int_node(JsonNode *n)
+static gint64
+int_node(JsonNode *n)
 {
     return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64
-           ? json_node_get_int(n) : -1;
+               ? json_node_get_int(n)
+               : -1;
 }
 
-static gint64 int_at(JsonArray *a, guint i)
+static gint64
+int_at(JsonArray *a, guint i)
 {
     return a && i < json_array_get_length(a) ? int_node(json_array_get_element(a, i)) : -1;
 }
 
-static gint64 int_member(JsonObject *o, const gchar *name)
+static gint64
+int_member(JsonObject *o, const gchar *name)
 {
     return int_node(json_object_get_member(o, name));
 }
 
-static JsonArray *array_node(JsonNode *n)
+static JsonArray *
+array_node(JsonNode *n)
 {
     return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 }
 
-static const gchar *string_member(JsonObject *o, const gchar *name)
+static const gchar *
+string_member(JsonObject *o, const gchar *name)
 {
     JsonNode *n = json_object_get_member(o, name);
     return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
-           ? json_node_get_string(n) : NULL;
+               ? json_node_get_string(n)
+               : NULL;
 }
 
-static gboolean read_hugepages(VnTopology *t, guint idx, JsonArray *hp)
+static gboolean
+read_hugepages(VnTopology *t, guint idx, JsonArray *hp)
 {
     for (guint h = 0; h < json_array_get_length(hp); h++) {
         JsonArray *e = array_node(json_array_get_element(hp, h));
@@ -198,7 +213,8 @@ static gboolean read_hugepages(VnTopology *t, guint idx, JsonArray *hp)
     return TRUE;
 }
 
-static gboolean read_nodes(VnTopology *t, JsonArray *nodes)
+static gboolean
+read_nodes(VnTopology *t, JsonArray *nodes)
 {
     for (guint i = 0; i < json_array_get_length(nodes); i++) {
         JsonNode *n = json_array_get_element(nodes, i);
@@ -208,7 +224,7 @@ static gboolean read_nodes(VnTopology *t, JsonArray *nodes)
             return FALSE;
         guint idx = vn_topology_add_node(t, (guint)int_member(o, "os_id"),
                                          (guint64)int_member(o, "mem_total_kib"));
-        gint64 owner = int_member(o, "cpu_owner");   /* -1: none (or absent) */
+        gint64 owner = int_member(o, "cpu_owner"); /* -1: none (or absent) */
         if (owner >= (gint64)json_array_get_length(nodes))
             return FALSE;
         t->nodes[idx].cpu_owner = (gint)owner;
@@ -219,13 +235,14 @@ static gboolean read_nodes(VnTopology *t, JsonArray *nodes)
     return TRUE;
 }
 
-static gboolean read_cpus_and_distances(VnTopology *t, JsonObject *o)
+static gboolean
+read_cpus_and_distances(VnTopology *t, JsonObject *o)
 {
     JsonArray *cpus = array_node(json_object_get_member(o, "cpus"));
     if (!cpus || json_array_get_length(cpus) % 4)
         return FALSE;
     for (guint i = 0; i < json_array_get_length(cpus); i += 4) {
-        gint64 os_id = int_at(cpus, i), node = int_at(cpus, i + 1);   /* -1: no node */
+        gint64 os_id = int_at(cpus, i), node = int_at(cpus, i + 1); /* -1: no node */
         gint64 core = int_at(cpus, i + 2), package = int_at(cpus, i + 3);
         if (os_id < 0 || node >= (gint64)t->n_nodes || core < 0 || package < 0)
             return FALSE;
@@ -246,8 +263,8 @@ static gboolean read_cpus_and_distances(VnTopology *t, JsonObject *o)
     return TRUE;
 }
 
-VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key,
-                                        GError **error)
+VnTopology *
+vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key, GError **error)
 {
     g_autoptr(GError) local = NULL;
     g_return_val_if_fail(what != NULL && key != NULL, NULL);
@@ -257,7 +274,7 @@ VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const
         return NULL;
     }
     if (g_strcmp0(string_member(o, "key"), key) != 0)
-        return NULL;   /* stale: another host shape */
+        return NULL; /* stale: another host shape */
     JsonArray *nodes = array_node(json_object_get_member(o, "nodes"));
     const gchar *source = string_member(o, "source");
     g_autoptr(VnTopology) t = vn_topology_new(source ? source : "topology cache");
@@ -272,7 +289,8 @@ VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const
     return g_steal_pointer(&t);
 }
 
-VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError **error)
+VnTopology *
+vn_topology_cache_load(const gchar *path, const gchar *key, GError **error)
 {
     g_autoptr(GError) local = NULL;
     g_autoptr(JsonNode) root = vn_json_parse_file(path, &local);

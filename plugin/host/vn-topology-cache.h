@@ -23,8 +23,8 @@
 #define VN_TOPOLOGY_CACHE_ERROR (vn_topology_cache_error_quark())
 GQuark vn_topology_cache_error_quark(void);
 typedef enum {
-    VN_TOPOLOGY_CACHE_ERROR_IO,       /* cannot write the file */
-    VN_TOPOLOGY_CACHE_ERROR_CORRUPT,  /* not a cache file we wrote */
+    VN_TOPOLOGY_CACHE_ERROR_IO,      /* cannot write the file */
+    VN_TOPOLOGY_CACHE_ERROR_CORRUPT, /* not a cache file we wrote */
     VN_TOPOLOGY_CACHE_ERROR_MAX
 } VnTopologyCacheError;
 

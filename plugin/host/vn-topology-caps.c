@@ -21,8 +21,8 @@ typedef struct {
     const gchar *path;
     xmlXPathContext *xpath;
     VnTopology *t;
-    GHashTable *cores;     /* key -> dense index + 1 */
-    GHashTable *packages;  /* key -> dense index + 1 */
+    GHashTable *cores;    /* key -> dense index + 1 */
+    GHashTable *packages; /* key -> dense index + 1 */
 } CapsParse;
 
 static void
@@ -34,7 +34,7 @@ caps_parse_clear(CapsParse *p)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(CapsParse, caps_parse_clear)
 
 static gboolean G_GNUC_PRINTF(4, 5)
-fail(GError **error, const CapsParse *p, xmlNode *n, const gchar *fmt, ...)
+    fail(GError **error, const CapsParse *p, xmlNode *n, const gchar *fmt, ...)
 {
     g_autofree gchar *msg = NULL;
     va_list ap;
@@ -44,8 +44,8 @@ fail(GError **error, const CapsParse *p, xmlNode *n, const gchar *fmt, ...)
     va_end(ap);
     /* one line, also when it quotes element text with newlines in it */
     g_strdelimit(msg, "\r\n", ' ');
-    g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
-                "%s:%ld: %s", p->path, n ? xmlGetLineNo(n) : 0L, msg);
+    g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "%s:%ld: %s",
+                p->path, n ? xmlGetLineNo(n) : 0L, msg);
     return FALSE;
 }
 
@@ -66,8 +66,8 @@ xpath_nodes(CapsParse *p, xmlNode *n, const gchar *expr)
 /* An unsigned attribute.  Absent: *ret_value untouched and *ret_present
  * FALSE (or an error when ret_present is NULL, i.e. required). */
 static gboolean
-get_uint(CapsParse *p, xmlNode *n, const gchar *name, guint64 *ret_value,
-         gboolean *ret_present, GError **error)
+get_uint(CapsParse *p, xmlNode *n, const gchar *name, guint64 *ret_value, gboolean *ret_present,
+         GError **error)
 {
     xmlChar *v = xmlGetProp(n, BAD_CAST name);
     g_autofree gchar *text = g_strdup((const gchar *)v);
@@ -82,8 +82,8 @@ get_uint(CapsParse *p, xmlNode *n, const gchar *name, guint64 *ret_value,
         return fail(error, p, n, "<%s> has no %s attribute", (const gchar *)n->name, name);
     }
     if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT32, &value, NULL))
-        return fail(error, p, n, "<%s %s='%s'>: not an unsigned integer",
-                    (const gchar *)n->name, name, text);
+        return fail(error, p, n, "<%s %s='%s'>: not an unsigned integer", (const gchar *)n->name,
+                    name, text);
     *ret_value = value;
     if (ret_present)
         *ret_present = TRUE;
@@ -104,11 +104,11 @@ get_kib_text(CapsParse *p, xmlNode *n, guint64 *ret_value, GError **error)
     xmlFree(u);
     xmlFree(c);
     if (unit && !g_str_equal(unit, "KiB"))
-        return fail(error, p, n, "<%s unit='%s'>: only KiB is understood",
-                    (const gchar *)n->name, unit);
+        return fail(error, p, n, "<%s unit='%s'>: only KiB is understood", (const gchar *)n->name,
+                    unit);
     if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &value, NULL))
-        return fail(error, p, n, "<%s>%s</%s>: not an unsigned integer",
-                    (const gchar *)n->name, text, (const gchar *)n->name);
+        return fail(error, p, n, "<%s>%s</%s>: not an unsigned integer", (const gchar *)n->name,
+                    text, (const gchar *)n->name);
     *ret_value = value;
     return TRUE;
 }
@@ -145,8 +145,8 @@ parse_cpu(CapsParse *p, xmlNode *cpu, guint node_index, guint cell_id, GError **
                          : g_strdup_printf("cell %u", cell_id);
     /* core_id is unique only inside its die and cluster: key on all of them. */
     core_key = has_core ? g_strdup_printf("%s die %" G_GINT64_FORMAT " cluster %" G_GINT64_FORMAT
-                                          " core %" G_GUINT64_FORMAT, pkg_key,
-                                          has_die ? (gint64)die : -1,
+                                          " core %" G_GUINT64_FORMAT,
+                                          pkg_key, has_die ? (gint64)die : -1,
                                           has_cluster ? (gint64)cluster : -1, core)
                         : g_strdup_printf("cpu %" G_GUINT64_FORMAT, id);
     vn_topology_add_cpu(p->t, (guint)id, (gint)node_index, dense_index(p->cores, core_key),
@@ -214,8 +214,8 @@ parse_distances(CapsParse *p, GPtrArray *cells, GError **error)
                 !get_uint(p, sib->pdata[k], "value", &value, NULL, error))
                 return FALSE;
             if ((j = vn_topology_node_by_os_id(t, (guint)id)) < 0)
-                return fail(error, p, sib->pdata[k], "<sibling id='%" G_GUINT64_FORMAT
-                            "'>: no such cell", id);
+                return fail(error, p, sib->pdata[k],
+                            "<sibling id='%" G_GUINT64_FORMAT "'>: no such cell", id);
             vn_topology_set_distance(t, i, (guint)j, (guint)value);
         }
     }
@@ -263,7 +263,9 @@ vn_topology_load_capabilities(const gchar *path, GError **error)
     source = g_strdup_printf("libvirt capabilities %s", path);
     t = vn_topology_new(source);
     xpath = xmlXPathNewContext(doc);
-    p = (CapsParse){ .path = path, .xpath = xpath, .t = t,
+    p = (CapsParse){ .path = path,
+                     .xpath = xpath,
+                     .t = t,
                      .cores = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                      .packages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
     if (!parse_topology(&p, doc, error))

@@ -48,8 +48,8 @@ prepare_document(xmlDoc *doc, const gchar *path, gboolean *ret_downgraded, GErro
 
     if (!is_element(root, "topology")) {
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
-                    "%s: not an hwloc topology (root element is <%s>, expected <topology>)",
-                    path, (const gchar *)root->name);
+                    "%s: not an hwloc topology (root element is <%s>, expected <topology>)", path,
+                    (const gchar *)root->name);
         return FALSE;
     }
     v = xmlGetProp(root, BAD_CAST "version");
@@ -110,7 +110,7 @@ vn_topology_load_hwloc_xml(const gchar *path, GError **error)
     topo = vn_hwloc_topology_new();
     if (!hwloc_load_doc(topo, doc, path, error))
         return NULL;
-    source = g_strdup_printf("hwloc XML %s%s", path,
-                             downgraded ? " (hwloc 3.0 XML read as 2.0)" : "");
+    source =
+        g_strdup_printf("hwloc XML %s%s", path, downgraded ? " (hwloc 3.0 XML read as 2.0)" : "");
     return vn_topology_from_hwloc(topo, source, error);
 }

@@ -10,7 +10,7 @@
 
 #include <errno.h>
 
-G_DEFINE_QUARK(vn-topology-source-error-quark, vn_topology_source_error)
+G_DEFINE_QUARK(vn-topology-source-error-quark, vn_topology_source_error);
 
 void
 vn_topology_source_propagate_xml(GError **error, const GError *xml_error)
@@ -67,8 +67,8 @@ add_nodes(VnTopology *t, hwloc_topology_t topo)
 
     for (guint i = 0; i < n; i++) {
         hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
-        guint index = vn_topology_add_node(t, node->os_index,
-                                           node->attr->numanode.local_memory / 1024);
+        guint index =
+            vn_topology_add_node(t, node->os_index, node->attr->numanode.local_memory / 1024);
 
         /* No setter exists for these two fields; plugin/ fills them in
          * directly while building (vn-topology.h documents them). */
@@ -93,13 +93,13 @@ pu_node(hwloc_topology_t topo, hwloc_obj_t pu)
     hwloc_obj_t best = NULL;
     int best_weight = G_MAXINT;
 
-    for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, NULL);
-         node; node = node->next_cousin) {
+    for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, NULL); node;
+         node = node->next_cousin) {
         int w = hwloc_bitmap_weight(node->cpuset);
         if (!hwloc_bitmap_isset(node->cpuset, pu->os_index) || w < 0)
             continue;
-        if (w < best_weight || (w == best_weight && !is_plain_memory(best) &&
-                                is_plain_memory(node))) {
+        if (w < best_weight ||
+            (w == best_weight && !is_plain_memory(best) && is_plain_memory(node))) {
             best = node;
             best_weight = w;
         }
@@ -142,8 +142,8 @@ add_cpus(VnTopology *t, hwloc_topology_t topo)
 {
     guint n_cores = (guint)MAX(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), 0);
 
-    for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, NULL);
-         pu; pu = pu->next_cousin) {
+    for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, NULL); pu;
+         pu = pu->next_cousin) {
         hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
         hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
 
@@ -168,7 +168,8 @@ find_numa_latency(hwloc_topology_t topo)
     nr = 1;
     d = NULL;
     if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &d,
-                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr >= 1)
+                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 &&
+        nr >= 1)
         return d;
     return NULL;
 }
@@ -186,8 +187,8 @@ set_distances(VnTopology *t, hwloc_topology_t topo)
         return;
     if (d->nbobjs != t->n_nodes) {
         old = g_steal_pointer(&t->source);
-        t->source = g_strdup_printf("%s (NUMA latency matrix covers %u of %u nodes, ignored)",
-                                    old, d->nbobjs, t->n_nodes);
+        t->source = g_strdup_printf("%s (NUMA latency matrix covers %u of %u nodes, ignored)", old,
+                                    d->nbobjs, t->n_nodes);
         hwloc_distances_release(topo, d);
         return;
     }
@@ -250,8 +251,8 @@ vn_topology_load_synthetic(const gchar *description, GError **error)
     }
     if (hwloc_topology_load(topo) < 0) {
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
-                    "hwloc synthetic description '%s': hwloc cannot build it: %s",
-                    description, g_strerror(errno));
+                    "hwloc synthetic description '%s': hwloc cannot build it: %s", description,
+                    g_strerror(errno));
         return NULL;
     }
     source = g_strdup_printf("hwloc synthetic '%s'", description);

@@ -64,7 +64,8 @@ child_answer(VnTopologyLoadFunc load, const gchar *arg)
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "code");
         json_builder_add_int_value(b, error->domain == VN_TOPOLOGY_SOURCE_ERROR
-                                      ? error->code : VN_TOPOLOGY_SOURCE_ERROR_HWLOC);
+                                          ? error->code
+                                          : VN_TOPOLOGY_SOURCE_ERROR_HWLOC);
         json_builder_set_member_name(b, "message");
         json_builder_add_string_value(b, error->message);
         json_builder_end_object(b);
@@ -133,12 +134,12 @@ read_answer(int fd, gint64 deadline, GByteArray *buf, gboolean *ret_too_large)
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc == 0)
-            continue;   /* the deadline check above ends it */
+            continue; /* the deadline check above ends it */
         n = read(fd, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return TRUE;   /* EOF (or an error: the child's status tells) */
+            return TRUE; /* EOF (or an error: the child's status tells) */
         if (buf->len + (gsize)n > VN_TOPOLOGY_ISOLATED_MAX_BYTES) {
             *ret_too_large = TRUE;
             return TRUE;
@@ -189,8 +190,8 @@ parse_answer(const GByteArray *buf, const gchar *what, GError **error)
     }
     o = json_node_get_object(root);
     if (json_object_has_member(o, "topology")) {
-        t = vn_topology_cache_from_json(json_object_get_member(o, "topology"), what,
-                                        ISOLATED_KEY, &local);
+        t = vn_topology_cache_from_json(json_object_get_member(o, "topology"), what, ISOLATED_KEY,
+                                        &local);
         if (!t)
             g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
                         "%s: the import process answered a bad topology: %s", what,
@@ -218,8 +219,8 @@ child_failed(int status, gboolean timed_out, guint timeout_ms, gboolean too_larg
 {
     if (timed_out && timeout_ms % 1000 == 0)
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
-                    "%s: hwloc did not finish reading it within %u s (import process killed)",
-                    what, timeout_ms / 1000);
+                    "%s: hwloc did not finish reading it within %u s (import process killed)", what,
+                    timeout_ms / 1000);
     else if (timed_out)
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
                     "%s: hwloc did not finish reading it within %u ms (import process killed)",
@@ -232,8 +233,8 @@ child_failed(int status, gboolean timed_out, guint timeout_ms, gboolean too_larg
                     "%s: topology larger than %d bytes", what, VN_TOPOLOGY_ISOLATED_MAX_BYTES);
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC,
-                    "%s: hwloc failed reading it (import process exited with status %d)",
-                    what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                    "%s: hwloc failed reading it (import process exited with status %d)", what,
+                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     else
         return FALSE;
     return TRUE;
@@ -287,6 +288,6 @@ VnTopology *
 vn_topology_load_isolated(VnTopologyLoadFunc load, const gchar *arg, const gchar *what,
                           GError **error)
 {
-    return vn_topology_load_isolated_timeout(load, arg, what,
-                                             VN_TOPOLOGY_ISOLATED_TIMEOUT_S * 1000, error);
+    return vn_topology_load_isolated_timeout(load, arg, what, VN_TOPOLOGY_ISOLATED_TIMEOUT_S * 1000,
+                                             error);
 }

@@ -30,5 +30,4 @@ void vn_topology_source_propagate_xml(GError **error, const GError *xml_error);
 /* vn_topology_load_isolated() with another timeout, in milliseconds (the
  * public one waits VN_TOPOLOGY_ISOLATED_TIMEOUT_S); for tests. */
 VnTopology *vn_topology_load_isolated_timeout(VnTopologyLoadFunc load, const gchar *arg,
-                                              const gchar *what, guint timeout_ms,
-                                              GError **error);
+                                              const gchar *what, guint timeout_ms, GError **error);

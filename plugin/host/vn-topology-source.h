@@ -74,8 +74,8 @@ typedef VnTopology *(*VnTopologyLoadFunc)(const gchar *arg, GError **error);
  * process, or before starting threads: the child only runs this library's
  * code, but a lock another thread held at fork() would stall it until the
  * timeout. */
-VnTopology *vn_topology_load_isolated(VnTopologyLoadFunc load, const gchar *arg,
-                                      const gchar *what, GError **error);
+VnTopology *vn_topology_load_isolated(VnTopologyLoadFunc load, const gchar *arg, const gchar *what,
+                                      GError **error);
 #define VN_TOPOLOGY_ISOLATED_TIMEOUT_S 30
 /* Upper bound of the child's answer (the JSON of a 4096-CPU host is ~100 KB). */
 #define VN_TOPOLOGY_ISOLATED_MAX_BYTES (16 * 1024 * 1024)

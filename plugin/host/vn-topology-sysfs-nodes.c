@@ -25,7 +25,8 @@ read_text(const gchar *path, gchar **ret, GError **error)
     g_autoptr(GError) local = NULL;
 
     if (!g_file_get_contents(path, ret, NULL, &local)) {
-        g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_IO, local->message);
+        g_set_error_literal(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_IO,
+                            local->message);
         return FALSE;
     }
     g_strstrip(*ret);
@@ -36,7 +37,8 @@ read_text(const gchar *path, gchar **ret, GError **error)
 static VnBitmap *
 online_nodes(const gchar *sysroot, GError **error)
 {
-    g_autofree gchar *path = g_build_filename(sysroot, "sys", "devices", "system", "node", "online", NULL);
+    g_autofree gchar *path =
+        g_build_filename(sysroot, "sys", "devices", "system", "node", "online", NULL);
     g_autofree gchar *text = NULL;
 
     if (!read_text(path, &text, error))
@@ -48,7 +50,7 @@ online_nodes(const gchar *sysroot, GError **error)
 static gboolean
 set_sysfs_distances(VnTopology *t, const gchar *sysroot, const VnBitmap *online, GError **error)
 {
-    VN_BITMAP_FOREACH(online, from) {
+    VN_BITMAP_FOREACH (online, from) {
         g_autofree gchar *path = sysfs_node_path(sysroot, (guint)from, "distance");
         g_autofree gchar *text = NULL;
         g_auto(GStrv) values = NULL;
@@ -57,7 +59,7 @@ set_sysfs_distances(VnTopology *t, const gchar *sysroot, const VnBitmap *online,
         if (!read_text(path, &text, error))
             return FALSE;
         values = g_strsplit_set(text, " \t", -1);
-        VN_BITMAP_FOREACH(online, to) {
+        VN_BITMAP_FOREACH (online, to) {
             guint64 v;
             while (values[k] && !*values[k])
                 k++;
@@ -82,7 +84,7 @@ add_missing_nodes(VnTopology *t, const gchar *sysroot, const VnBitmap *online, g
                   GError **error)
 {
     *ret_added = 0;
-    VN_BITMAP_FOREACH(online, os) {
+    VN_BITMAP_FOREACH (online, os) {
         g_autofree gchar *path = NULL;
         g_autofree gchar *text = NULL;
         g_autoptr(VnBitmap) cpus = NULL;
@@ -91,7 +93,8 @@ add_missing_nodes(VnTopology *t, const gchar *sysroot, const VnBitmap *online, g
         if (vn_topology_node_by_os_id(t, (guint)os) >= 0)
             continue;
         path = sysfs_node_path(sysroot, (guint)os, "cpulist");
-        if (!read_text(path, &text, error) || !(cpus = vn_cpulist_parse(text, t->n_cpu_ids, error))) {
+        if (!read_text(path, &text, error) ||
+            !(cpus = vn_cpulist_parse(text, t->n_cpu_ids, error))) {
             g_prefix_error(error, "%s: ", path);
             return FALSE;
         }

@@ -72,8 +72,8 @@ read_count(const gchar *dir, const gchar *name, guint64 *ret_value, GError **err
     if (!read_file(path, &text, error))
         return FALSE;
     if (!g_ascii_string_to_unsigned(g_strstrip(text), 10, 0, G_MAXUINT64, &v, &local)) {
-        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
-                    "%s: %s", path, local->message);
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE, "%s: %s", path,
+                    local->message);
         return FALSE;
     }
     *ret_value = v;

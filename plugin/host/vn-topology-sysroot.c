@@ -24,7 +24,10 @@
 /* The cpu<N>/topology files hwloc's Linux backend accepts (new names
  * first, then the pre-5.x ones; hwloc 2.9 check_sysfs_cpu_path()). */
 static const gchar *const cpu_topology_files[] = {
-    "package_cpus", "core_cpus", "core_siblings", "thread_siblings",
+    "package_cpus",
+    "core_cpus",
+    "core_siblings",
+    "thread_siblings",
 };
 
 static gchar *
@@ -36,8 +39,8 @@ system_path(const gchar *sysroot, const gchar *rel)
 static gboolean
 missing(GError **error, const gchar *path, const gchar *why)
 {
-    g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_IO,
-                "%s: missing (%s)", path, why);
+    g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_IO, "%s: missing (%s)",
+                path, why);
     return FALSE;
 }
 
@@ -55,8 +58,8 @@ read_list(const gchar *path, GError **error)
         return NULL;
     }
     if (!(b = vn_cpulist_parse(g_strstrip(text), 1u << 16, &local))) {
-        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
-                    "%s: %s", path, local->message);
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE, "%s: %s", path,
+                    local->message);
         return NULL;
     }
     return b;
@@ -66,8 +69,8 @@ static gboolean
 has_cpu_topology(const gchar *sysroot, guint cpu)
 {
     for (gsize i = 0; i < G_N_ELEMENTS(cpu_topology_files); i++) {
-        g_autofree gchar *rel = g_strdup_printf("cpu/cpu%u/topology/%s", cpu,
-                                                cpu_topology_files[i]);
+        g_autofree gchar *rel =
+            g_strdup_printf("cpu/cpu%u/topology/%s", cpu, cpu_topology_files[i]);
         g_autofree gchar *path = system_path(sysroot, rel);
         if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
             return TRUE;
@@ -94,7 +97,8 @@ check_cpus(const gchar *sysroot, GError **error)
         return TRUE;
     g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_IO,
                 "%s: none of package_cpus, core_cpus, core_siblings, thread_siblings "
-                "(hwloc needs one to read the CPUs)", topo0);
+                "(hwloc needs one to read the CPUs)",
+                topo0);
     return FALSE;
 }
 
@@ -114,7 +118,7 @@ check_nodes(const gchar *sysroot, GError **error)
                     "%s: lists no node", online_path);
         return FALSE;
     }
-    VN_BITMAP_FOREACH(online, os) {
+    VN_BITMAP_FOREACH (online, os) {
         g_autofree gchar *rel = g_strdup_printf("node/node%d/cpumap", os);
         g_autofree gchar *path = system_path(sysroot, rel);
         if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
@@ -167,8 +171,8 @@ load_shape(const gchar *sysroot, GError **error)
     if (!vn_topology_add_sysfs_nodes(t, sysroot, error))
         return NULL;
     if (!vn_topology_finish(t, &local)) {
-        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
-                    "%s: %s", sysroot, local->message);
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "%s: %s",
+                    sysroot, local->message);
         return NULL;
     }
     return g_steal_pointer(&t);

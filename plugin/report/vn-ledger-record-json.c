@@ -3,32 +3,37 @@
 #include "vn-ledger-record-json.h"
 #include "vn-size.h"
 
-static void add_int(JsonBuilder *b, const gchar *name, gint64 v)
+static void
+add_int(JsonBuilder *b, const gchar *name, gint64 v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_int_value(b, v);
 }
 
-static void add_string(JsonBuilder *b, const gchar *name, const gchar *v)
+static void
+add_string(JsonBuilder *b, const gchar *name, const gchar *v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_string_value(b, v);
 }
 
-static void add_bool(JsonBuilder *b, const gchar *name, gboolean v)
+static void
+add_bool(JsonBuilder *b, const gchar *name, gboolean v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_boolean_value(b, v);
 }
 
 /* "memory_mib" and the exact "memory_kib" beside it */
-static void add_memory(JsonBuilder *b, guint64 kib)
+static void
+add_memory(JsonBuilder *b, guint64 kib)
 {
     add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(kib));
     add_int(b, "memory_kib", (gint64)kib);
 }
 
-static void add_cell(JsonBuilder *b, const VnLedgerCell *c)
+static void
+add_cell(JsonBuilder *b, const VnLedgerCell *c)
 {
     json_builder_begin_object(b);
     add_int(b, "id", c->id);
@@ -39,7 +44,8 @@ static void add_cell(JsonBuilder *b, const VnLedgerCell *c)
     json_builder_end_object(b);
 }
 
-void vn_ledger_record_add_json(JsonBuilder *b, const VnLedgerRecord *r)
+void
+vn_ledger_record_add_json(JsonBuilder *b, const VnLedgerRecord *r)
 {
     g_return_if_fail(b != NULL && r != NULL);
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
@@ -63,7 +69,8 @@ void vn_ledger_record_add_json(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_end_array(b);
 }
 
-JsonNode *vn_ledger_record_to_json(const VnLedgerRecord *r)
+JsonNode *
+vn_ledger_record_to_json(const VnLedgerRecord *r)
 {
     g_return_val_if_fail(r != NULL, NULL);
     g_autoptr(JsonBuilder) b = json_builder_new();

@@ -18,8 +18,7 @@
 #include "vn-rebalance.h"
 #include "vn-topology.h"
 
-JsonNode *vn_placement_to_json(const VnTopology *t, const VnPlacement *p,
-                               gboolean with_candidates);
+JsonNode *vn_placement_to_json(const VnTopology *t, const VnPlacement *p, gboolean with_candidates);
 /* Adds member `member`: an array of the strings in `strings` (NULL: an
  * empty array). */
 void vn_json_add_strings(JsonBuilder *b, const gchar *member, GPtrArray *strings);

@@ -5,7 +5,10 @@
 #include "vn-numa-maps.h"
 
 static const gchar *const level_names[VN_STATUS_LEVEL_MAX] = {
-    "ok", "look", "problem", "unknown",
+    "ok",
+    "look",
+    "problem",
+    "unknown",
 };
 
 const gchar *
@@ -81,8 +84,8 @@ collect_vm(const VnLedgerRecord *r, const gchar *sysroot, const gchar *run_dir)
         return v;
     }
     if (!(u = vn_numa_maps_read(sysroot, pid, &error))) {
-        v->not_measured = g_strdup_printf("pid %" G_GINT64_FORMAT ": numa_maps unreadable (%s)", pid,
-                                          error->message);
+        v->not_measured = g_strdup_printf("pid %" G_GINT64_FORMAT ": numa_maps unreadable (%s)",
+                                          pid, error->message);
         return v;
     }
     v->measured = TRUE;
@@ -98,8 +101,8 @@ collect_vm(const VnLedgerRecord *r, const gchar *sysroot, const gchar *run_dir)
 }
 
 static void
-collect_node(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
-             const gchar *sysroot, guint i, VnStatusNode *n)
+collect_node(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const gchar *sysroot,
+             guint i, VnStatusNode *n)
 {
     const VnNode *node = &t->nodes[i];
     g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);

@@ -29,8 +29,8 @@ typedef enum {
     VN_STATUS_LEVEL_MAX
 } VnStatusLevel;
 
-const gchar *vn_status_level_to_string(VnStatusLevel l);  /* "ok", "look", "problem", "unknown" */
-VnStatusLevel vn_status_miss_level(gdouble miss_share);   /* < 0: unknown */
+const gchar *vn_status_level_to_string(VnStatusLevel l); /* "ok", "look", "problem", "unknown" */
+VnStatusLevel vn_status_miss_level(gdouble miss_share);  /* < 0: unknown */
 
 typedef struct {
     guint node_os_id;
@@ -38,31 +38,31 @@ typedef struct {
 } VnStatusNodeMemory;
 
 typedef struct {
-    const VnLedgerRecord *record;   /* borrowed from the ledger */
-    gboolean measured;              /* numa_maps was read */
-    gchar *not_measured;            /* why not, when !measured */
-    GArray *memory;                 /* of VnStatusNodeMemory, by node; measured only */
+    const VnLedgerRecord *record; /* borrowed from the ledger */
+    gboolean measured;            /* numa_maps was read */
+    gchar *not_measured;          /* why not, when !measured */
+    GArray *memory;               /* of VnStatusNodeMemory, by node; measured only */
     guint64 resident_kib;
-    gdouble locality;               /* share on the VM's own nodes; < 0 unknown */
+    gdouble locality; /* share on the VM's own nodes; < 0 unknown */
 } VnStatusVm;
 
 typedef struct {
     guint os_id;
     guint n_cpus;
     guint committed_vcpus;
-    gdouble vcpu_capacity;          /* usable CPUs x overcommit */
+    gdouble vcpu_capacity; /* usable CPUs x overcommit */
     guint64 committed_memory_kib;
-    guint64 mem_usable_kib;         /* total - reserved - headroom */
+    guint64 mem_usable_kib; /* total - reserved - headroom */
     guint64 mem_total_kib;
-    guint64 mem_free_kib;           /* G_MAXUINT64 unknown */
-    gdouble cpu_busy;               /* < 0 unknown */
-    gdouble miss_share;             /* numa_miss / (numa_hit + numa_miss); < 0 unknown */
+    guint64 mem_free_kib; /* G_MAXUINT64 unknown */
+    gdouble cpu_busy;     /* < 0 unknown */
+    gdouble miss_share;   /* numa_miss / (numa_hit + numa_miss); < 0 unknown */
     VnStatusLevel miss_level;
 } VnStatusNode;
 
 typedef struct {
-    GPtrArray *vms;                 /* of VnStatusVm*, ledger order (by name) */
-    GArray *nodes;                  /* of VnStatusNode, topology order */
+    GPtrArray *vms; /* of VnStatusVm*, ledger order (by name) */
+    GArray *nodes;  /* of VnStatusNode, topology order */
 } VnStatus;
 
 void vn_status_free(VnStatus *s);

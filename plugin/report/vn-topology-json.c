@@ -14,11 +14,11 @@ add_hugepages(JsonBuilder *b, const VnNode *n)
 
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "size_kib");
-        json_builder_add_int_value(b, (gint64) hp->size_kib);
+        json_builder_add_int_value(b, (gint64)hp->size_kib);
         json_builder_set_member_name(b, "total");
-        json_builder_add_int_value(b, (gint64) hp->total);
+        json_builder_add_int_value(b, (gint64)hp->total);
         json_builder_set_member_name(b, "free");
-        json_builder_add_int_value(b, (gint64) hp->free);
+        json_builder_add_int_value(b, (gint64)hp->free);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -32,11 +32,11 @@ add_load(JsonBuilder *b, const VnNodeLoad *l)
     json_builder_set_member_name(b, "committed_vcpus");
     json_builder_add_int_value(b, l ? l->committed_vcpus : 0);
     json_builder_set_member_name(b, "committed_memory_mib");
-    json_builder_add_int_value(b, l ? (gint64) vn_size_kib_to_mib(l->committed_memory_kib) : 0);
+    json_builder_add_int_value(b, l ? (gint64)vn_size_kib_to_mib(l->committed_memory_kib) : 0);
     json_builder_set_member_name(b, "cpu_busy");
     /* four decimals: the measurement is not finer, and the JSON reads well */
     if (l && l->cpu_busy >= 0)
-        json_builder_add_double_value(b, (gdouble) (gint64) (l->cpu_busy * 10000.0 + 0.5) / 10000.0);
+        json_builder_add_double_value(b, (gdouble)(gint64)(l->cpu_busy * 10000.0 + 0.5) / 10000.0);
     else
         json_builder_add_null_value(b);
     json_builder_end_object(b);
@@ -56,12 +56,12 @@ add_node_basics(JsonBuilder *b, const VnTopology *t, guint i)
     json_builder_set_member_name(b, "cpu_count");
     json_builder_add_int_value(b, vn_topology_node_ncpus(t, i));
     json_builder_set_member_name(b, "memory_total_mib");
-    json_builder_add_int_value(b, (gint64) vn_size_kib_to_mib(n->mem_total_kib));
+    json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_total_kib));
     json_builder_set_member_name(b, "memory_free_mib");
     if (n->mem_free_kib == G_MAXUINT64)
         json_builder_add_null_value(b);
     else
-        json_builder_add_int_value(b, (gint64) vn_size_kib_to_mib(n->mem_free_kib));
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_free_kib));
 }
 
 static void

@@ -18,8 +18,8 @@
 #define MAX_COLUMNS 4
 
 typedef struct {
-    guint w, h;   /* box size */
-    guint x, y;   /* top-left */
+    guint w, h; /* box size */
+    guint x, y; /* top-left */
 } Box;
 
 static const gchar *
@@ -86,11 +86,16 @@ draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const B
     const VnNode *n = &t->nodes[i];
     const VnStatusNode *sn = s ? &g_array_index(s->nodes, VnStatusNode, i) : NULL;
     g_autofree gchar *cpus = vn_cpulist_format(n->cpus);
-    gdouble fill = sn && sn->mem_usable_kib ? MIN(1.0, (gdouble)sn->committed_memory_kib / sn->mem_usable_kib) : 0;
+    gdouble fill = sn && sn->mem_usable_kib
+                       ? MIN(1.0, (gdouble)sn->committed_memory_kib / sn->mem_usable_kib)
+                       : 0;
     guint row = 0;
 
-    g_string_append_printf(svg, "<g class=\"node\"><rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"6\" "
-                           "fill=\"#f4f7fb\" stroke=\"#35506b\" stroke-width=\"1.5\"/>\n", b->x, b->y, b->w, b->h);
+    g_string_append_printf(
+        svg,
+        "<g class=\"node\"><rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"6\" "
+        "fill=\"#f4f7fb\" stroke=\"#35506b\" stroke-width=\"1.5\"/>\n",
+        b->x, b->y, b->w, b->h);
     g_string_append_printf(svg, "<text x=\"%u\" y=\"%u\" font-weight=\"bold\">node %u</text>\n",
                            b->x + 8, b->y + 18, n->os_id);
     {
@@ -101,10 +106,14 @@ draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const B
         g_string_append(svg, line);
     }
     /* committed memory bar */
-    g_string_append_printf(svg, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"8\" fill=\"#dde3ea\"/>"
-                           "<rect x=\"%u\" y=\"%u\" width=\"%.0f\" height=\"8\" fill=\"#5b84b1\"/>\n",
-                           b->x + 8, b->y + HEADER, b->w - 16, b->x + 8, b->y + HEADER, (b->w - 16) * fill);
-    g_string_append_printf(svg, "<text x=\"%u\" y=\"%u\" font-size=\"10\" fill=\"#35506b\">%.0f%% memory committed</text>\n",
+    g_string_append_printf(
+        svg,
+        "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"8\" fill=\"#dde3ea\"/>"
+        "<rect x=\"%u\" y=\"%u\" width=\"%.0f\" height=\"8\" fill=\"#5b84b1\"/>\n",
+        b->x + 8, b->y + HEADER, b->w - 16, b->x + 8, b->y + HEADER, (b->w - 16) * fill);
+    g_string_append_printf(svg,
+                           "<text x=\"%u\" y=\"%u\" font-size=\"10\" fill=\"#35506b\">%.0f%% "
+                           "memory committed</text>\n",
                            b->x + 8, b->y + HEADER + 20, fill * 100.0);
     for (guint v = 0; s && v < s->vms->len; v++) {
         const VnStatusVm *vm = g_ptr_array_index(s->vms, v);
@@ -112,24 +121,28 @@ draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const B
             const VnLedgerCell *cell = &g_array_index(vm->record->cells, VnLedgerCell, c);
             g_autofree gchar *label = NULL;
             g_autofree gchar *name = NULL;
-            g_autofree gchar *local = vm->locality < 0 ? g_strdup("not measured")
-                                                         : g_strdup_printf("local %.0f%%", vm->locality * 100.0);
+            g_autofree gchar *local = vm->locality < 0
+                                          ? g_strdup("not measured")
+                                          : g_strdup_printf("local %.0f%%", vm->locality * 100.0);
             guint y = b->y + HEADER + 28 + row * VM_ROW;
             if (cell->node_os_id != n->os_id)
                 continue;
             /* long names are cut so the label stays inside the box */
             if (g_utf8_strlen(vm->record->name, -1) > 22) {
                 g_autofree gchar *head = g_utf8_substring(vm->record->name, 0, 21);
-                name = g_strconcat(head, "\xe2\x80\xa6", NULL);  /* an ellipsis */
+                name = g_strconcat(head, "\xe2\x80\xa6", NULL); /* an ellipsis */
             } else {
                 name = g_strdup(vm->record->name);
             }
             label = g_markup_printf_escaped(
-                "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"3\" fill=\"%s\" stroke=\"#555\"/>"
+                "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"3\" fill=\"%s\" "
+                "stroke=\"#555\"/>"
                 "<text x=\"%u\" y=\"%u\" font-size=\"11\" font-weight=\"bold\">%s, cell %u</text>"
-                "<text x=\"%u\" y=\"%u\" font-size=\"10\">%u vCPUs \xc2\xb7 %.1f GiB \xc2\xb7 %s</text>\n",
-                b->x + 8, y, b->w - 16, VM_ROW - 6, locality_colour(vm->locality), b->x + 14, y + 13,
-                name, cell->id, b->x + 14, y + 27, cell->vcpus, cell->memory_kib / 1048576.0, local);
+                "<text x=\"%u\" y=\"%u\" font-size=\"10\">%u vCPUs \xc2\xb7 %.1f GiB \xc2\xb7 "
+                "%s</text>\n",
+                b->x + 8, y, b->w - 16, VM_ROW - 6, locality_colour(vm->locality), b->x + 14,
+                y + 13, name, cell->id, b->x + 14, y + 27, cell->vcpus,
+                cell->memory_kib / 1048576.0, local);
             g_string_append(svg, label);
             row++;
         }
@@ -149,24 +162,29 @@ draw_matrix(GString *svg, const VnTopology *t, guint x, guint y)
                 lo = MIN(lo, vn_topology_distance(t, a, b));
                 hi = MAX(hi, vn_topology_distance(t, a, b));
             }
-    g_string_append_printf(svg, "<g class=\"distances\"><text x=\"%u\" y=\"%u\" font-weight=\"bold\">"
-                           "node distances%s</text>\n", x, y - 8,
-                           t->distances_assumed ? " (assumed)" : "");
+    g_string_append_printf(svg,
+                           "<g class=\"distances\"><text x=\"%u\" y=\"%u\" font-weight=\"bold\">"
+                           "node distances%s</text>\n",
+                           x, y - 8, t->distances_assumed ? " (assumed)" : "");
     for (guint a = 0; a < t->n_nodes; a++) {
-        g_string_append_printf(svg, "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"middle\">%u</text>"
-                               "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"end\">%u</text>\n",
-                               x + (a + 1) * MATRIX_CELL + MATRIX_CELL / 2, y + 18, t->nodes[a].os_id,
-                               x + MATRIX_CELL - 6, y + (a + 2) * MATRIX_CELL - 10, t->nodes[a].os_id);
+        g_string_append_printf(
+            svg,
+            "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"middle\">%u</text>"
+            "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"end\">%u</text>\n",
+            x + (a + 1) * MATRIX_CELL + MATRIX_CELL / 2, y + 18, t->nodes[a].os_id,
+            x + MATRIX_CELL - 6, y + (a + 2) * MATRIX_CELL - 10, t->nodes[a].os_id);
         for (guint b = 0; b < t->n_nodes; b++) {
             guint d = vn_topology_distance(t, a, b);
             gdouble shade = a == b || hi == lo ? 0.0 : 0.25 + 0.75 * (d - lo) / (gdouble)(hi - lo);
             guint light = (guint)(245 - 120 * shade);
-            g_string_append_printf(svg, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
-                                   "fill=\"rgb(%u,%u,255)\" stroke=\"#fff\"/>"
-                                   "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"middle\">%u</text>\n",
-                                   x + (b + 1) * MATRIX_CELL, y + (a + 1) * MATRIX_CELL, MATRIX_CELL, MATRIX_CELL,
-                                   light, light, x + (b + 1) * MATRIX_CELL + MATRIX_CELL / 2,
-                                   y + (a + 2) * MATRIX_CELL - 10, d);
+            g_string_append_printf(
+                svg,
+                "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
+                "fill=\"rgb(%u,%u,255)\" stroke=\"#fff\"/>"
+                "<text x=\"%u\" y=\"%u\" font-size=\"11\" text-anchor=\"middle\">%u</text>\n",
+                x + (b + 1) * MATRIX_CELL, y + (a + 1) * MATRIX_CELL, MATRIX_CELL, MATRIX_CELL,
+                light, light, x + (b + 1) * MATRIX_CELL + MATRIX_CELL / 2,
+                y + (a + 2) * MATRIX_CELL - 10, d);
         }
     }
     g_string_append(svg, "</g>\n");
@@ -175,15 +193,21 @@ draw_matrix(GString *svg, const VnTopology *t, guint x, guint y)
 static void
 draw_legend(GString *svg, guint x, guint y)
 {
-    const struct { const gchar *colour, *text; } items[] = {
-        { "#9fd89f", "memory >= 90 % local" }, { "#f3d17a", "70-90 % local" },
-        { "#ef8f8f", "below 70 % local" }, { "#c8c8c8", "not measured" },
+    const struct {
+        const gchar *colour, *text;
+    } items[] = {
+        { "#9fd89f", "memory >= 90 % local" },
+        { "#f3d17a", "70-90 % local" },
+        { "#ef8f8f", "below 70 % local" },
+        { "#c8c8c8", "not measured" },
     };
 
     for (guint i = 0; i < G_N_ELEMENTS(items); i++)
-        g_string_append_printf(svg, "<rect x=\"%u\" y=\"%u\" width=\"14\" height=\"14\" fill=\"%s\" stroke=\"#555\"/>"
-                               "<text x=\"%u\" y=\"%u\" font-size=\"11\">%s</text>\n",
-                               x, y + i * 20, items[i].colour, x + 20, y + i * 20 + 11, items[i].text);
+        g_string_append_printf(
+            svg,
+            "<rect x=\"%u\" y=\"%u\" width=\"14\" height=\"14\" fill=\"%s\" stroke=\"#555\"/>"
+            "<text x=\"%u\" y=\"%u\" font-size=\"11\">%s</text>\n",
+            x, y + i * 20, items[i].colour, x + 20, y + i * 20 + 11, items[i].text);
 }
 
 gchar *
@@ -202,14 +226,18 @@ vn_topology_svg(const VnTopology *t, const VnStatus *status)
     /* the matrix, or its title and the legend when the matrix is narrow */
     width = matrix_x + MAX((t->n_nodes + 1) * MATRIX_CELL, 300) + MARGIN;
     height = MAX(nodes_h, MARGIN + 30 + matrix_h + 90) + MARGIN;
-    g_string_append_printf(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
-                           "viewBox=\"0 0 %u %u\" font-family=\"sans-serif\" font-size=\"13\">\n"
-                           "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", width, height, width, height);
-    title = g_markup_printf_escaped("<title>vnuma: %s</title>\n<text x=\"%u\" y=\"%u\" font-size=\"15\" "
-                                    "font-weight=\"bold\">%u NUMA nodes: %s</text>\n",
-                                    t->source ? t->source : "host", MARGIN, MARGIN + 8, t->n_nodes,
-                                    t->source ? t->source : "host");
+    g_string_append_printf(
+        svg,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
+        "viewBox=\"0 0 %u %u\" font-family=\"sans-serif\" font-size=\"13\">\n"
+        "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+        width, height, width, height);
+    title = g_markup_printf_escaped(
+        "<title>vnuma: %s</title>\n<text x=\"%u\" y=\"%u\" font-size=\"15\" "
+        "font-weight=\"bold\">%u NUMA nodes: %s</text>\n",
+        t->source ? t->source : "host", MARGIN, MARGIN + 8, t->n_nodes,
+        t->source ? t->source : "host");
     g_string_append(svg, title);
     for (guint i = 0; i < t->n_nodes; i++)
         draw_node(svg, t, status, i, &boxes[i]);

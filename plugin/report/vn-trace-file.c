@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-G_DEFINE_QUARK(vn-trace-file-error-quark, vn_trace_file_error)
+G_DEFINE_QUARK(vn-trace-file-error-quark, vn_trace_file_error);
 
 #define N_FIELDS 5
 
@@ -13,8 +13,8 @@ G_DEFINE_QUARK(vn-trace-file-error-quark, vn_trace_file_error)
 typedef struct {
     const gchar *file;
     guint line;
-    gchar *fields[N_FIELDS];  /* stripped copies */
-    guint column[N_FIELDS];   /* 1-based column where each field starts */
+    gchar *fields[N_FIELDS]; /* stripped copies */
+    guint column[N_FIELDS];  /* 1-based column where each field starts */
 } Row;
 
 static void
@@ -27,7 +27,7 @@ row_clear(Row *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Row, row_clear)
 
 static gboolean G_GNUC_PRINTF(4, 5)
-row_fail(GError **error, const Row *r, gint field, const gchar *fmt, ...)
+    row_fail(GError **error, const Row *r, gint field, const gchar *fmt, ...)
 {
     g_autofree gchar *msg = NULL;
     va_list ap;
@@ -36,11 +36,11 @@ row_fail(GError **error, const Row *r, gint field, const gchar *fmt, ...)
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     if (field >= 0)
-        g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_SYNTAX, "%s:%u:%u: %s",
-                    r->file, r->line, r->column[field], msg);
+        g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_SYNTAX, "%s:%u:%u: %s", r->file,
+                    r->line, r->column[field], msg);
     else
-        g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_SYNTAX, "%s:%u: %s",
-                    r->file, r->line, msg);
+        g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_SYNTAX, "%s:%u: %s", r->file,
+                    r->line, msg);
     return FALSE;
 }
 
@@ -87,8 +87,9 @@ static gboolean
 row_uint(const Row *r, guint i, const gchar *what, guint64 max, guint64 *ret, GError **error)
 {
     if (!g_ascii_string_to_unsigned(r->fields[i], 10, 1, max, ret, NULL))
-        return row_fail(error, r, (gint)i, "%s: '%s' is not a whole number from 1 to %" G_GUINT64_FORMAT,
-                        what, r->fields[i], max);
+        return row_fail(error, r, (gint)i,
+                        "%s: '%s' is not a whole number from 1 to %" G_GUINT64_FORMAT, what,
+                        r->fields[i], max);
     return TRUE;
 }
 
@@ -98,8 +99,7 @@ parse_row(VnTrace *trace, GHashTable *names, Row *r, const gchar *line, GError *
     gdouble time_s, duration_s;
     guint64 vcpus, memory_mib;
 
-    if (!row_split(r, line, error) ||
-        !row_seconds(r, 0, TRUE, &time_s, error))
+    if (!row_split(r, line, error) || !row_seconds(r, 0, TRUE, &time_s, error))
         return FALSE;
     if (!*r->fields[1])
         return row_fail(error, r, 1, "vm: a name is required");
@@ -183,7 +183,8 @@ vn_trace_parse(const gchar *text, const gchar *name, GError **error)
     }
     if (!trace->vms->len) {
         g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_EMPTY,
-                    "%s: no VMs (expected a header '%s' and one line per VM)", name, VN_TRACE_CSV_HEADER);
+                    "%s: no VMs (expected a header '%s' and one line per VM)", name,
+                    VN_TRACE_CSV_HEADER);
         return NULL;
     }
     return g_steal_pointer(&trace);
@@ -199,7 +200,8 @@ vn_trace_load_file(const gchar *path, GError **error)
         /* GLib's message quotes the path with characters that the C
          * locale cannot show; the common case gets a plain one. */
         if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_READ, "%s: no such file", path);
+            g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_READ, "%s: no such file",
+                        path);
         else
             g_set_error(error, VN_TRACE_FILE_ERROR, VN_TRACE_FILE_ERROR_READ, "%s", local->message);
         return NULL;

@@ -17,9 +17,9 @@
 #define VN_TRACE_FILE_ERROR (vn_trace_file_error_quark())
 GQuark vn_trace_file_error_quark(void);
 typedef enum {
-    VN_TRACE_FILE_ERROR_READ,     /* missing or unreadable file */
-    VN_TRACE_FILE_ERROR_SYNTAX,   /* header, field count, a bad value */
-    VN_TRACE_FILE_ERROR_EMPTY,    /* no VM at all */
+    VN_TRACE_FILE_ERROR_READ,   /* missing or unreadable file */
+    VN_TRACE_FILE_ERROR_SYNTAX, /* header, field count, a bad value */
+    VN_TRACE_FILE_ERROR_EMPTY,  /* no VM at all */
     VN_TRACE_FILE_ERROR_MAX
 } VnTraceFileError;
 

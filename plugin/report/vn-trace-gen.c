@@ -18,7 +18,9 @@ static const Weighted vcpu_mix[] = {
     { 0.35, 1 }, { 0.23, 2 }, { 0.23, 4 }, { 0.12, 8 }, { 0.055, 16 }, { 0.01, 32 }, { 0.005, 64 },
 };
 static const Weighted gib_per_vcpu_mix[] = {
-    { 0.30, 2 }, { 0.50, 4 }, { 0.20, 8 },
+    { 0.30, 2 },
+    { 0.50, 4 },
+    { 0.20, 8 },
 };
 
 static guint

@@ -48,7 +48,11 @@ vn_hook_manage_to_string(VnHookManage m)
     return hook_manage_names()[m];
 }
 
-gint vn_hook_manage_from_string(const gchar *s) { return name_index(hook_manage_names(), s); }
+gint
+vn_hook_manage_from_string(const gchar *s)
+{
+    return name_index(hook_manage_names(), s);
+}
 
 const gchar *
 vn_hook_conflict_to_string(VnHookConflict c)
@@ -57,7 +61,11 @@ vn_hook_conflict_to_string(VnHookConflict c)
     return hook_conflict_names()[c];
 }
 
-gint vn_hook_conflict_from_string(const gchar *s) { return name_index(hook_conflict_names(), s); }
+gint
+vn_hook_conflict_from_string(const gchar *s)
+{
+    return name_index(hook_conflict_names(), s);
+}
 
 /* [api] tcp_listen: a literal IP and a port, "127.0.0.1:8470" or "[::1]:8470". */
 static gboolean
@@ -112,6 +120,8 @@ check_bearer_token(const VnConfigKey *k, const VnConfig *c, const VnTopology *t,
  * yet bound.  max_connections stops at 512: each connection, and each of
  * the up to 32 refused ones being answered, holds a descriptor, and 1024
  * is the usual limit. */
+/* One key a row, its kind and range before its texts: */
+/* clang-format off */
 static const VnConfigKey schema[] = {
     { "host", "reserved_cpus", VN_CONFIG_KIND_CPULIST, POLICY(reserved_cpus),
       .default_text = "", .example = "1" },
@@ -162,6 +172,7 @@ static const VnConfigKey schema[] = {
     { "dataplane", NULL, VN_CONFIG_KIND_DATAPLANE, CONFIG(dataplane),
       .example = "unit:spdk-vhost.service;pidfile:/run/ovs.pid", .terse = TRUE },
 };
+/* clang-format on */
 
 const VnConfigKey *
 vn_config_schema(gsize *ret_n)
@@ -193,8 +204,7 @@ member(const VnConfigKey *k, const VnConfig *c)
     return G_STRUCT_MEMBER_P(k->in_policy ? (gpointer)c->policy : (gpointer)c, k->offset);
 }
 
-static gboolean G_GNUC_PRINTF(2, 3)
-refuse(GError **error, const gchar *fmt, ...)
+static gboolean G_GNUC_PRINTF(2, 3) refuse(GError **error, const gchar *fmt, ...)
 {
     g_autofree gchar *what = NULL;
     va_list args;
@@ -210,8 +220,8 @@ static gboolean
 read_bool(const gchar *text, gboolean *ret_value, GError **error)
 {
     /* GKeyFile's own words for booleans */
-    if (!g_str_equal(text, "true") && !g_str_equal(text, "false") &&
-        !g_str_equal(text, "1") && !g_str_equal(text, "0"))
+    if (!g_str_equal(text, "true") && !g_str_equal(text, "false") && !g_str_equal(text, "1") &&
+        !g_str_equal(text, "0"))
         return refuse(error, "\"%s\" is not true or false", text);
     *ret_value = g_str_equal(text, "true") || g_str_equal(text, "1");
     return TRUE;
@@ -235,8 +245,8 @@ read_double(const VnConfigKey *k, const gchar *text, gdouble *ret_value, GError 
     gdouble v = g_ascii_strtod(text, &end);
 
     if (end == text || *end != '\0' || !(v > k->dmin && v <= k->dmax))
-        return refuse(error, "\"%s\" is not a number above %g and at most %g",
-                      text, k->dmin, k->dmax);
+        return refuse(error, "\"%s\" is not a number above %g and at most %g", text, k->dmin,
+                      k->dmax);
     *ret_value = v;
     return TRUE;
 }
@@ -276,7 +286,7 @@ read_cpulist(const gchar *text, const VnTopology *t, VnBitmap **ret_cpus, GError
         cpus = vn_bitmap_new(t->n_cpu_ids);
     else if (!(cpus = vn_cpulist_parse(text, t->n_cpu_ids, &local)))
         return refuse(error, "%s", local->message);
-    VN_BITMAP_FOREACH(cpus, cpu) {
+    VN_BITMAP_FOREACH (cpus, cpu) {
         if (!vn_topology_cpu(t, cpu))
             return refuse(error, "no CPU %d on this host (%s)", cpu, t->source);
     }
@@ -324,8 +334,8 @@ read_dataplane(const gchar *vm, const gchar *text, GHashTable *table, GError **e
 }
 
 gboolean
-vn_config_key_read(const VnConfigKey *k, const gchar *key, const gchar *text,
-                   const VnTopology *t, VnConfig *c, GError **error)
+vn_config_key_read(const VnConfigKey *k, const gchar *key, const gchar *text, const VnTopology *t,
+                   VnConfig *c, GError **error)
 {
     gpointer p;
 

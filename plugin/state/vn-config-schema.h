@@ -14,22 +14,22 @@
 
 /* What a key holds, and so how its text is read and written back. */
 typedef enum {
-    VN_CONFIG_KIND_BOOL,       /* gboolean: true, false, 1, 0 */
-    VN_CONFIG_KIND_UINT,       /* guint in [min, max] */
-    VN_CONFIG_KIND_DOUBLE,     /* gdouble above dmin, at most dmax */
-    VN_CONFIG_KIND_CHOICE,     /* an enum: the index of its name in names() */
-    VN_CONFIG_KIND_SIZE,       /* guint64 KiB (vn-size.h), "0" allowed */
-    VN_CONFIG_KIND_CPULIST,    /* VnBitmap *: CPUs of the host; empty = none */
-    VN_CONFIG_KIND_STRING,     /* gchar *; empty = NULL (unset) */
-    VN_CONFIG_KIND_PATH,       /* gchar *: an absolute path */
-    VN_CONFIG_KIND_DATAPLANE,  /* GHashTable *: domain -> GStrv of specs */
+    VN_CONFIG_KIND_BOOL,      /* gboolean: true, false, 1, 0 */
+    VN_CONFIG_KIND_UINT,      /* guint in [min, max] */
+    VN_CONFIG_KIND_DOUBLE,    /* gdouble above dmin, at most dmax */
+    VN_CONFIG_KIND_CHOICE,    /* an enum: the index of its name in names() */
+    VN_CONFIG_KIND_SIZE,      /* guint64 KiB (vn-size.h), "0" allowed */
+    VN_CONFIG_KIND_CPULIST,   /* VnBitmap *: CPUs of the host; empty = none */
+    VN_CONFIG_KIND_STRING,    /* gchar *; empty = NULL (unset) */
+    VN_CONFIG_KIND_PATH,      /* gchar *: an absolute path */
+    VN_CONFIG_KIND_DATAPLANE, /* GHashTable *: domain -> GStrv of specs */
     VN_CONFIG_KIND_MAX
 } VnConfigKind;
 
 /* What a changed value does in a running vnumad (SIGHUP). */
 typedef enum {
-    VN_CONFIG_RELOAD_AT_ONCE,  /* the new value is used from the next request on */
-    VN_CONFIG_RELOAD_RESTART,  /* the running value stays until a restart */
+    VN_CONFIG_RELOAD_AT_ONCE, /* the new value is used from the next request on */
+    VN_CONFIG_RELOAD_RESTART, /* the running value stays until a restart */
     VN_CONFIG_RELOAD_MAX
 } VnConfigReload;
 
@@ -38,24 +38,24 @@ typedef struct VnConfigKey VnConfigKey;
 /* A rule beyond the kind, checked once the whole file is read (so it may
  * look at other keys); the message says what is wrong, without the file,
  * group and key, which the caller puts in front. */
-typedef gboolean (*VnConfigCheck)(const VnConfigKey *k, const VnConfig *c,
-                                  const VnTopology *t, GError **error);
+typedef gboolean (*VnConfigCheck)(const VnConfigKey *k, const VnConfig *c, const VnTopology *t,
+                                  GError **error);
 
 struct VnConfigKey {
     const gchar *group;
-    const gchar *key;            /* NULL: any key; the group's keys are names ([dataplane]) */
+    const gchar *key; /* NULL: any key; the group's keys are names ([dataplane]) */
     VnConfigKind kind;
-    gboolean in_policy;          /* offset is into VnConfig.policy, else into VnConfig */
+    gboolean in_policy; /* offset is into VnConfig.policy, else into VnConfig */
     gsize offset;
-    guint min, max;              /* UINT */
-    gdouble dmin, dmax;          /* DOUBLE */
-    const gchar *const *(*names)(void);  /* CHOICE */
-    const gchar *default_text;   /* as the sample config's commented line writes it */
-    const gchar *example;        /* a valid value other than the default */
+    guint min, max;                     /* UINT */
+    gdouble dmin, dmax;                 /* DOUBLE */
+    const gchar *const *(*names)(void); /* CHOICE */
+    const gchar *default_text;          /* as the sample config's commented line writes it */
+    const gchar *example;               /* a valid value other than the default */
     VnConfigReload reload;
-    const gchar *restart_with;   /* a key of the same group: a change of both needs a restart */
-    gboolean terse;              /* a change is logged as "changed": a secret, or too long */
-    VnConfigCheck check;         /* NULL: the kind says it all */
+    const gchar *restart_with; /* a key of the same group: a change of both needs a restart */
+    gboolean terse;            /* a change is logged as "changed": a secret, or too long */
+    VnConfigCheck check;       /* NULL: the kind says it all */
 };
 
 /* The table; *ret_n rows. */

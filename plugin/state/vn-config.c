@@ -6,7 +6,7 @@
 #include "vn-config-build.h"
 #include "vn-config-schema.h"
 
-G_DEFINE_QUARK(vn-config-error-quark, vn_config_error)
+G_DEFINE_QUARK(vn-config-error-quark, vn_config_error);
 
 static void
 apply_state_dir_env(VnConfig *c)
@@ -28,15 +28,15 @@ vn_config_new_default(const VnTopology *t)
     const VnConfigKey *schema = vn_config_schema(&n);
 
     c->policy = vn_policy_new_default(t);
-    c->dataplane = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify)g_strfreev);
+    c->dataplane =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_strfreev);
     for (gsize i = 0; i < n; i++) {
         g_autoptr(GError) error = NULL;
 
         if (schema[i].default_text &&
             !vn_config_key_read(&schema[i], schema[i].key, schema[i].default_text, t, c, &error))
-            g_critical("vnuma.conf schema: [%s] %s: default: %s",
-                       schema[i].group, schema[i].key, error->message);
+            g_critical("vnuma.conf schema: [%s] %s: default: %s", schema[i].group, schema[i].key,
+                       error->message);
     }
     apply_state_dir_env(c);
     return c;
@@ -66,8 +66,8 @@ check_known(GKeyFile *kf, const gchar *path, GError **error)
         g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[g], NULL, NULL);
 
         if (!vn_config_schema_find(groups[g], NULL)) {
-            g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN,
-                        "%s: unknown group [%s]", path, groups[g]);
+            g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN, "%s: unknown group [%s]",
+                        path, groups[g]);
             return FALSE;
         }
         for (guint k = 0; keys && keys[k]; k++) {
@@ -86,8 +86,8 @@ static gboolean
 bad_value(GError **error, const gchar *path, const gchar *group, const gchar *key,
           const GError *why)
 {
-    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID,
-                "%s: [%s] %s: %s", path, group, key, why->message);
+    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID, "%s: [%s] %s: %s", path, group,
+                key, why->message);
     return FALSE;
 }
 
@@ -182,14 +182,13 @@ open_key_file(const gchar *path, gboolean named, gboolean *ret_missing, GError *
         guint line = 1;
         for (const gchar *p = text; p < end; p++)
             line += *p == '\n';
-        g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ,
-                    "%s: line %u: not UTF-8 text", path, line);
+        g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ, "%s: line %u: not UTF-8 text",
+                    path, line);
         return NULL;
     } else if (g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &local)) {
         return g_steal_pointer(&kf);
     }
-    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ,
-                "%s: %s", path, local->message);
+    g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_READ, "%s: %s", path, local->message);
     return NULL;
 }
 

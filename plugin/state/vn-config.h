@@ -16,16 +16,15 @@
 #define VN_CONFIG_ERROR (vn_config_error_quark())
 GQuark vn_config_error_quark(void);
 typedef enum {
-    VN_CONFIG_ERROR_READ,      /* named file missing, unreadable, not a key file */
-    VN_CONFIG_ERROR_UNKNOWN,   /* unknown group or key */
-    VN_CONFIG_ERROR_INVALID,   /* a value out of range or of the wrong kind */
+    VN_CONFIG_ERROR_READ,    /* named file missing, unreadable, not a key file */
+    VN_CONFIG_ERROR_UNKNOWN, /* unknown group or key */
+    VN_CONFIG_ERROR_INVALID, /* a value out of range or of the wrong kind */
     VN_CONFIG_ERROR_MAX
 } VnConfigError;
 
-
 /* [hook] manage: which VMs the qemu hook looks after. */
 typedef enum {
-    VN_HOOK_MANAGE_OPTED_IN,  /* VMs carrying vnuma metadata */
+    VN_HOOK_MANAGE_OPTED_IN, /* VMs carrying vnuma metadata */
     VN_HOOK_MANAGE_ALL,
     VN_HOOK_MANAGE_NONE,
     VN_HOOK_MANAGE_MAX
@@ -33,9 +32,9 @@ typedef enum {
 
 /* [hook] on_conflict: a recorded placement that no longer fits at start. */
 typedef enum {
-    VN_HOOK_CONFLICT_REPLAN,  /* place it anew after start */
-    VN_HOOK_CONFLICT_REFUSE,  /* veto the start */
-    VN_HOOK_CONFLICT_IGNORE,  /* start it as recorded */
+    VN_HOOK_CONFLICT_REPLAN, /* place it anew after start */
+    VN_HOOK_CONFLICT_REFUSE, /* veto the start */
+    VN_HOOK_CONFLICT_IGNORE, /* start it as recorded */
     VN_HOOK_CONFLICT_MAX
 } VnHookConflict;
 
@@ -45,13 +44,13 @@ const gchar *vn_hook_conflict_to_string(VnHookConflict c);
 gint vn_hook_conflict_from_string(const gchar *s);
 
 typedef struct {
-    gchar *path;               /* file read; NULL when defaults were used */
-    VnPolicy *policy;          /* [host], and [placement] balance */
-    VnMemoryMode memory_mode;  /* [placement] */
-    VnHookManage hook_manage;  /* [hook] */
+    gchar *path;              /* file read; NULL when defaults were used */
+    VnPolicy *policy;         /* [host], and [placement] balance */
+    VnMemoryMode memory_mode; /* [placement] */
+    VnHookManage hook_manage; /* [hook] */
     VnHookConflict hook_on_conflict;
-    gboolean hook_strict;      /* [hook] strict: a hook error vetoes the start */
-    gchar *state_dir;          /* [paths] */
+    gboolean hook_strict; /* [hook] strict: a hook error vetoes the start */
+    gchar *state_dir;     /* [paths] */
     /* [api]: vnumad's listeners.  api_socket defaults to VNUMA_DEFAULT_API_SOCKET;
      * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
      * (>= 16 characters, no spaces) is mandatory. */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(vn-dataplane-error-quark, vn_dataplane_error)
+G_DEFINE_QUARK(vn-dataplane-error-quark, vn_dataplane_error);
 
 static const gchar *const spec_kind_names[] = { "pidfile", "unit", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(spec_kind_names) == VN_DATAPLANE_SPEC_MAX + 1);
@@ -27,21 +27,21 @@ vn_dataplane_spec_kind_from_string(const gchar *s)
 /* ---- specs ---- */
 
 /* A spec that is not pidfile:/ABSOLUTE or unit:NAME.service. */
-#define spec_error(error, ...) \
+#define spec_error(error, ...)                                                                     \
     (g_set_error((error), VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_SPEC, __VA_ARGS__), FALSE)
 
 static gboolean
 check_unit_name(const gchar *spec, const gchar *name, GError **error)
 {
-    if (strchr(name, '/') || name[0] == '.' ||
-        !g_str_has_suffix(name, ".service") || strlen(name) == strlen(".service"))
+    if (strchr(name, '/') || name[0] == '.' || !g_str_has_suffix(name, ".service") ||
+        strlen(name) == strlen(".service"))
         return spec_error(error, "%s: not a unit name such as spdk-vhost.service", spec);
     return TRUE;
 }
 
 gboolean
-vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind,
-                        gchar **ret_value, GError **error)
+vn_dataplane_spec_parse(const gchar *spec, VnDataplaneSpecKind *ret_kind, gchar **ret_value,
+                        GError **error)
 {
     const gchar *colon = spec ? strchr(spec, ':') : NULL;
     g_autofree gchar *kind_text = NULL;

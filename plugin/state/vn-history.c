@@ -10,11 +10,11 @@
 #include <json-glib/json-glib.h>
 #include "vn-json-parse.h"
 
-G_DEFINE_QUARK(vn-history-error-quark, vn_history_error)
+G_DEFINE_QUARK(vn-history-error-quark, vn_history_error);
 
 VnHistoryEntry *
-vn_history_entry_new(const gchar *time, const gchar *vm, const gchar *phase,
-                     const gchar *decision, const gchar *nodes, const gchar *reason)
+vn_history_entry_new(const gchar *time, const gchar *vm, const gchar *phase, const gchar *decision,
+                     const gchar *nodes, const gchar *reason)
 {
     VnHistoryEntry *e = g_new0(VnHistoryEntry, 1);
 
@@ -67,23 +67,28 @@ vn_history_parse_line(const gchar *line, const gchar *origin, GError **error)
     JsonObject *o;
 
     if (!root) {
-        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: %s", origin, local->message);
+        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: %s", origin,
+                    local->message);
         return NULL;
     }
     if (!JSON_NODE_HOLDS_OBJECT(root)) {
-        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: not a JSON object", origin);
+        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: not a JSON object",
+                    origin);
         return NULL;
     }
     o = json_node_get_object(root);
     for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
         if (!member_string(o, keys[i], &v[i])) {
-            g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: \"%s\" is not a string",
-                        origin, keys[i]);
+            g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE,
+                        "%s: \"%s\" is not a string", origin, keys[i]);
             return NULL;
         }
     if (!v[0] || !v[1] || !v[3]) {
-        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: \"%s\" is missing", origin,
-                    !v[0] ? "time" : !v[1] ? "vm" : "decision");
+        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE, "%s: \"%s\" is missing",
+                    origin,
+                    !v[0]   ? "time"
+                    : !v[1] ? "vm"
+                            : "decision");
         return NULL;
     }
     return vn_history_entry_new(v[0], v[1], v[2], v[3], v[4], v[5]);
@@ -122,7 +127,8 @@ read_file(const gchar *path, GPtrArray *out, GError **error)
 GPtrArray *
 vn_history_read(const gchar *state_dir, guint max_entries, GError **error)
 {
-    g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)vn_history_entry_free);
+    g_autoptr(GPtrArray) all =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_history_entry_free);
     g_autofree gchar *path = g_build_filename(state_dir, VN_HISTORY_FILE, NULL);
     g_autofree gchar *old = g_strconcat(path, ".1", NULL);
 
@@ -164,8 +170,8 @@ vn_history_append(const gchar *state_dir, const VnHistoryEntry *e, GError **erro
 
     if (g_mkdir_with_parents(state_dir, 0755) < 0) {
         err = errno;
-        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_IO, "%s: cannot create: %s", state_dir,
-                    g_strerror(err));
+        g_set_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_IO, "%s: cannot create: %s",
+                    state_dir, g_strerror(err));
         return FALSE;
     }
     if (g_stat(path, &st) == 0 && st.st_size > VN_HISTORY_MAX_BYTES) {

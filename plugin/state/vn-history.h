@@ -20,18 +20,18 @@
 #define VN_HISTORY_ERROR (vn_history_error_quark())
 GQuark vn_history_error_quark(void);
 typedef enum {
-    VN_HISTORY_ERROR_IO,       /* unreadable file, state dir not writable */
-    VN_HISTORY_ERROR_PARSE,    /* a line that is not a history object */
+    VN_HISTORY_ERROR_IO,    /* unreadable file, state dir not writable */
+    VN_HISTORY_ERROR_PARSE, /* a line that is not a history object */
     VN_HISTORY_ERROR_MAX
 } VnHistoryError;
 
 typedef struct {
-    gchar *time;      /* ISO 8601 */
+    gchar *time; /* ISO 8601 */
     gchar *vm;
     gchar *phase;
     gchar *decision;
-    gchar *nodes;     /* "" when none */
-    gchar *reason;    /* "" when none */
+    gchar *nodes;  /* "" when none */
+    gchar *reason; /* "" when none */
 } VnHistoryEntry;
 
 VnHistoryEntry *vn_history_entry_new(const gchar *time, const gchar *vm, const gchar *phase,

@@ -4,14 +4,15 @@
 #include "vn-ledger-domain.h"
 #include "vn-xml-file.h"
 
-const gchar *vn_ledger_libvirt_run_dir(void)
+const gchar *
+vn_ledger_libvirt_run_dir(void)
 {
     const gchar *dir = g_getenv("VNUMA_LIBVIRT_RUN_DIR");
     return dir && *dir ? dir : VN_LIBVIRT_RUN_DIR;
 }
 
-VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name,
-                                               const VnDomainMetadata *meta)
+VnLedgerRecord *
+vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name, const VnDomainMetadata *meta)
 {
     g_return_val_if_fail(meta && meta->has_placement, NULL);
     VnLedgerRecord *r = vn_ledger_record_new(uuid ? uuid : name, name);
@@ -21,16 +22,15 @@ VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *n
     for (guint i = 0; meta->cells && i < meta->cells->len; i++) {
         const VnDomainMetaCell *c = &g_array_index(meta->cells, VnDomainMetaCell, i);
         g_autofree gchar *cpus = c->cpus ? vn_cpulist_format(c->cpus) : g_strdup("");
-        vn_ledger_record_add_cell(r, c->id, c->node_os_id,
-                                  c->vcpus ? vn_bitmap_count(c->vcpus) : 0,
+        vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->vcpus ? vn_bitmap_count(c->vcpus) : 0,
                                   cpus, c->memory_kib);
     }
     return r;
 }
 
-VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
-                                                const VnPlacement *p,
-                                                const VnRequest *req)
+VnLedgerRecord *
+vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPlacement *p,
+                                const VnRequest *req)
 {
     VnLedgerRecord *r = vn_ledger_record_new(uuid ? uuid : name, name);
     r->dedicated = p->dedicated;
@@ -39,13 +39,13 @@ VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
-        vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->n_vcpus, cpus,
-                                  c->memory_kib);
+        vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->n_vcpus, cpus, c->memory_kib);
     }
     return r;
 }
 
-static xmlNode *first_element(xmlNode *n, const gchar *name)
+static xmlNode *
+first_element(xmlNode *n, const gchar *name)
 {
     for (; n; n = n->next)
         if (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST name) == 0)
@@ -53,14 +53,16 @@ static xmlNode *first_element(xmlNode *n, const gchar *name)
     return NULL;
 }
 
-VnDomain *vn_ledger_load_status_xml(const gchar *path, GError **error)
+VnDomain *
+vn_ledger_load_status_xml(const gchar *path, GError **error)
 {
     g_autoptr(xmlDoc) doc = vn_xml_file_read(path, error);
     if (!doc)
         return NULL;
     xmlNode *root = xmlDocGetRootElement(doc);
     xmlNode *dom = root && xmlStrcmp(root->name, BAD_CAST "domstatus") == 0
-                   ? first_element(root->children, "domain") : root;
+                       ? first_element(root->children, "domain")
+                       : root;
     if (!dom || xmlStrcmp(dom->name, BAD_CAST "domain") != 0) {
         g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID,
                     "%s: neither <domstatus><domain> nor <domain>", path);
@@ -74,8 +76,8 @@ VnDomain *vn_ledger_load_status_xml(const gchar *path, GError **error)
     return d;
 }
 
-static gboolean rebuild_one(VnLedger *l, const gchar *path, gint64 now,
-                            GError **error)
+static gboolean
+rebuild_one(VnLedger *l, const gchar *path, gint64 now, GError **error)
 {
     g_autoptr(VnDomain) d = vn_ledger_load_status_xml(path, error);
     if (!d)
@@ -91,8 +93,8 @@ static gboolean rebuild_one(VnLedger *l, const gchar *path, gint64 now,
     return TRUE;
 }
 
-guint vn_ledger_rebuild(VnLedger *l, const gchar *run_dir, gint64 now,
-                        GPtrArray **ret_skipped)
+guint
+vn_ledger_rebuild(VnLedger *l, const gchar *run_dir, gint64 now, GPtrArray **ret_skipped)
 {
     g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GDir) dir = g_dir_open(run_dir, 0, NULL);

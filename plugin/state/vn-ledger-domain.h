@@ -28,8 +28,7 @@ VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *n
 
 /* From a placement computed for `req`. */
 VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
-                                                const VnPlacement *p,
-                                                const VnRequest *req);
+                                                const VnPlacement *p, const VnRequest *req);
 
 /* Reads one status XML file (or a plain <domain> file) into a domain.
  * Errors name the file. */
@@ -39,5 +38,4 @@ VnDomain *vn_ledger_load_status_xml(const gchar *path, GError **error);
  * carries a vnuma placement and that the ledger does not hold yet.  Files
  * that cannot be read are skipped and named in `ret_skipped` (may be NULL),
  * one "FILE: reason" each.  Returns how many records were added. */
-guint vn_ledger_rebuild(VnLedger *l, const gchar *run_dir, gint64 now,
-                        GPtrArray **ret_skipped);
+guint vn_ledger_rebuild(VnLedger *l, const gchar *run_dir, gint64 now, GPtrArray **ret_skipped);

@@ -15,7 +15,8 @@
 
 #define LEDGER_VERSION 1
 
-static void add_cell(JsonBuilder *b, const VnLedgerCell *c)
+static void
+add_cell(JsonBuilder *b, const VnLedgerCell *c)
 {
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "id");
@@ -31,7 +32,8 @@ static void add_cell(JsonBuilder *b, const VnLedgerCell *c)
     json_builder_end_object(b);
 }
 
-static void add_record(JsonBuilder *b, const VnLedgerRecord *r)
+static void
+add_record(JsonBuilder *b, const VnLedgerRecord *r)
 {
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "uuid");
@@ -79,7 +81,8 @@ typedef struct {
     JsonNode *node;
 } AsRead;
 
-static void as_read_free(gpointer data)
+static void
+as_read_free(gpointer data)
 {
     AsRead *a = data;
     vn_ledger_record_free(a->record);
@@ -87,7 +90,8 @@ static void as_read_free(gpointer data)
     g_free(a);
 }
 
-static void add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTable *as_read)
+static void
+add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTable *as_read)
 {
     /* keyed by address: a record freed and another allocated there is
      * caught by the comparison */
@@ -98,12 +102,14 @@ static void add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTab
         add_record(b, r);
 }
 
-gchar *vn_ledger_format(GPtrArray *records, guint64 generation)
+gchar *
+vn_ledger_format(GPtrArray *records, guint64 generation)
 {
     return vn_ledger_format_reusing(records, generation, NULL);
 }
 
-gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read)
+gchar *
+vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -121,7 +127,7 @@ gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTab
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     g_autoptr(JsonGenerator) gen = json_generator_new();
     json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, FALSE);   /* compact: the hook reads it at every start */
+    json_generator_set_pretty(gen, FALSE); /* compact: the hook reads it at every start */
     g_autofree gchar *text = json_generator_to_data(gen, NULL);
     return g_strconcat(text, "\n", NULL);
 }
@@ -131,13 +137,14 @@ gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTab
 typedef struct {
     const gchar *origin;
     GError **error;
-    guint record, cell;      /* where a NULL `where` below points */
+    guint record, cell; /* where a NULL `where` below points */
     gboolean in_cell;
 } Ctx;
 
 /* `where`, or for NULL the record (and cell) being read: built only on
  * the error path (the hook reads every record at every VM start). */
-static gchar *path_of(const Ctx *x, const gchar *where)
+static gchar *
+path_of(const Ctx *x, const gchar *where)
 {
     if (where)
         return g_strdup(where);
@@ -146,16 +153,18 @@ static gchar *path_of(const Ctx *x, const gchar *where)
     return g_strdup_printf("domains[%u]", x->record);
 }
 
-static gboolean fail(Ctx *x, const gchar *where, const gchar *what)
+static gboolean
+fail(Ctx *x, const gchar *where, const gchar *what)
 {
     g_autofree gchar *w = path_of(x, where);
-    g_set_error(x->error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
-                "%s: %s: %s", x->origin, w, what);
+    g_set_error(x->error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s: %s: %s", x->origin, w,
+                what);
     return FALSE;
 }
 
 /* fail() for member `name` of `where`. */
-static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
+static gboolean
+fail_member(Ctx *x, const gchar *where, const gchar *name, const gchar *what)
 {
     g_autofree gchar *path = path_of(x, where);
     g_autofree gchar *w = g_strdup_printf("%s.%s", path, name);
@@ -163,8 +172,8 @@ static gboolean fail_member(Ctx *x, const gchar *where, const gchar *name, const
 }
 
 /* Checks that `o` has only members from `allowed` (NULL-terminated). */
-static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
-                             const gchar *const *allowed)
+static gboolean
+only_members(Ctx *x, const gchar *where, JsonObject *o, const gchar *const *allowed)
 {
     JsonObjectIter iter;
     const gchar *name;
@@ -179,8 +188,8 @@ static gboolean only_members(Ctx *x, const gchar *where, JsonObject *o,
     return TRUE;
 }
 
-static gboolean get_uint(Ctx *x, const gchar *where, JsonObject *o,
-                         const gchar *name, guint64 max, guint64 *ret)
+static gboolean
+get_uint(Ctx *x, const gchar *where, JsonObject *o, const gchar *name, guint64 max, guint64 *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
     if (!n)
@@ -194,32 +203,30 @@ static gboolean get_uint(Ctx *x, const gchar *where, JsonObject *o,
     return TRUE;
 }
 
-static const gchar *get_string(Ctx *x, const gchar *where, JsonObject *o,
-                               const gchar *name)
+static const gchar *
+get_string(Ctx *x, const gchar *where, JsonObject *o, const gchar *name)
 {
     JsonNode *n = json_object_get_member(o, name);
-    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
-        json_node_get_value_type(n) != G_TYPE_STRING) {
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
         fail_member(x, where, name, n ? "not a string" : "missing");
         return NULL;
     }
     return json_node_get_string(n);
 }
 
-static gboolean get_bool(Ctx *x, const gchar *where, JsonObject *o,
-                         const gchar *name, gboolean *ret)
+static gboolean
+get_bool(Ctx *x, const gchar *where, JsonObject *o, const gchar *name, gboolean *ret)
 {
     JsonNode *n = json_object_get_member(o, name);
-    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
-        json_node_get_value_type(n) != G_TYPE_BOOLEAN)
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_BOOLEAN)
         return fail_member(x, where, name, n ? "not a boolean" : "missing");
     *ret = json_node_get_boolean(n);
     return TRUE;
 }
 
 /* get_bool() for a member left out when FALSE. */
-static gboolean get_optional_bool(Ctx *x, const gchar *where, JsonObject *o,
-                                  const gchar *name, gboolean *ret)
+static gboolean
+get_optional_bool(Ctx *x, const gchar *where, JsonObject *o, const gchar *name, gboolean *ret)
 {
     if (!json_object_has_member(o, name)) {
         *ret = FALSE;
@@ -228,8 +235,8 @@ static gboolean get_optional_bool(Ctx *x, const gchar *where, JsonObject *o,
     return get_bool(x, where, o, name, ret);
 }
 
-static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
-                            const gchar *name)
+static JsonArray *
+get_array(Ctx *x, const gchar *where, JsonObject *o, const gchar *name)
 {
     JsonNode *n = json_object_get_member(o, name);
     if (!n || !JSON_NODE_HOLDS_ARRAY(n)) {
@@ -239,18 +246,16 @@ static JsonArray *get_array(Ctx *x, const gchar *where, JsonObject *o,
     return json_node_get_array(n);
 }
 
-static gboolean parse_cell(Ctx *x, const gchar *where, JsonNode *n,
-                           VnLedgerRecord *r)
+static gboolean
+parse_cell(Ctx *x, const gchar *where, JsonNode *n, VnLedgerRecord *r)
 {
-    static const gchar *const allowed[] = {
-        "id", "node", "cpus", "vcpus", "memory_kib", NULL };
+    static const gchar *const allowed[] = { "id", "node", "cpus", "vcpus", "memory_kib", NULL };
     if (!JSON_NODE_HOLDS_OBJECT(n))
         return fail(x, where, "not an object");
     JsonObject *o = json_node_get_object(n);
     guint64 id, node, vcpus, mem;
     const gchar *cpus;
-    if (!only_members(x, where, o, allowed) ||
-        !get_uint(x, where, o, "id", G_MAXUINT16, &id) ||
+    if (!only_members(x, where, o, allowed) || !get_uint(x, where, o, "id", G_MAXUINT16, &id) ||
         !get_uint(x, where, o, "node", G_MAXUINT16, &node) ||
         !get_uint(x, where, o, "vcpus", G_MAXUINT16, &vcpus) ||
         !get_uint(x, where, o, "memory_kib", G_MAXINT64, &mem) ||
@@ -260,8 +265,8 @@ static gboolean parse_cell(Ctx *x, const gchar *where, JsonNode *n,
     return TRUE;
 }
 
-static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
-                                   VnLedgerRecord *r)
+static gboolean
+parse_record_enums(Ctx *x, const gchar *where, JsonObject *o, VnLedgerRecord *r)
 {
     const gchar *s = get_string(x, where, o, "state");
     if (!s)
@@ -269,7 +274,7 @@ static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
     if (!vn_ledger_state_from_string(s, &r->state))
         return fail(x, where, "state is neither reserved nor running");
     if (!json_object_has_member(o, "priority"))
-        return TRUE;   /* normal, as vn_ledger_record_new() left it */
+        return TRUE; /* normal, as vn_ledger_record_new() left it */
     s = get_string(x, where, o, "priority");
     if (!s)
         return FALSE;
@@ -278,12 +283,14 @@ static gboolean parse_record_enums(Ctx *x, const gchar *where, JsonObject *o,
     return TRUE;
 }
 
-static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
+static VnLedgerRecord *
+parse_record(Ctx *x, guint index, JsonNode *n)
 {
-    static const gchar *const allowed[] = {
-        "uuid", "name", "state", "needs_apply", "dedicated", "priority",
-        "hugepage_kib", "time", "cells", "expires", NULL };
-    const gchar *where = NULL;   /* domains[index] */
+    static const gchar *const allowed[] = { "uuid",         "name",      "state",
+                                            "needs_apply",  "dedicated", "priority",
+                                            "hugepage_kib", "time",      "cells",
+                                            "expires",      NULL };
+    const gchar *where = NULL; /* domains[index] */
     x->record = index;
     x->in_cell = FALSE;
     if (!JSON_NODE_HOLDS_OBJECT(n)) {
@@ -292,8 +299,7 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
     }
     JsonObject *o = json_node_get_object(n);
     const gchar *uuid, *name;
-    if (!only_members(x, where, o, allowed) ||
-        !(uuid = get_string(x, where, o, "uuid")) ||
+    if (!only_members(x, where, o, allowed) || !(uuid = get_string(x, where, o, "uuid")) ||
         !(name = get_string(x, where, o, "name")))
         return NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
@@ -325,14 +331,16 @@ static VnLedgerRecord *parse_record(Ctx *x, guint index, JsonNode *n)
     return g_steal_pointer(&r);
 }
 
-static gint cmp_record_name(gconstpointer a, gconstpointer b)
+static gint
+cmp_record_name(gconstpointer a, gconstpointer b)
 {
     const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
     const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
     return g_strcmp0(x->name, y->name);
 }
 
-static GPtrArray *parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
+static GPtrArray *
+parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
 {
     g_autoptr(GPtrArray) recs =
         g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
@@ -361,16 +369,16 @@ static GPtrArray *parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
     return g_steal_pointer(&recs);
 }
 
-gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
-                         GPtrArray **ret_records, guint64 *ret_generation,
-                         GError **error)
+gboolean
+vn_ledger_parse(const gchar *text, gsize len, const gchar *origin, GPtrArray **ret_records,
+                guint64 *ret_generation, GError **error)
 {
     return vn_ledger_parse_keeping(text, len, origin, ret_records, ret_generation, NULL, error);
 }
 
-gboolean vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *origin,
-                                 GPtrArray **ret_records, guint64 *ret_generation,
-                                 GHashTable **ret_as_read, GError **error)
+gboolean
+vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *origin, GPtrArray **ret_records,
+                        guint64 *ret_generation, GHashTable **ret_as_read, GError **error)
 {
     static const gchar *const allowed[] = { "version", "generation", "domains", NULL };
     Ctx x = { .origin = origin, .error = error };

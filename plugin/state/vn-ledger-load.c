@@ -11,21 +11,22 @@
 #include "vn-cpulist.h"
 #include "vn-ledger.h"
 
-static guint64 cell_overhead_kib(const VnLedgerRecord *r, const VnPolicy *policy)
+static guint64
+cell_overhead_kib(const VnLedgerRecord *r, const VnPolicy *policy)
 {
     guint n_cells = MAX(r->cells->len, 1);
     return vn_policy_overhead_kib(policy, vn_ledger_record_memory_kib(r)) / n_cells;
 }
 
 /* Memory a cell adds to its node's committed_memory_kib. */
-static guint64 cell_memory_charge(const VnLedgerRecord *r, const VnLedgerCell *c,
-                                  guint64 overhead)
+static guint64
+cell_memory_charge(const VnLedgerRecord *r, const VnLedgerCell *c, guint64 overhead)
 {
     return overhead + (r->hugepage_kib ? 0 : c->memory_kib);
 }
 
-static void add_record(const VnLedgerRecord *r, const VnTopology *t,
-                       const VnPolicy *policy, VnLoad *load)
+static void
+add_record(const VnLedgerRecord *r, const VnTopology *t, const VnPolicy *policy, VnLoad *load)
 {
     guint64 overhead = cell_overhead_kib(r, policy);
     for (guint i = 0; i < r->cells->len; i++) {
@@ -36,8 +37,7 @@ static void add_record(const VnLedgerRecord *r, const VnTopology *t,
         VnNodeLoad *nl = &load->nodes[idx];
         nl->committed_memory_kib += cell_memory_charge(r, c, overhead);
         if (r->hugepage_kib)
-            vn_load_add_hugepages(load, idx, r->hugepage_kib,
-                                  c->memory_kib / r->hugepage_kib);
+            vn_load_add_hugepages(load, idx, r->hugepage_kib, c->memory_kib / r->hugepage_kib);
         if (r->dedicated) {
             g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, NULL);
             if (cpus)
@@ -50,9 +50,9 @@ static void add_record(const VnLedgerRecord *r, const VnTopology *t,
     }
 }
 
-void vn_ledger_to_load(const VnLedger *l, const VnTopology *t,
-                       const VnPolicy *policy, const gchar *skip_uuid,
-                       VnLoad *load)
+void
+vn_ledger_to_load(const VnLedger *l, const VnTopology *t, const VnPolicy *policy,
+                  const gchar *skip_uuid, VnLoad *load)
 {
     GPtrArray *recs = vn_ledger_records(l);
     for (guint i = 0; i < recs->len; i++) {
@@ -72,23 +72,23 @@ typedef struct {
     guint64 *pages;
 } Tally;
 
-static guint64 usable_memory_kib(const VnTopology *t, guint idx,
-                                 const VnPolicy *policy, guint64 committed)
+static guint64
+usable_memory_kib(const VnTopology *t, guint idx, const VnPolicy *policy, guint64 committed)
 {
     const VnNode *node = &t->nodes[idx];
     guint64 base = node->mem_total_kib > policy->reserved_memory_kib
-                   ? node->mem_total_kib - policy->reserved_memory_kib : 0;
+                       ? node->mem_total_kib - policy->reserved_memory_kib
+                       : 0;
     guint64 headroom = node->mem_total_kib / 100 * policy->headroom_percent;
     guint64 avail = base > headroom + committed ? base - headroom - committed : 0;
     if (node->mem_free_kib != G_MAXUINT64)
-        avail = MIN(avail, node->mem_free_kib > headroom
-                           ? node->mem_free_kib - headroom : 0);
+        avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
     return avail;
 }
 
-static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
-                              const VnTopology *t, guint idx, const VnLoad *load,
-                              const VnPolicy *policy, Tally *tally, gchar **why)
+static gboolean
+cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c, const VnTopology *t, guint idx,
+              const VnLoad *load, const VnPolicy *policy, Tally *tally, gchar **why)
 {
     g_autoptr(GError) err = NULL;
     g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, &err);
@@ -96,7 +96,7 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
         *why = g_strdup_printf("cell %u: CPUs \"%s\" are not this host's", c->id, c->cpus);
         return FALSE;
     }
-    VN_BITMAP_FOREACH(cpus, cpu) {
+    VN_BITMAP_FOREACH (cpus, cpu) {
         if (!vn_topology_cpu(t, (guint)cpu)) {
             *why = g_strdup_printf("cell %u: CPU %d is not on this host", c->id, cpu);
             return FALSE;
@@ -106,7 +106,8 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
         if (vn_bitmap_intersects(cpus, load->dedicated_cpus) ||
             vn_bitmap_intersects(cpus, policy->reserved_cpus)) {
             *why = g_strdup_printf("cell %u: CPUs %s are dedicated to another domain "
-                                   "or reserved for the host", c->id, c->cpus);
+                                   "or reserved for the host",
+                                   c->id, c->cpus);
             return FALSE;
         }
         return TRUE;
@@ -117,11 +118,12 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
     if (vn_bitmap_intersects(cpus, policy->reserved_cpus) ||
         vn_bitmap_intersects(cpus, load->dedicated_cpus)) {
         *why = g_strdup_printf("cell %u: CPUs %s include CPUs reserved for the host "
-                               "or dedicated to another domain", c->id, c->cpus);
+                               "or dedicated to another domain",
+                               c->id, c->cpus);
         return FALSE;
     }
     if (vn_topology_node_ncpus(t, idx) == 0)
-        return TRUE;   /* memory-only node: its vCPUs run elsewhere */
+        return TRUE; /* memory-only node: its vCPUs run elsewhere */
     g_autoptr(VnBitmap) usable = vn_policy_usable_cpus(policy, t, load, idx);
     /* the same capacity as vn_plan(): usable CPUs x overcommit */
     guint limit = (guint)(vn_bitmap_count(usable) * policy->cpu_overcommit);
@@ -135,9 +137,9 @@ static gboolean cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
     return TRUE;
 }
 
-static gboolean cell_hugepages_fit(const VnLedgerRecord *r, const VnLedgerCell *c,
-                                   const VnTopology *t, guint idx,
-                                   const VnLoad *load, Tally *tally, gchar **why)
+static gboolean
+cell_hugepages_fit(const VnLedgerRecord *r, const VnLedgerCell *c, const VnTopology *t, guint idx,
+                   const VnLoad *load, Tally *tally, gchar **why)
 {
     guint64 want = c->memory_kib / r->hugepage_kib, have = 0;
     GArray *hp = t->nodes[idx].hugepages;
@@ -158,25 +160,23 @@ static gboolean cell_hugepages_fit(const VnLedgerRecord *r, const VnLedgerCell *
     return TRUE;
 }
 
-static gboolean cell_fits(const VnLedgerRecord *r, const VnLedgerCell *c,
-                          const VnTopology *t, const VnLoad *load,
-                          const VnPolicy *policy, Tally *tally, gchar **why)
+static gboolean
+cell_fits(const VnLedgerRecord *r, const VnLedgerCell *c, const VnTopology *t, const VnLoad *load,
+          const VnPolicy *policy, Tally *tally, gchar **why)
 {
     gint idx = vn_topology_node_by_os_id(t, c->node_os_id);
     if (idx < 0) {
-        *why = g_strdup_printf("cell %u: node %u does not exist on this host",
-                               c->id, c->node_os_id);
+        *why =
+            g_strdup_printf("cell %u: node %u does not exist on this host", c->id, c->node_os_id);
         return FALSE;
     }
     guint64 charge = cell_memory_charge(r, c, cell_overhead_kib(r, policy));
-    guint64 avail = usable_memory_kib(t, idx, policy,
-                                      load->nodes[idx].committed_memory_kib +
-                                      tally->memory_kib[idx]);
+    guint64 avail = usable_memory_kib(
+        t, idx, policy, load->nodes[idx].committed_memory_kib + tally->memory_kib[idx]);
     if (charge > avail) {
         *why = g_strdup_printf("node %u: %" G_GUINT64_FORMAT " MiB usable memory left, "
                                "cell %u needs %" G_GUINT64_FORMAT " MiB",
-                               c->node_os_id, avail / 1024, c->id,
-                               (charge + 1023) / 1024);
+                               c->node_os_id, avail / 1024, c->id, (charge + 1023) / 1024);
         return FALSE;
     }
     tally->memory_kib[idx] += charge;
@@ -185,9 +185,9 @@ static gboolean cell_fits(const VnLedgerRecord *r, const VnLedgerCell *c,
     return cell_cpus_fit(r, c, t, idx, load, policy, tally, why);
 }
 
-gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
-                               const VnLoad *load, const VnPolicy *policy,
-                               gchar **ret_reason)
+gboolean
+vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t, const VnLoad *load,
+                      const VnPolicy *policy, gchar **ret_reason)
 {
     g_autofree guint64 *mem = g_new0(guint64, t->n_nodes);
     g_autofree guint *vcpus = g_new0(guint, t->n_nodes);
@@ -210,7 +210,8 @@ gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
     return TRUE;
 }
 
-GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t)
+GPtrArray *
+vn_ledger_residents(const VnLedger *l, const VnTopology *t)
 {
     GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
     GPtrArray *records = vn_ledger_records(l);

@@ -12,7 +12,8 @@ typedef struct {
     guint grace_s;
 } Keep;
 
-static gboolean still_running(const VnLedgerRecord *r, const Keep *k)
+static gboolean
+still_running(const VnLedgerRecord *r, const Keep *k)
 {
     g_autofree gchar *file = g_strconcat(r->name, ".xml", NULL);
     g_autofree gchar *path = g_build_filename(k->run_dir, file, NULL);
@@ -24,14 +25,16 @@ static gboolean still_running(const VnLedgerRecord *r, const Keep *k)
     return r->state == VN_LEDGER_STATE_RESERVED && k->now - r->time < (gint64)k->grace_s;
 }
 
-static gboolean not_expired(const VnLedgerRecord *r, const Keep *k)
+static gboolean
+not_expired(const VnLedgerRecord *r, const Keep *k)
 {
     return !r->expires || k->now < r->expires;
 }
 
 /* Removes the records `keep` says no to; their names in `ret_removed`. */
-static guint remove_unless(VnLedger *l, gboolean (*keep)(const VnLedgerRecord *, const Keep *),
-                           const Keep *k, GPtrArray **ret_removed)
+static guint
+remove_unless(VnLedger *l, gboolean (*keep)(const VnLedgerRecord *, const Keep *), const Keep *k,
+              GPtrArray **ret_removed)
 {
     g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *recs = vn_ledger_records(l);
@@ -48,20 +51,23 @@ static guint remove_unless(VnLedger *l, gboolean (*keep)(const VnLedgerRecord *,
     return n;
 }
 
-guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
-                        guint reserved_grace_s, GPtrArray **ret_removed)
+guint
+vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now, guint reserved_grace_s,
+                  GPtrArray **ret_removed)
 {
     Keep k = { .run_dir = run_dir, .now = now, .grace_s = reserved_grace_s };
     return remove_unless(l, still_running, &k, ret_removed);
 }
 
-guint vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed)
+guint
+vn_ledger_reclaim_expired(VnLedger *l, gint64 now, GPtrArray **ret_removed)
 {
     Keep k = { .now = now };
     return remove_unless(l, not_expired, &k, ret_removed);
 }
 
-VnLedgerRecord *vn_ledger_take_reservation(VnLedger *l, const gchar *name, gint64 now)
+VnLedgerRecord *
+vn_ledger_take_reservation(VnLedger *l, const gchar *name, gint64 now)
 {
     GPtrArray *recs = vn_ledger_records(l);
     for (guint i = 0; i < recs->len; i++) {

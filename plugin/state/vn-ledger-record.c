@@ -6,13 +6,15 @@ static const gchar *const state_names[VN_LEDGER_STATE_MAX] = {
     [VN_LEDGER_STATE_RUNNING] = "running",
 };
 
-const gchar *vn_ledger_state_to_string(VnLedgerState s)
+const gchar *
+vn_ledger_state_to_string(VnLedgerState s)
 {
     g_return_val_if_fail(s < VN_LEDGER_STATE_MAX, NULL);
     return state_names[s];
 }
 
-gboolean vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s)
+gboolean
+vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s)
 {
     for (guint i = 0; i < VN_LEDGER_STATE_MAX; i++) {
         if (g_strcmp0(s, state_names[i]) == 0) {
@@ -23,13 +25,15 @@ gboolean vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s)
     return FALSE;
 }
 
-static void cell_clear(gpointer p)
+static void
+cell_clear(gpointer p)
 {
     VnLedgerCell *c = p;
     g_free(c->cpus);
 }
 
-VnLedgerRecord *vn_ledger_record_new(const gchar *uuid, const gchar *name)
+VnLedgerRecord *
+vn_ledger_record_new(const gchar *uuid, const gchar *name)
 {
     VnLedgerRecord *r = g_new0(VnLedgerRecord, 1);
     r->uuid = g_strdup(uuid);
@@ -40,7 +44,8 @@ VnLedgerRecord *vn_ledger_record_new(const gchar *uuid, const gchar *name)
     return r;
 }
 
-void vn_ledger_record_free(VnLedgerRecord *r)
+void
+vn_ledger_record_free(VnLedgerRecord *r)
 {
     if (!r)
         return;
@@ -50,18 +55,22 @@ void vn_ledger_record_free(VnLedgerRecord *r)
     g_free(r);
 }
 
-void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id,
-                               guint vcpus, const gchar *cpus,
-                               guint64 memory_kib)
+void
+vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id, guint vcpus,
+                          const gchar *cpus, guint64 memory_kib)
 {
     VnLedgerCell c = {
-        .id = id, .node_os_id = node_os_id, .vcpus = vcpus,
-        .cpus = g_strdup(cpus ? cpus : ""), .memory_kib = memory_kib,
+        .id = id,
+        .node_os_id = node_os_id,
+        .vcpus = vcpus,
+        .cpus = g_strdup(cpus ? cpus : ""),
+        .memory_kib = memory_kib,
     };
     g_array_append_val(r->cells, c);
 }
 
-VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r)
+VnLedgerRecord *
+vn_ledger_record_copy(const VnLedgerRecord *r)
 {
     VnLedgerRecord *c = vn_ledger_record_new(r->uuid, r->name);
     c->state = r->state;
@@ -73,13 +82,13 @@ VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r)
     c->expires = r->expires;
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
-        vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus,
-                                  x->memory_kib);
+        vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus, x->memory_kib);
     }
     return c;
 }
 
-guint vn_ledger_record_vcpus(const VnLedgerRecord *r)
+guint
+vn_ledger_record_vcpus(const VnLedgerRecord *r)
 {
     guint n = 0;
     for (guint i = 0; i < r->cells->len; i++)
@@ -87,7 +96,8 @@ guint vn_ledger_record_vcpus(const VnLedgerRecord *r)
     return n;
 }
 
-guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r)
+guint64
+vn_ledger_record_memory_kib(const VnLedgerRecord *r)
 {
     guint64 n = 0;
     for (guint i = 0; i < r->cells->len; i++)
@@ -95,13 +105,15 @@ guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r)
     return n;
 }
 
-static gint cmp_uint(gconstpointer a, gconstpointer b)
+static gint
+cmp_uint(gconstpointer a, gconstpointer b)
 {
     guint x = *(const guint *)a, y = *(const guint *)b;
     return x < y ? -1 : x > y;
 }
 
-gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r)
+gchar *
+vn_ledger_record_nodes_string(const VnLedgerRecord *r)
 {
     g_autoptr(GArray) nodes = g_array_new(FALSE, FALSE, sizeof(guint));
     for (guint i = 0; i < r->cells->len; i++)
@@ -117,12 +129,13 @@ gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r)
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-gboolean vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
+gboolean
+vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
 {
     if (g_strcmp0(a->uuid, b->uuid) || g_strcmp0(a->name, b->name) || a->state != b->state ||
         a->needs_apply != b->needs_apply || a->dedicated != b->dedicated ||
-        a->priority != b->priority || a->hugepage_kib != b->hugepage_kib ||
-        a->time != b->time || a->expires != b->expires || a->cells->len != b->cells->len)
+        a->priority != b->priority || a->hugepage_kib != b->hugepage_kib || a->time != b->time ||
+        a->expires != b->expires || a->cells->len != b->cells->len)
         return FALSE;
     for (guint i = 0; i < a->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(a->cells, VnLedgerCell, i);

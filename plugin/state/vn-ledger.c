@@ -14,7 +14,7 @@
 #include <glib/gstdio.h>
 #include "vn-ledger.h"
 
-G_DEFINE_QUARK(vn-ledger-error-quark, vn_ledger_error)
+G_DEFINE_QUARK(vn-ledger-error-quark, vn_ledger_error);
 
 #define LEDGER_FILE "ledger.json"
 #define LOCK_FILE "ledger.lock"
@@ -22,14 +22,15 @@ G_DEFINE_QUARK(vn-ledger-error-quark, vn_ledger_error)
 struct _VnLedger {
     gchar *dir;
     gchar *path;
-    gint lock_fd;            /* -1: snapshot, not writable */
+    gint lock_fd; /* -1: snapshot, not writable */
     gboolean was_missing;
     guint64 generation;
-    GPtrArray *records;      /* of VnLedgerRecord* */
-    GHashTable *as_read;     /* vn_ledger_parse_keeping()'s, when opened for a change */
+    GPtrArray *records;  /* of VnLedgerRecord* */
+    GHashTable *as_read; /* vn_ledger_parse_keeping()'s, when opened for a change */
 };
 
-static VnLedger *ledger_new(const gchar *dir)
+static VnLedger *
+ledger_new(const gchar *dir)
 {
     VnLedger *l = g_new0(VnLedger, 1);
     l->dir = g_strdup(dir);
@@ -39,12 +40,13 @@ static VnLedger *ledger_new(const gchar *dir)
     return l;
 }
 
-void vn_ledger_free(VnLedger *l)
+void
+vn_ledger_free(VnLedger *l)
 {
     if (!l)
         return;
     if (l->lock_fd >= 0)
-        close(l->lock_fd);      /* releases the flock */
+        close(l->lock_fd); /* releases the flock */
     g_ptr_array_unref(l->records);
     g_clear_pointer(&l->as_read, g_hash_table_unref);
     g_free(l->path);
@@ -52,11 +54,11 @@ void vn_ledger_free(VnLedger *l)
     g_free(l);
 }
 
-static gboolean io_error(GError **error, const gchar *what, const gchar *path,
-                         int err)
+static gboolean
+io_error(GError **error, const gchar *what, const gchar *path, int err)
 {
-    g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO, "%s %s: %s",
-                what, path, g_strerror(err));
+    g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO, "%s %s: %s", what, path,
+                g_strerror(err));
     return FALSE;
 }
 
@@ -64,8 +66,8 @@ static gboolean io_error(GError **error, const gchar *what, const gchar *path,
  * holder never keeps the lock longer than one read-plan-write, so a lock
  * held for VN_LEDGER_LOCK_TIMEOUT_MS means a stuck process, and waiting on
  * it forever would hang every VM start behind it. */
-static gboolean lock_with_deadline(int fd, const gchar *lock_path, guint timeout_ms,
-                                   GError **error)
+static gboolean
+lock_with_deadline(int fd, const gchar *lock_path, guint timeout_ms, GError **error)
 {
     gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
     gulong pause_us = 1000;
@@ -80,8 +82,7 @@ static gboolean lock_with_deadline(int fd, const gchar *lock_path, guint timeout
             continue;
         if (err == EWOULDBLOCK)
             g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
-                        "%s: still held by another process after %u ms", lock_path,
-                        timeout_ms);
+                        "%s: still held by another process after %u ms", lock_path, timeout_ms);
         else
             g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK, "cannot lock %s: %s",
                         lock_path, g_strerror(err));
@@ -90,7 +91,8 @@ static gboolean lock_with_deadline(int fd, const gchar *lock_path, guint timeout
     return TRUE;
 }
 
-static gboolean take_lock(VnLedger *l, guint timeout_ms, GError **error)
+static gboolean
+take_lock(VnLedger *l, guint timeout_ms, GError **error)
 {
     if (g_mkdir_with_parents(l->dir, 0755) < 0)
         return io_error(error, "cannot create state directory", l->dir, errno);
@@ -107,7 +109,8 @@ static gboolean take_lock(VnLedger *l, guint timeout_ms, GError **error)
 }
 
 /* Reads the file into `l`; missing = empty + was_missing. */
-static gboolean read_file(VnLedger *l, GError **error)
+static gboolean
+read_file(VnLedger *l, GError **error)
 {
     g_autofree gchar *text = NULL;
     gsize len = 0;
@@ -117,8 +120,8 @@ static gboolean read_file(VnLedger *l, GError **error)
             l->was_missing = TRUE;
             return TRUE;
         }
-        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO,
-                    "cannot read ledger: %s", local->message);
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_IO, "cannot read ledger: %s",
+                    local->message);
         return FALSE;
     }
     GPtrArray *recs = NULL;
@@ -134,8 +137,8 @@ static gboolean read_file(VnLedger *l, GError **error)
     return TRUE;
 }
 
-VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
-                                      GError **error)
+VnLedger *
+vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms, GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
@@ -144,12 +147,14 @@ VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
     return g_steal_pointer(&l);
 }
 
-VnLedger *vn_ledger_open(const gchar *state_dir, GError **error)
+VnLedger *
+vn_ledger_open(const gchar *state_dir, GError **error)
 {
     return vn_ledger_open_with_timeout(state_dir, VN_LEDGER_LOCK_TIMEOUT_MS, error);
 }
 
-VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error)
+VnLedger *
+vn_ledger_open_fresh(const gchar *state_dir, GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
@@ -162,7 +167,8 @@ VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error)
 /* The first free name of ledger.json.corrupt-<now>[.N].  The lock is held
  * and every writer of the directory takes it, so a name found free stays
  * free until the rename. */
-static gchar *set_aside(const VnLedger *l, gint64 now, GError **error)
+static gchar *
+set_aside(const VnLedger *l, gint64 now, GError **error)
 {
     g_autofree gchar *base = g_strdup_printf("%s.corrupt-%" G_GINT64_FORMAT, l->path, now);
     for (guint n = 0; n < 100; n++) {
@@ -180,8 +186,9 @@ static gchar *set_aside(const VnLedger *l, gint64 now, GError **error)
     return NULL;
 }
 
-VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now,
-                                       gchar **ret_set_aside, GError **error)
+VnLedger *
+vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now, gchar **ret_set_aside,
+                             GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
@@ -199,12 +206,13 @@ VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now,
     g_autofree gchar *aside = set_aside(l, now, error);
     if (!aside)
         return NULL;
-    l->was_missing = TRUE;   /* read_file() left the records empty */
+    l->was_missing = TRUE; /* read_file() left the records empty */
     *ret_set_aside = g_strdup_printf("%s; set aside as %s", corrupt->message, aside);
     return g_steal_pointer(&l);
 }
 
-VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error)
+VnLedger *
+vn_ledger_snapshot(const gchar *state_dir, GError **error)
 {
     g_return_val_if_fail(state_dir != NULL, NULL);
     g_autoptr(VnLedger) l = ledger_new(state_dir);
@@ -213,7 +221,8 @@ VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error)
     return g_steal_pointer(&l);
 }
 
-static gboolean write_all(int fd, const gchar *buf, gsize len)
+static gboolean
+write_all(int fd, const gchar *buf, gsize len)
 {
     while (len > 0) {
         gssize n = write(fd, buf, len);
@@ -228,8 +237,8 @@ static gboolean write_all(int fd, const gchar *buf, gsize len)
 }
 
 /* temp + fsync + rename + fsync(dir): old or new file after any crash. */
-static gboolean replace_file(const gchar *dir, const gchar *path,
-                             const gchar *text, GError **error)
+static gboolean
+replace_file(const gchar *dir, const gchar *path, const gchar *text, GError **error)
 {
     g_autofree gchar *tmp = g_strconcat(path, ".tmp", NULL);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -255,12 +264,12 @@ static gboolean replace_file(const gchar *dir, const gchar *path,
     return TRUE;
 }
 
-gboolean vn_ledger_commit(VnLedger *l, GError **error)
+gboolean
+vn_ledger_commit(VnLedger *l, GError **error)
 {
     g_return_val_if_fail(l != NULL, FALSE);
-    g_return_val_if_fail(l->lock_fd >= 0, FALSE);  /* snapshots are read-only */
-    g_autofree gchar *text = vn_ledger_format_reusing(l->records, l->generation + 1,
-                                                      l->as_read);
+    g_return_val_if_fail(l->lock_fd >= 0, FALSE); /* snapshots are read-only */
+    g_autofree gchar *text = vn_ledger_format_reusing(l->records, l->generation + 1, l->as_read);
     if (!replace_file(l->dir, l->path, text, error))
         return FALSE;
     l->generation++;
@@ -268,12 +277,29 @@ gboolean vn_ledger_commit(VnLedger *l, GError **error)
     return TRUE;
 }
 
-gboolean vn_ledger_was_missing(const VnLedger *l) { return l->was_missing; }
-const gchar *vn_ledger_path(const VnLedger *l) { return l->path; }
-guint64 vn_ledger_generation(const VnLedger *l) { return l->generation; }
-GPtrArray *vn_ledger_records(const VnLedger *l) { return l->records; }
+gboolean
+vn_ledger_was_missing(const VnLedger *l)
+{
+    return l->was_missing;
+}
+const gchar *
+vn_ledger_path(const VnLedger *l)
+{
+    return l->path;
+}
+guint64
+vn_ledger_generation(const VnLedger *l)
+{
+    return l->generation;
+}
+GPtrArray *
+vn_ledger_records(const VnLedger *l)
+{
+    return l->records;
+}
 
-VnLedgerRecord *vn_ledger_lookup(const VnLedger *l, const gchar *uuid)
+VnLedgerRecord *
+vn_ledger_lookup(const VnLedger *l, const gchar *uuid)
 {
     for (guint i = 0; i < l->records->len; i++) {
         VnLedgerRecord *r = g_ptr_array_index(l->records, i);
@@ -283,7 +309,8 @@ VnLedgerRecord *vn_ledger_lookup(const VnLedger *l, const gchar *uuid)
     return NULL;
 }
 
-VnLedgerRecord *vn_ledger_lookup_name(const VnLedger *l, const gchar *name)
+VnLedgerRecord *
+vn_ledger_lookup_name(const VnLedger *l, const gchar *name)
 {
     for (guint i = 0; i < l->records->len; i++) {
         VnLedgerRecord *r = g_ptr_array_index(l->records, i);
@@ -293,13 +320,15 @@ VnLedgerRecord *vn_ledger_lookup_name(const VnLedger *l, const gchar *name)
     return NULL;
 }
 
-gboolean vn_ledger_remove(VnLedger *l, const gchar *uuid)
+gboolean
+vn_ledger_remove(VnLedger *l, const gchar *uuid)
 {
     VnLedgerRecord *r = vn_ledger_lookup(l, uuid);
     return r && g_ptr_array_remove(l->records, r);
 }
 
-void vn_ledger_put(VnLedger *l, VnLedgerRecord *r)
+void
+vn_ledger_put(VnLedger *l, VnLedgerRecord *r)
 {
     g_return_if_fail(r != NULL && r->uuid != NULL);
     vn_ledger_remove(l, r->uuid);

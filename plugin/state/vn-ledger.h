@@ -43,15 +43,15 @@
 #define VN_LEDGER_ERROR (vn_ledger_error_quark())
 GQuark vn_ledger_error_quark(void);
 typedef enum {
-    VN_LEDGER_ERROR_IO,       /* state dir or file unusable */
-    VN_LEDGER_ERROR_LOCK,     /* flock failed or timed out */
-    VN_LEDGER_ERROR_CORRUPT,  /* not a ledger: bad JSON or content */
+    VN_LEDGER_ERROR_IO,      /* state dir or file unusable */
+    VN_LEDGER_ERROR_LOCK,    /* flock failed or timed out */
+    VN_LEDGER_ERROR_CORRUPT, /* not a ledger: bad JSON or content */
     VN_LEDGER_ERROR_MAX
 } VnLedgerError;
 
 typedef enum {
-    VN_LEDGER_STATE_RESERVED,  /* prepare done, QEMU not confirmed yet */
-    VN_LEDGER_STATE_RUNNING,   /* started or re-registered */
+    VN_LEDGER_STATE_RESERVED, /* prepare done, QEMU not confirmed yet */
+    VN_LEDGER_STATE_RUNNING,  /* started or re-registered */
     VN_LEDGER_STATE_MAX
 } VnLedgerState;
 
@@ -59,27 +59,27 @@ const gchar *vn_ledger_state_to_string(VnLedgerState s);
 gboolean vn_ledger_state_from_string(const gchar *s, VnLedgerState *ret_s);
 
 typedef struct {
-    guint id;            /* guest cell id */
-    guint node_os_id;    /* host node (kernel number) */
-    guint vcpus;         /* guest vCPUs in this cell */
-    gchar *cpus;         /* host CPUs, cpulist such as "0-3,8" */
-    guint64 memory_kib;  /* guest memory of this cell */
+    guint id;           /* guest cell id */
+    guint node_os_id;   /* host node (kernel number) */
+    guint vcpus;        /* guest vCPUs in this cell */
+    gchar *cpus;        /* host CPUs, cpulist such as "0-3,8" */
+    guint64 memory_kib; /* guest memory of this cell */
 } VnLedgerCell;
 
 typedef struct {
-    gchar *uuid;         /* key */
+    gchar *uuid; /* key */
     gchar *name;
     VnLedgerState state;
-    gboolean needs_apply;/* the hook asked for a live apply after start */
-    gboolean dedicated;  /* cells' cpus are owned 1:1 */
+    gboolean needs_apply; /* the hook asked for a live apply after start */
+    gboolean dedicated;   /* cells' cpus are owned 1:1 */
     VnPriority priority;
-    guint64 hugepage_kib;/* 0: normal pages */
-    gint64 time;         /* unix seconds of the last change */
+    guint64 hugepage_kib; /* 0: normal pages */
+    gint64 time;          /* unix seconds of the last change */
     /* A hold with a deadline (vnumad's reservations, keyed
      * "reservation:<id>"): unix seconds after which the record lapses and
      * is reclaimed; 0 = none (written to the file only when set). */
     gint64 expires;
-    GArray *cells;       /* of VnLedgerCell, owns the strings */
+    GArray *cells; /* of VnLedgerCell, owns the strings */
 } VnLedgerRecord;
 
 VnLedgerRecord *vn_ledger_record_new(const gchar *uuid, const gchar *name);
@@ -88,9 +88,8 @@ VnLedgerRecord *vn_ledger_record_copy(const VnLedgerRecord *r);
 gboolean vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b);
 void vn_ledger_record_free(VnLedgerRecord *r);
 /* Appends a cell; `cpus` is copied. */
-void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id,
-                               guint vcpus, const gchar *cpus,
-                               guint64 memory_kib);
+void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id, guint vcpus,
+                               const gchar *cpus, guint64 memory_kib);
 guint vn_ledger_record_vcpus(const VnLedgerRecord *r);
 guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r);
 /* "1,3": the record's host nodes, ascending, each once. */
@@ -106,8 +105,7 @@ typedef struct _VnLedger VnLedger;
  * vn_ledger_open_fresh() to start over from libvirt's state. */
 VnLedger *vn_ledger_open(const gchar *state_dir, GError **error);
 /* Same with another lock wait (tests). */
-VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms,
-                                      GError **error);
+VnLedger *vn_ledger_open_with_timeout(const gchar *state_dir, guint timeout_ms, GError **error);
 /* Like vn_ledger_open() but ignores (and on commit replaces) whatever
  * ledger.json holds; vn_ledger_was_missing() is TRUE. */
 VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error);
@@ -121,8 +119,8 @@ VnLedger *vn_ledger_open_fresh(const gchar *state_dir, GError **error);
  * then gets one line for the log naming the file, what is wrong with it
  * and its new name; NULL when the file was fine or missing.  Other errors
  * (lock, I/O, a failed rename) as vn_ledger_open(). */
-VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now,
-                                       gchar **ret_set_aside, GError **error);
+VnLedger *vn_ledger_open_setting_aside(const gchar *state_dir, gint64 now, gchar **ret_set_aside,
+                                       GError **error);
 /* A read-only copy without taking the lock (safe: writes are atomic).
  * Missing file = empty ledger.  vn_ledger_commit() on it is refused. */
 VnLedger *vn_ledger_snapshot(const gchar *state_dir, GError **error);
@@ -145,9 +143,8 @@ gboolean vn_ledger_remove(VnLedger *l, const gchar *uuid);
 
 /* Text form (vn-ledger-json.c).  `origin` names the input in errors. */
 gchar *vn_ledger_format(GPtrArray *records, guint64 generation);
-gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin,
-                         GPtrArray **ret_records, guint64 *ret_generation,
-                         GError **error);
+gboolean vn_ledger_parse(const gchar *text, gsize len, const gchar *origin, GPtrArray **ret_records,
+                         guint64 *ret_generation, GError **error);
 /* The pair a ledger opened for a change uses: the parse also returns, in
  * `ret_as_read` (a new table), each record's object as read with a copy
  * of the record, keyed by the record; the format writes a record that
@@ -167,9 +164,8 @@ gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTab
  * Cells on nodes `t` does not have are skipped: they cannot compete for
  * its nodes.  `skip_uuid` (may be NULL) leaves one domain out, for a
  * domain being re-validated against everyone else. */
-void vn_ledger_to_load(const VnLedger *l, const VnTopology *t,
-                       const VnPolicy *policy, const gchar *skip_uuid,
-                       VnLoad *load);
+void vn_ledger_to_load(const VnLedger *l, const VnTopology *t, const VnPolicy *policy,
+                       const gchar *skip_uuid, VnLoad *load);
 
 /* The running domains of `l` as the rebalancer's residents on `t`
  * (vn-ledger-load.c): reserved starts and holds with `expires` are not
@@ -185,9 +181,8 @@ GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t);
  * host-reserved, hugepages available.  FALSE with a one-line reason in
  * `ret_reason` ("node 1: 512 MiB usable memory left, cell 0 needs 2048
  * MiB"). */
-gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
-                               const VnLoad *load, const VnPolicy *policy,
-                               gchar **ret_reason);
+gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t, const VnLoad *load,
+                               const VnPolicy *policy, gchar **ret_reason);
 
 /* Removes records whose domain no longer runs: no status file
  * <run_dir>/<name>.xml (libvirt keeps one per running domain, by default
@@ -195,8 +190,8 @@ gboolean vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t,
  * `reserved_grace_s` seconds after their time (a start in progress has no
  * status file yet).  Returns how many were removed; names in
  * `ret_removed` (may be NULL). */
-guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now,
-                        guint reserved_grace_s, GPtrArray **ret_removed);
+guint vn_ledger_reclaim(VnLedger *l, const gchar *run_dir, gint64 now, guint reserved_grace_s,
+                        GPtrArray **ret_removed);
 
 /* Removes only records whose `expires` has passed (now >= expires),
  * whether or not a domain of that name runs.  Returns how many; their

@@ -18,13 +18,13 @@
 
 typedef struct {
     const VnLedgerRecord *r;
-    VnDataplaneSteerFlags flags;  /* DRIFTED_ONLY: drift repair */
-    VnBitmap *emulator_cpus;  /* the first cell's CPUs */
-    VnBitmap *cpus;           /* every cell's CPUs */
-    VnBitmap *nodes;          /* every cell's node */
+    VnDataplaneSteerFlags flags; /* DRIFTED_ONLY: drift repair */
+    VnBitmap *emulator_cpus;     /* the first cell's CPUs */
+    VnBitmap *cpus;              /* every cell's CPUs */
+    VnBitmap *nodes;             /* every cell's node */
     GPtrArray *log;
-    GPtrArray *failed_log;    /* repair: failures apart; NULL: into `log` */
-    GHashTable *kthreads;     /* vhost kthreads of every QEMU, or NULL */
+    GPtrArray *failed_log; /* repair: failures apart; NULL: into `log` */
+    GHashTable *kthreads;  /* vhost kthreads of every QEMU, or NULL */
     guint failed;
 } Follow;
 
@@ -48,8 +48,8 @@ follow_init(Follow *f, GError **error)
 
         if (!cpus || vn_bitmap_is_empty(cpus) || cell->node_os_id >= MAX_NODES) {
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
-                        "cell %u of %s: CPUs \"%s\" on node %u cannot be steered to",
-                        cell->id, f->r->name, cell->cpus, cell->node_os_id);
+                        "cell %u of %s: CPUs \"%s\" on node %u cannot be steered to", cell->id,
+                        f->r->name, cell->cpus, cell->node_os_id);
             return FALSE;
         }
         if (i == 0)
@@ -70,8 +70,8 @@ static void
 take_lines(Follow *f, const gchar *prefix, GPtrArray *lines)
 {
     for (guint i = 0; i < lines->len; i++)
-        g_ptr_array_add(f->log, g_strdup_printf("%s: %s", prefix,
-                                                (const gchar *)g_ptr_array_index(lines, i)));
+        g_ptr_array_add(
+            f->log, g_strdup_printf("%s: %s", prefix, (const gchar *)g_ptr_array_index(lines, i)));
 }
 
 static gboolean
@@ -81,8 +81,7 @@ repairing(const Follow *f)
 }
 
 /* A failed step's line, in the failures when they are kept apart. */
-static void G_GNUC_PRINTF(2, 3)
-failure(Follow *f, const gchar *fmt, ...)
+static void G_GNUC_PRINTF(2, 3) failure(Follow *f, const gchar *fmt, ...)
 {
     va_list args;
 
@@ -105,8 +104,7 @@ steer_logged(Follow *f, const gchar *prefix, const GArray *ids, gboolean whole_p
 {
     g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GError) error = NULL;
-    gboolean ok = vn_dataplane_steer_full(ids, whole_process, cpus, nodes, f->flags, lines,
-                                          &error);
+    gboolean ok = vn_dataplane_steer_full(ids, whole_process, cpus, nodes, f->flags, lines, &error);
 
     take_lines(f, prefix, lines);
     if (!ok)
@@ -135,16 +133,16 @@ follow_vhost(Follow *f)
 
     if (!qemu_pid(f, &pid, &error) ||
         !(tids = f->kthreads
-                 ? vn_dataplane_vhost_threads_indexed("/", (pid_t)pid, f->kthreads, &error)
-                 : vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
+                     ? vn_dataplane_vhost_threads_indexed("/", (pid_t)pid, f->kthreads, &error)
+                     : vn_dataplane_vhost_threads("/", (pid_t)pid, &error))) {
         step_failed(f, "vhost workers", error);
         return;
     }
     if (tids->len == 0 && repairing(f))
         return;
     if (tids->len == 0) {
-        g_ptr_array_add(f->log, g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT,
-                                                pid));
+        g_ptr_array_add(f->log,
+                        g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT, pid));
         return;
     }
     steer_logged(f, "vhost worker", tids, FALSE, f->emulator_cpus, NULL);
@@ -162,7 +160,8 @@ follow_spec(Follow *f, const VnConfig *c, const gchar *spec)
         return;
     if (users > 1) {
         g_ptr_array_add(f->log, g_strdup_printf("%s: shared by %u VMs in [dataplane], "
-                                                "not steered", prefix, users));
+                                                "not steered",
+                                                prefix, users));
         return;
     }
     pids = vn_dataplane_resolve(spec, NULL, &error);
@@ -186,8 +185,7 @@ follow_all(Follow *f, const VnConfig *c)
 }
 
 gboolean
-vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_log,
-                    GError **error)
+vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_log, GError **error)
 {
     g_auto(Follow) f = { .r = r, .log = ret_log };
 
@@ -207,8 +205,10 @@ gboolean
 vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GHashTable *vhost_kthreads,
                     GPtrArray *ret_resteered, GPtrArray *ret_failed, GError **error)
 {
-    g_auto(Follow) f = { .r = r, .flags = VN_DATAPLANE_STEER_DRIFTED_ONLY,
-                         .log = ret_resteered, .failed_log = ret_failed,
+    g_auto(Follow) f = { .r = r,
+                         .flags = VN_DATAPLANE_STEER_DRIFTED_ONLY,
+                         .log = ret_resteered,
+                         .failed_log = ret_failed,
                          .kthreads = vhost_kthreads };
     gint64 pid = 0;
 

@@ -19,10 +19,10 @@
 typedef struct {
     cpu_set_t *set;
     gsize set_size;
-    gchar *cpus_text;        /* "0-3" for the log */
-    const VnBitmap *nodes;   /* NULL: affinity only */
-    gboolean drifted_only;   /* VN_DATAPLANE_STEER_DRIFTED_ONLY */
-    GPtrArray *log;          /* may be NULL */
+    gchar *cpus_text;      /* "0-3" for the log */
+    const VnBitmap *nodes; /* NULL: affinity only */
+    gboolean drifted_only; /* VN_DATAPLANE_STEER_DRIFTED_ONLY */
+    GPtrArray *log;        /* may be NULL */
 } Steer;
 
 static void
@@ -34,8 +34,7 @@ steer_clear(Steer *s)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Steer, steer_clear)
 
-static void G_GNUC_PRINTF(2, 3)
-log_line(const Steer *s, const gchar *fmt, ...)
+static void G_GNUC_PRINTF(2, 3) log_line(const Steer *s, const gchar *fmt, ...)
 {
     va_list args;
 
@@ -56,7 +55,7 @@ steer_init(Steer *s, const VnBitmap *cpus, GError **error)
     s->set = CPU_ALLOC(n);
     s->set_size = CPU_ALLOC_SIZE(n);
     CPU_ZERO_S(s->set_size, s->set);
-    VN_BITMAP_FOREACH(cpus, cpu) {
+    VN_BITMAP_FOREACH (cpus, cpu) {
         if ((guint)cpu >= n) {
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
                         "CPU %d is beyond the %u CPUs a thread can be given", cpu, n);
@@ -164,12 +163,12 @@ steer_tasks_once(const Steer *s, pid_t pid, GHashTable *done, Count *count, VnBi
         err = pin_thread(s, (pid_t)tid, &kept, was);
         if (err && err != ESRCH) {
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
-                        "sched_setaffinity(process %d thread %d, CPUs %s): %s", (int)pid,
-                        (int)tid, s->cpus_text, g_strerror(err));
+                        "sched_setaffinity(process %d thread %d, CPUs %s): %s", (int)pid, (int)tid,
+                        s->cpus_text, g_strerror(err));
             return FALSE;
         }
         if (err)
-            continue;   /* ESRCH: exited meanwhile */
+            continue; /* ESRCH: exited meanwhile */
         fresh++;
         if (kept)
             count->kept++;
@@ -187,7 +186,7 @@ nodemask_new(const VnBitmap *nodes, GError **error)
 {
     struct bitmask *mask = numa_allocate_nodemask();
 
-    VN_BITMAP_FOREACH(nodes, node) {
+    VN_BITMAP_FOREACH (nodes, node) {
         if (node > numa_max_possible_node()) {
             numa_bitmask_free(mask);
             g_set_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER,
@@ -234,9 +233,9 @@ migrate(const Steer *s, pid_t pid, gchar **ret_text, GError **error)
                     g_strerror(err));
         return FALSE;
     }
-    *ret_text = left < 0 ? g_strdup("gone before its pages moved")
-                         : g_strdup_printf("existing pages -> node(s) %s (%d not moved)",
-                                           nodes_text, left);
+    *ret_text =
+        left < 0 ? g_strdup("gone before its pages moved")
+                 : g_strdup_printf("existing pages -> node(s) %s (%d not moved)", nodes_text, left);
     return TRUE;
 }
 
@@ -270,7 +269,7 @@ steer_process(const Steer *s, pid_t pid, GError **error)
         if (!steer_tasks_once(s, pid, done, &count, was, &fresh, error))
             return FALSE;
     if (s->drifted_only && count.pinned == 0)
-        return TRUE;   /* in place, or gone: nothing to say, no page to move */
+        return TRUE; /* in place, or gone: nothing to say, no page to move */
     if (count.pinned + count.kept == 0) {
         log_line(s, "process %d is gone, not steered", (int)pid);
         return TRUE;
@@ -279,32 +278,32 @@ steer_process(const Steer *s, pid_t pid, GError **error)
         return FALSE;
     if (s->drifted_only) {
         was_text = vn_cpulist_format(was);
-        log_line(s, "process %d: %u thread(s), CPUs %s -> %s%s%s", (int)pid, count.pinned,
-                 was_text, s->cpus_text, pages ? ", " : "", pages ? pages : "");
+        log_line(s, "process %d: %u thread(s), CPUs %s -> %s%s%s", (int)pid, count.pinned, was_text,
+                 s->cpus_text, pages ? ", " : "", pages ? pages : "");
         return TRUE;
     }
-    kept = count.kept ? g_strdup_printf(" (%u already within them, kept)", count.kept)
-                      : g_strdup("");
-    log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s%s", (int)pid, count.pinned,
-             s->cpus_text, kept, pages ? "; " : "", pages ? pages : "");
+    kept =
+        count.kept ? g_strdup_printf(" (%u already within them, kept)", count.kept) : g_strdup("");
+    log_line(s, "process %d: %u thread(s) -> CPUs %s%s%s%s", (int)pid, count.pinned, s->cpus_text,
+             kept, pages ? "; " : "", pages ? pages : "");
     return TRUE;
 }
 
 gboolean
-vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
-                   const VnBitmap *cpus, const VnBitmap *nodes,
-                   GPtrArray *ret_log, GError **error)
+vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process, const VnBitmap *cpus,
+                   const VnBitmap *nodes, GPtrArray *ret_log, GError **error)
 {
     return vn_dataplane_steer_full(pids_or_tids, whole_process, cpus, nodes,
                                    VN_DATAPLANE_STEER_DEFAULT, ret_log, error);
 }
 
 gboolean
-vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_process,
-                        const VnBitmap *cpus, const VnBitmap *nodes,
-                        VnDataplaneSteerFlags flags, GPtrArray *ret_log, GError **error)
+vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_process, const VnBitmap *cpus,
+                        const VnBitmap *nodes, VnDataplaneSteerFlags flags, GPtrArray *ret_log,
+                        GError **error)
 {
-    g_auto(Steer) s = { .nodes = nodes, .log = ret_log,
+    g_auto(Steer) s = { .nodes = nodes,
+                        .log = ret_log,
                         .drifted_only = (flags & VN_DATAPLANE_STEER_DRIFTED_ONLY) != 0 };
     g_return_val_if_fail(pids_or_tids != NULL, FALSE);
     g_return_val_if_fail(cpus != NULL && !vn_bitmap_is_empty(cpus), FALSE);

@@ -6,13 +6,11 @@
 #include <stdarg.h>
 #include <string.h>
 
-
 /* A unit's cgroup nests no deeper than this in practice (Delegate= trees
  * of container managers); deeper is cut rather than followed forever. */
 #define MAX_CGROUP_DEPTH 16
 
-static gboolean G_GNUC_PRINTF(3, 4)
-fail(GError **error, gint code, const gchar *fmt, ...)
+static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, gint code, const gchar *fmt, ...)
 {
     va_list args;
     GError *e;
@@ -90,8 +88,8 @@ resolve_pidfile(const gchar *spec, const gchar *path, const gchar *sysroot, GErr
     if (eol)
         *eol = '\0';
     if (!parse_pid(g_strstrip(text), &pid)) {
-        fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s holds \"%.20s\", not a pid",
-             spec, file, text);
+        fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s holds \"%.20s\", not a pid", spec, file,
+             text);
         return NULL;
     }
     g_array_append_val(pids, pid);
@@ -100,8 +98,7 @@ resolve_pidfile(const gchar *spec, const gchar *path, const gchar *sysroot, GErr
 
 /* Adds the pids of <dir>/cgroup.procs and of every sub-cgroup of `dir`. */
 static gboolean
-read_cgroup_procs(const gchar *spec, const gchar *dir, guint depth, GArray *pids,
-                  GError **error)
+read_cgroup_procs(const gchar *spec, const gchar *dir, guint depth, GArray *pids, GError **error)
 {
     g_autofree gchar *procs = g_build_filename(dir, "cgroup.procs", NULL);
     g_autofree gchar *text = NULL;
@@ -119,8 +116,8 @@ read_cgroup_procs(const gchar *spec, const gchar *dir, guint depth, GArray *pids
         if (!*g_strstrip(lines[i]))
             continue;
         if (!parse_pid(lines[i], &pid))
-            return fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s: \"%.20s\" is not a pid",
-                        spec, procs, lines[i]);
+            return fail(error, VN_DATAPLANE_ERROR_RESOLVE, "%s: %s: \"%.20s\" is not a pid", spec,
+                        procs, lines[i]);
         g_array_append_val(pids, pid);
     }
     d = depth < MAX_CGROUP_DEPTH ? g_dir_open(dir, 0, NULL) : NULL;
@@ -139,7 +136,9 @@ static gchar *
 unit_cgroup_dir(const gchar *unit, const gchar *sysroot)
 {
     static const gchar *const roots[] = {
-        "sys/fs/cgroup", "sys/fs/cgroup/unified", "sys/fs/cgroup/systemd",
+        "sys/fs/cgroup",
+        "sys/fs/cgroup/unified",
+        "sys/fs/cgroup/systemd",
     };
 
     for (gsize i = 0; i < G_N_ELEMENTS(roots); i++) {
@@ -162,7 +161,8 @@ resolve_unit(const gchar *spec, const gchar *unit, const gchar *sysroot, GError 
     if (!dir) {
         fail(error, VN_DATAPLANE_ERROR_RESOLVE,
              "%s: no cgroup system.slice/%s under %s (v2, hybrid or v1 name=systemd): "
-             "is the unit running?", spec, unit, cgroup_root);
+             "is the unit running?",
+             spec, unit, cgroup_root);
         return NULL;
     }
     if (!read_cgroup_procs(spec, dir, 0, pids, error))
@@ -274,8 +274,7 @@ vn_dataplane_vhost_threads_indexed(const gchar *procroot, pid_t qemu_pid, GHashT
 
     g_return_val_if_fail(qemu_pid > 0 && kthreads != NULL, NULL);
     if (!scan_vhost_comms(tasks, ids, NULL, &local)) {
-        fail(error, VN_DATAPLANE_ERROR_PROC, "QEMU process %d: %s", (int)qemu_pid,
-             local->message);
+        fail(error, VN_DATAPLANE_ERROR_PROC, "QEMU process %d: %s", (int)qemu_pid, local->message);
         return NULL;
     }
     /* Before Linux 6.4: kthreads of their own, never the QEMU pid itself. */

@@ -77,8 +77,8 @@ GArray *vn_dataplane_resolve(const gchar *spec, const gchar *sysroot, GError **e
  * refusal (EPERM, EINVAL: no allowed CPU in `cpus`...), after the ids
  * before it were steered. */
 gboolean vn_dataplane_steer(const GArray *pids_or_tids, gboolean whole_process,
-                            const VnBitmap *cpus, const VnBitmap *nodes,
-                            GPtrArray *ret_log, GError **error);
+                            const VnBitmap *cpus, const VnBitmap *nodes, GPtrArray *ret_log,
+                            GError **error);
 
 /* How vn_dataplane_steer_full() steers. */
 typedef enum {
@@ -97,8 +97,7 @@ typedef enum {
 /* vn_dataplane_steer() with `flags` (unknown flags are refused). */
 gboolean vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_process,
                                  const VnBitmap *cpus, const VnBitmap *nodes,
-                                 VnDataplaneSteerFlags flags, GPtrArray *ret_log,
-                                 GError **error);
+                                 VnDataplaneSteerFlags flags, GPtrArray *ret_log, GError **error);
 
 /* vn-dataplane-follow.c: everything above for the running domain of
  * record `r`, as `vnumactl apply` does after the live pins:
@@ -111,8 +110,8 @@ gboolean vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_proc
  * One line per step in `ret_log` (GPtrArray of gchar*).  Every step is
  * tried; when any failed, FALSE with VN_DATAPLANE_ERROR_STEER counting
  * them (each is in the log). */
-gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c,
-                             GPtrArray *ret_log, GError **error);
+gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_log,
+                             GError **error);
 
 /* vn-dataplane-follow.c: drift repair for the running domain of record
  * `r` (vnumad's sampling timer): the same threads and processes, found
@@ -132,7 +131,5 @@ gboolean vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c,
  * the record itself has no cells or CPUs to steer to.  `vhost_kthreads`:
  * a vn_dataplane_vhost_kthreads() of this sample shared by every VM
  * checked, or NULL to scan /proc for this one. */
-gboolean vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c,
-                             GHashTable *vhost_kthreads,
-                             GPtrArray *ret_resteered, GPtrArray *ret_failed,
-                             GError **error);
+gboolean vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GHashTable *vhost_kthreads,
+                             GPtrArray *ret_resteered, GPtrArray *ret_failed, GError **error);

@@ -4,7 +4,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-G_DEFINE_QUARK(vn-libvirt-error-quark, vn_libvirt_error)
+G_DEFINE_QUARK(vn-libvirt-error-quark, vn_libvirt_error);
 
 struct _VnLibvirt {
     virConnectPtr conn;
@@ -22,8 +22,7 @@ quiet(void *data, virErrorPtr e)
 static void
 set_error(GError **error, VnLibvirtError code, const gchar *uri, const gchar *what)
 {
-    g_set_error(error, VN_LIBVIRT_ERROR, code, "%s: %s: %s", uri, what,
-                virGetLastErrorMessage());
+    g_set_error(error, VN_LIBVIRT_ERROR, code, "%s: %s: %s", uri, what, virGetLastErrorMessage());
 }
 
 VnLibvirt *
@@ -70,14 +69,13 @@ lookup(VnLibvirt *c, const gchar *name, GError **error)
     if (!dom && strlen(name) == VIR_UUID_STRING_BUFLEN - 1)
         dom = virDomainLookupByUUIDString(c->conn, name);
     if (!dom)
-        g_set_error(error, VN_LIBVIRT_ERROR, VN_LIBVIRT_ERROR_NO_DOMAIN,
-                    "%s: no domain named '%s'", c->uri, name);
+        g_set_error(error, VN_LIBVIRT_ERROR, VN_LIBVIRT_ERROR_NO_DOMAIN, "%s: no domain named '%s'",
+                    c->uri, name);
     return dom;
 }
 
 gchar *
-vn_libvirt_get_definition(VnLibvirt *c, const gchar *name, gboolean *ret_active,
-                          GError **error)
+vn_libvirt_get_definition(VnLibvirt *c, const gchar *name, gboolean *ret_active, GError **error)
 {
     virDomainPtr dom = lookup(c, name, error);
     char *xml;

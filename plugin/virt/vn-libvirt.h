@@ -14,9 +14,9 @@
 #define VN_LIBVIRT_ERROR (vn_libvirt_error_quark())
 GQuark vn_libvirt_error_quark(void);
 typedef enum {
-    VN_LIBVIRT_ERROR_CONNECT,    /* cannot connect to the daemon */
-    VN_LIBVIRT_ERROR_NO_DOMAIN,  /* no domain of that name or UUID */
-    VN_LIBVIRT_ERROR_FAILED,     /* libvirt refused the call */
+    VN_LIBVIRT_ERROR_CONNECT,   /* cannot connect to the daemon */
+    VN_LIBVIRT_ERROR_NO_DOMAIN, /* no domain of that name or UUID */
+    VN_LIBVIRT_ERROR_FAILED,    /* libvirt refused the call */
     VN_LIBVIRT_ERROR_MAX
 } VnLibvirtError;
 

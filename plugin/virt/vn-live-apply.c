@@ -11,18 +11,19 @@
 #include "vn-ledger-domain.h"
 #include "vn-live-apply.h"
 
-G_DEFINE_QUARK(vn-live-apply-error-quark, vn_live_apply_error)
+G_DEFINE_QUARK(vn-live-apply-error-quark, vn_live_apply_error);
 
 typedef struct {
     virDomainPtr dom;
     const VnLedgerRecord *r;
-    gint64 deadline;          /* monotonic µs */
-    int n_cpus;               /* host CPUs (libvirt's numbering) */
+    gint64 deadline; /* monotonic µs */
+    int n_cpus;      /* host CPUs (libvirt's numbering) */
     int maplen;
     GPtrArray *log;
 } Ctx;
 
-static gboolean libvirt_error(GError **error, const gchar *what)
+static gboolean
+libvirt_error(GError **error, const gchar *what)
 {
     g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "%s: %s", what,
                 virGetLastErrorMessage());
@@ -30,7 +31,8 @@ static gboolean libvirt_error(GError **error, const gchar *what)
 }
 
 /* Busy or still starting: worth another try before the deadline. */
-static gboolean transient(const Ctx *x)
+static gboolean
+transient(const Ctx *x)
 {
     virErrorPtr e = virGetLastError();
     if (!e || g_get_monotonic_time() > x->deadline)
@@ -41,7 +43,8 @@ static gboolean transient(const Ctx *x)
 /* Running: go.  Shut off, crashed, or gone: give up at once (the domain
  * stopped before we came).  Anything else (paused while starting, a busy
  * job): wait until the deadline. */
-static gboolean wait_running(Ctx *x, GError **error)
+static gboolean
+wait_running(Ctx *x, GError **error)
 {
     for (;;) {
         int state = 0, reason = 0;
@@ -66,7 +69,8 @@ static gboolean wait_running(Ctx *x, GError **error)
 }
 
 /* A cpumap of `cpus` (a cpulist); NULL + error if a CPU is not the host's. */
-static guchar *cpumap_new(const Ctx *x, const gchar *cpus, GError **error)
+static guchar *
+cpumap_new(const Ctx *x, const gchar *cpus, GError **error)
 {
     g_autoptr(GError) local = NULL;
     g_autoptr(VnBitmap) b = vn_cpulist_parse(cpus, (guint)x->n_cpus, &local);
@@ -77,18 +81,19 @@ static guchar *cpumap_new(const Ctx *x, const gchar *cpus, GError **error)
         return NULL;
     }
     guchar *map = g_malloc0(x->maplen);
-    VN_BITMAP_FOREACH(b, cpu)
+    VN_BITMAP_FOREACH (b, cpu)
         VIR_USE_CPU(map, cpu);
     return map;
 }
 
 /* The `k`-th CPU of `cpus` as a one-CPU list (dedicated pins). */
-static gchar *nth_cpu(const Ctx *x, const gchar *cpus, guint k)
+static gchar *
+nth_cpu(const Ctx *x, const gchar *cpus, guint k)
 {
     g_autoptr(VnBitmap) b = vn_cpulist_parse(cpus, (guint)x->n_cpus, NULL);
     guint i = 0;
     if (b) {
-        VN_BITMAP_FOREACH(b, cpu) {
+        VN_BITMAP_FOREACH (b, cpu) {
             if (i++ == k % vn_bitmap_count(b))
                 return g_strdup_printf("%d", cpu);
         }
@@ -96,7 +101,8 @@ static gchar *nth_cpu(const Ctx *x, const gchar *cpus, guint k)
     return g_strdup(cpus);
 }
 
-static gboolean pin_vcpu(Ctx *x, guint vcpu, const gchar *cpus, GError **error)
+static gboolean
+pin_vcpu(Ctx *x, guint vcpu, const gchar *cpus, GError **error)
 {
     g_autofree guchar *map = cpumap_new(x, cpus, error);
     if (!map)
@@ -112,14 +118,14 @@ static gboolean pin_vcpu(Ctx *x, guint vcpu, const gchar *cpus, GError **error)
     return TRUE;
 }
 
-static gboolean pin_vcpus(Ctx *x, GError **error)
+static gboolean
+pin_vcpus(Ctx *x, GError **error)
 {
     guint vcpu = 0;
     for (guint i = 0; i < x->r->cells->len; i++) {
         const VnLedgerCell *c = &g_array_index(x->r->cells, VnLedgerCell, i);
         for (guint k = 0; k < c->vcpus; k++, vcpu++) {
-            g_autofree gchar *cpus = x->r->dedicated ? nth_cpu(x, c->cpus, k)
-                                                     : g_strdup(c->cpus);
+            g_autofree gchar *cpus = x->r->dedicated ? nth_cpu(x, c->cpus, k) : g_strdup(c->cpus);
             if (!pin_vcpu(x, vcpu, cpus, error))
                 return FALSE;
         }
@@ -127,7 +133,8 @@ static gboolean pin_vcpus(Ctx *x, GError **error)
     return TRUE;
 }
 
-static gboolean pin_emulator(Ctx *x, const gchar *cpus, GError **error)
+static gboolean
+pin_emulator(Ctx *x, const gchar *cpus, GError **error)
 {
     g_autofree guchar *map = cpumap_new(x, cpus, error);
     if (!map)
@@ -142,7 +149,8 @@ static gboolean pin_emulator(Ctx *x, const gchar *cpus, GError **error)
 }
 
 /* IOThreads follow the emulator; a failure here is reported, not fatal. */
-static void pin_iothreads(Ctx *x, const gchar *cpus)
+static void
+pin_iothreads(Ctx *x, const gchar *cpus)
 {
     virDomainIOThreadInfoPtr *info = NULL;
     int n = virDomainGetIOThreadInfo(x->dom, &info, VIR_DOMAIN_AFFECT_LIVE);
@@ -160,7 +168,8 @@ static void pin_iothreads(Ctx *x, const gchar *cpus)
 }
 
 /* The QEMU process of the domain, from libvirt's pid file. */
-static pid_t qemu_pid(const Ctx *x)
+static pid_t
+qemu_pid(const Ctx *x)
 {
     g_autofree gchar *file = g_strconcat(x->r->name, ".pid", NULL);
     g_autofree gchar *path = g_build_filename(vn_ledger_libvirt_run_dir(), file, NULL);
@@ -175,22 +184,23 @@ static pid_t qemu_pid(const Ctx *x)
  * are already there with migrate_pages(2).  The domain's own policy stays
  * as it was, so memory it allocates later may land elsewhere; the log says
  * so. */
-static void migrate_pages_fallback(Ctx *x, const gchar *nodes)
+static void
+migrate_pages_fallback(Ctx *x, const gchar *nodes)
 {
     pid_t pid = qemu_pid(x);
     struct bitmask *to = numa_available() < 0 ? NULL : numa_parse_nodestring(nodes);
     if (!pid || !to) {
-        g_ptr_array_add(x->log, g_strdup_printf("pages not migrated: %s",
-                                                pid ? "libnuma cannot use the nodes"
-                                                    : "no QEMU pid file"));
+        g_ptr_array_add(x->log,
+                        g_strdup_printf("pages not migrated: %s",
+                                        pid ? "libnuma cannot use the nodes" : "no QEMU pid file"));
         if (to)
             numa_bitmask_free(to);
         return;
     }
     int left = numa_migrate_pages(pid, numa_all_nodes_ptr, to);
     if (left < 0)
-        g_ptr_array_add(x->log, g_strdup_printf("migrate_pages(%d -> %s) failed: %s",
-                                                (int)pid, nodes, g_strerror(errno)));
+        g_ptr_array_add(x->log, g_strdup_printf("migrate_pages(%d -> %s) failed: %s", (int)pid,
+                                                nodes, g_strerror(errno)));
     else
         g_ptr_array_add(x->log, g_strdup_printf("existing pages migrated to node(s) %s with "
                                                 "migrate_pages(2), %d not moved; new "
@@ -201,7 +211,8 @@ static void migrate_pages_fallback(Ctx *x, const gchar *nodes)
 
 /* Memory follows live only in restrictive mode (or without <numatune>);
  * otherwise the pages are migrated once and the log says so. */
-static void set_nodeset(Ctx *x)
+static void
+set_nodeset(Ctx *x)
 {
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(x->r);
     virTypedParameterPtr params = NULL;
@@ -210,17 +221,20 @@ static void set_nodeset(Ctx *x)
         virDomainSetNumaParameters(x->dom, params, n, VIR_DOMAIN_AFFECT_LIVE) == 0) {
         g_ptr_array_add(x->log, g_strdup_printf("memory nodeset -> %s", nodes));
     } else {
-        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset not changed live (%s): %s",
-                                                nodes, virGetLastErrorMessage()));
+        g_ptr_array_add(x->log, g_strdup_printf("memory nodeset not changed live (%s): %s", nodes,
+                                                virGetLastErrorMessage()));
         migrate_pages_fallback(x, nodes);
     }
     virTypedParamsFree(params, n);
 }
 
-gboolean vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s,
-                       GPtrArray *ret_log, GError **error)
+gboolean
+vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s, GPtrArray *ret_log,
+              GError **error)
 {
-    Ctx x = { .dom = dom, .r = r, .log = ret_log,
+    Ctx x = { .dom = dom,
+              .r = r,
+              .log = ret_log,
               .deadline = g_get_monotonic_time() + (gint64)timeout_s * G_USEC_PER_SEC };
     if (r->cells->len == 0) {
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_RECORD,

@@ -23,9 +23,9 @@
 #define VN_LIVE_APPLY_ERROR (vn_live_apply_error_quark())
 GQuark vn_live_apply_error_quark(void);
 typedef enum {
-    VN_LIVE_APPLY_ERROR_LIBVIRT,    /* a libvirt call failed */
-    VN_LIVE_APPLY_ERROR_TIMEOUT,    /* the domain never became running */
-    VN_LIVE_APPLY_ERROR_RECORD,     /* the record does not describe this domain */
+    VN_LIVE_APPLY_ERROR_LIBVIRT, /* a libvirt call failed */
+    VN_LIVE_APPLY_ERROR_TIMEOUT, /* the domain never became running */
+    VN_LIVE_APPLY_ERROR_RECORD,  /* the record does not describe this domain */
     VN_LIVE_APPLY_ERROR_MAX
 } VnLiveApplyError;
 

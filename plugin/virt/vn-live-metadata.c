@@ -15,7 +15,8 @@
 #include "vn-live-apply.h"
 #include "vn-xml-file.h"
 
-static void copy_hints(VnDomainMetadata *m, const VnDomainMetadata *old)
+static void
+copy_hints(VnDomainMetadata *m, const VnDomainMetadata *old)
 {
     if (!old)
         return;
@@ -30,8 +31,8 @@ static void copy_hints(VnDomainMetadata *m, const VnDomainMetadata *old)
         m->threads_per_core = old->threads_per_core;
 }
 
-static VnDomainMetadata *build(const VnLedgerRecord *r, const VnDomainMetadata *old,
-                               guint n_cpus)
+static VnDomainMetadata *
+build(const VnLedgerRecord *r, const VnDomainMetadata *old, guint n_cpus)
 {
     g_autoptr(VnDomainMetadata) m = vn_domain_metadata_new();
     g_autoptr(GDateTime) now = g_date_time_new_now_utc();
@@ -46,7 +47,8 @@ static VnDomainMetadata *build(const VnLedgerRecord *r, const VnDomainMetadata *
     m->hugepage_kib = r->hugepage_kib;
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
-        VnDomainMetaCell mc = { .id = c->id, .node_os_id = c->node_os_id,
+        VnDomainMetaCell mc = { .id = c->id,
+                                .node_os_id = c->node_os_id,
                                 .memory_kib = c->memory_kib };
         mc.cpus = vn_cpulist_parse(c->cpus, n_cpus, NULL);
         if (!mc.cpus)
@@ -61,7 +63,8 @@ static VnDomainMetadata *build(const VnLedgerRecord *r, const VnDomainMetadata *
     return g_steal_pointer(&m);
 }
 
-static void set_ns_deep(xmlNode *n, xmlNs *ns)
+static void
+set_ns_deep(xmlNode *n, xmlNs *ns)
 {
     for (; n; n = n->next) {
         if (n->type != XML_ELEMENT_NODE)
@@ -74,7 +77,8 @@ static void set_ns_deep(xmlNode *n, xmlNs *ns)
 /* libvirt binds the element to the namespace under the key ("vnuma") itself
  * and fails if that prefix is already declared: hand it over in the same
  * namespace as the default one instead (same URI, so the same names). */
-static void to_default_namespace(xmlNode *el)
+static void
+to_default_namespace(xmlNode *el)
 {
     xmlNs *old = el->nsDef;
     el->nsDef = NULL;
@@ -85,7 +89,8 @@ static void to_default_namespace(xmlNode *el)
 }
 
 /* The current vnuma metadata of the running domain, for its hints. */
-static VnDomain *live_domain(virDomainPtr dom)
+static VnDomain *
+live_domain(virDomainPtr dom)
 {
     g_autofree gchar *xml = NULL;
     char *raw = virDomainGetXMLDesc(dom, 0);
@@ -96,8 +101,8 @@ static VnDomain *live_domain(virDomainPtr dom)
     return vn_domain_load_buffer(xml, strlen(xml), "live domain XML", NULL);
 }
 
-gboolean vn_live_apply_metadata(virDomainPtr dom, const VnLedgerRecord *r, guint n_cpus,
-                                GError **error)
+gboolean
+vn_live_apply_metadata(virDomainPtr dom, const VnLedgerRecord *r, guint n_cpus, GError **error)
 {
     g_autoptr(VnDomain) d = live_domain(dom);
     g_autoptr(VnDomainMetadata) m = build(r, d ? d->meta : NULL, n_cpus);
@@ -111,15 +116,14 @@ gboolean vn_live_apply_metadata(virDomainPtr dom, const VnLedgerRecord *r, guint
     to_default_namespace(el);
     xmlBuffer *buf = xmlBufferCreate();
     xmlNodeDump(buf, doc, el, 0, 0);
-    int rc = virDomainSetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
-                                  (const char *)xmlBufferContent(buf), VN_DOMAIN_XMLNS_PREFIX,
-                                  VN_DOMAIN_XMLNS, VIR_DOMAIN_AFFECT_LIVE);
+    int rc =
+        virDomainSetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, (const char *)xmlBufferContent(buf),
+                             VN_DOMAIN_XMLNS_PREFIX, VN_DOMAIN_XMLNS, VIR_DOMAIN_AFFECT_LIVE);
     xmlBufferFree(buf);
     xmlFreeNode(el);
     if (rc < 0) {
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT,
-                    "recording the placement in the live metadata: %s",
-                    virGetLastErrorMessage());
+                    "recording the placement in the live metadata: %s", virGetLastErrorMessage());
         return FALSE;
     }
     return TRUE;

@@ -18,16 +18,16 @@
 
 typedef struct {
     const gchar *socket_path;
-    gchar *request;          /* the full HTTP request, sent as is */
+    gchar *request; /* the full HTTP request, sent as is */
     gsize request_len;
     gint total;
-    gint *next;              /* shared request counter (atomic) */
-    GArray *latency_us;      /* of gint64, this thread's */
+    gint *next;         /* shared request counter (atomic) */
+    GArray *latency_us; /* of gint64, this thread's */
     gint errors;
     gchar *first_error;
 } Worker;
 
-static gint64 *rss_marks;    /* RSS KiB at each 10 % (from --pid) */
+static gint64 *rss_marks; /* RSS KiB at each 10 % (from --pid) */
 static gint bench_pid;
 
 static gint64
@@ -72,8 +72,8 @@ read_response(GSocket *s, GString *buf)
 static GSocket *
 connect_unix(const gchar *path, GError **error)
 {
-    g_autoptr(GSocket) s = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
-                                        G_SOCKET_PROTOCOL_DEFAULT, error);
+    g_autoptr(GSocket) s =
+        g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
     g_autoptr(GSocketAddress) a = g_unix_socket_address_new(path);
 
     if (!s || !g_socket_connect(s, a, NULL, error))
@@ -99,7 +99,8 @@ work(gpointer data)
         gint64 t0 = g_get_monotonic_time(), dt;
         gint status;
         if (g_socket_send_with_blocking(s, w->request, w->request_len, TRUE, NULL, NULL) !=
-            (gssize)w->request_len || (status = read_response(s, buf)) < 0) {
+                (gssize)w->request_len ||
+            (status = read_response(s, buf)) < 0) {
             w->errors++;
             w->first_error = w->first_error ? w->first_error : g_strdup("connection lost");
             return NULL;
@@ -152,23 +153,28 @@ main(int argc, char **argv)
     gint64 rss_before, t0, elapsed;
 
     g_option_context_add_main_entries(ctx, entries, NULL);
-    if (!g_option_context_parse(ctx, &argc, &argv, &error) || !socket_path ||
-        requests < 1 || connections < 1 || connections > 1024) {
+    if (!g_option_context_parse(ctx, &argc, &argv, &error) || !socket_path || requests < 1 ||
+        connections < 1 || connections > 1024) {
         fprintf(stderr, "bench-api: %s\n", error ? error->message : "--socket PATH is required");
         return 1;
     }
     if (!body)
         body = g_strdup("{\"vcpus\": 4, \"memory_mib\": 8192}");
-    request = g_strdup_printf("POST %s HTTP/1.1\r\nHost: vnumad\r\nContent-Type: application/json\r\n"
-                              "Content-Length: %zu\r\n\r\n%s", path ? path : "/v1/plan", strlen(body), body);
+    request =
+        g_strdup_printf("POST %s HTTP/1.1\r\nHost: vnumad\r\nContent-Type: application/json\r\n"
+                        "Content-Length: %zu\r\n\r\n%s",
+                        path ? path : "/v1/plan", strlen(body), body);
     rss_marks = g_new0(gint64, 11);
     rss_before = bench_pid ? rss_kib(bench_pid) : -1;
     w = g_new0(Worker, connections);
     threads = g_new0(GThread *, connections);
     t0 = g_get_monotonic_time();
     for (gint i = 0; i < connections; i++) {
-        w[i] = (Worker){ .socket_path = socket_path, .request = request, .request_len = strlen(request),
-                         .total = requests, .next = &next,
+        w[i] = (Worker){ .socket_path = socket_path,
+                         .request = request,
+                         .request_len = strlen(request),
+                         .total = requests,
+                         .next = &next,
                          .latency_us = g_array_new(FALSE, FALSE, sizeof(gint64)) };
         threads[i] = g_thread_new("bench", work, &w[i]);
     }
@@ -187,10 +193,12 @@ main(int argc, char **argv)
         return 1;
     }
     g_array_sort(all, cmp_i64);
-    printf("requests %u  connections %d  errors %d  seconds %.2f\n", all->len, connections, errors, elapsed / 1e6);
+    printf("requests %u  connections %d  errors %d  seconds %.2f\n", all->len, connections, errors,
+           elapsed / 1e6);
     printf("throughput %.0f req/s\n", all->len / (elapsed / 1e6));
-    printf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n", percentile(all, 0.50),
-           percentile(all, 0.90), percentile(all, 0.99), percentile(all, 0.999), percentile(all, 1.0));
+    printf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
+           percentile(all, 0.50), percentile(all, 0.90), percentile(all, 0.99),
+           percentile(all, 0.999), percentile(all, 1.0));
     if (bench_pid) {
         printf("rss KiB: before %" G_GINT64_FORMAT "  at each 10 %%:", rss_before);
         for (gint i = 1; i <= 10; i++)

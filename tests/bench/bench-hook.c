@@ -20,7 +20,8 @@ extern char **environ;
 
 #define N_RESERVATIONS 100
 
-static void fill_ledger(const gchar *dir)
+static void
+fill_ledger(const gchar *dir)
 {
     g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
     g_assert_nonnull(l);
@@ -29,7 +30,7 @@ static void fill_ledger(const gchar *dir)
         g_autofree gchar *name = g_strdup_printf("bench-%03u", i);
         g_autofree gchar *cpus = g_strdup_printf("%u-%u", (i % 16) * 16, (i % 16) * 16 + 15);
         VnLedgerRecord *r = vn_ledger_record_new(uuid, name);
-        r->state = VN_LEDGER_STATE_RESERVED;   /* no status XML needed to survive */
+        r->state = VN_LEDGER_STATE_RESERVED; /* no status XML needed to survive */
         r->time = g_get_real_time() / G_USEC_PER_SEC;
         vn_ledger_record_add_cell(r, 0, i % 16, 4, cpus, 4 * 1024 * 1024);
         vn_ledger_put(l, r);
@@ -37,7 +38,8 @@ static void fill_ledger(const gchar *dir)
     g_assert_true(vn_ledger_commit(l, NULL));
 }
 
-static gchar *write_domain(const gchar *dir, const gchar *name, const gchar *meta)
+static gchar *
+write_domain(const gchar *dir, const gchar *name, const gchar *meta)
 {
     g_autofree gchar *file = g_strconcat(name, ".xml", NULL);
     gchar *path = g_build_filename(dir, file, NULL);
@@ -47,13 +49,15 @@ static gchar *write_domain(const gchar *dir, const gchar *name, const gchar *met
         "<memory unit='KiB'>8388608</memory><vcpu>8</vcpu>"
         "<os><type arch='x86_64' machine='pc'>hvm</type></os>"
         "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>"
-        "%s</vnuma:vnuma></metadata></domain>", name, meta[0] ? '1' : '2', meta);
+        "%s</vnuma:vnuma></metadata></domain>",
+        name, meta[0] ? '1' : '2', meta);
     g_assert_true(g_file_set_contents(path, xml, -1, NULL));
     return path;
 }
 
 /* Runs argv (the hook, or valgrind running it) with `input` on stdin. */
-static gdouble run_argv(char **argv, const gchar *input, gboolean quiet)
+static gdouble
+run_argv(char **argv, const gchar *input, gboolean quiet)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -72,7 +76,8 @@ static gdouble run_argv(char **argv, const gchar *input, gboolean quiet)
     return ms;
 }
 
-static gdouble run_once(const gchar *hook, const gchar *vm, const gchar *input)
+static gdouble
+run_once(const gchar *hook, const gchar *vm, const gchar *input)
 {
     char *argv[] = { (char *)hook, (char *)vm, "prepare", "begin", "-", NULL };
     return run_argv(argv, input, FALSE);
@@ -80,15 +85,23 @@ static gdouble run_once(const gchar *hook, const gchar *vm, const gchar *input)
 
 /* Instructions of one run under callgrind ("summary:" of its output), 0
  * when valgrind is missing. */
-static guint64 count_instructions(const gchar *valgrind, const gchar *dir, const gchar *hook,
-                                  const gchar *vm, const gchar *input)
+static guint64
+count_instructions(const gchar *valgrind, const gchar *dir, const gchar *hook, const gchar *vm,
+                   const gchar *input)
 {
     const gchar *keep = g_getenv("VN_BENCH_CALLGRIND_DIR");
     g_autofree gchar *base = g_strconcat("callgrind.out.", vm, NULL);
     g_autofree gchar *out = g_build_filename(keep && *keep ? keep : dir, base, NULL);
     g_autofree gchar *out_opt = g_strconcat("--callgrind-out-file=", out, NULL);
-    char *argv[] = { (char *)valgrind, "--tool=callgrind", out_opt, (char *)hook, (char *)vm,
-                     "prepare", "begin", "-", NULL };
+    char *argv[] = { (char *)valgrind,
+                     "--tool=callgrind",
+                     out_opt,
+                     (char *)hook,
+                     (char *)vm,
+                     "prepare",
+                     "begin",
+                     "-",
+                     NULL };
     run_argv(argv, input, TRUE);
     g_autofree gchar *text = NULL;
     g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
@@ -97,14 +110,16 @@ static guint64 count_instructions(const gchar *valgrind, const gchar *dir, const
     return g_ascii_strtoull(summary + strlen("\nsummary: "), NULL, 10);
 }
 
-static gint cmp_double(gconstpointer a, gconstpointer b)
+static gint
+cmp_double(gconstpointer a, gconstpointer b)
 {
     gdouble x = *(const gdouble *)a, y = *(const gdouble *)b;
     return x < y ? -1 : x > y;
 }
 
-static void bench(const gchar *label, const gchar *hook, const gchar *vm,
-                  const gchar *input, guint runs, const gchar *valgrind, const gchar *dir)
+static void
+bench(const gchar *label, const gchar *hook, const gchar *vm, const gchar *input, guint runs,
+      const gchar *valgrind, const gchar *dir)
 {
     g_autoptr(GArray) t = g_array_new(FALSE, FALSE, sizeof(gdouble));
     for (guint i = 0; i < runs; i++) {
@@ -112,16 +127,17 @@ static void bench(const gchar *label, const gchar *hook, const gchar *vm,
         g_array_append_val(t, ms);
     }
     g_array_sort(t, cmp_double);
-    g_autofree gchar *count = valgrind
-        ? g_strdup_printf("%6.2f M instructions",
-                          count_instructions(valgrind, dir, hook, vm, input) / 1e6)
-        : g_strdup("(instructions not counted: no valgrind)");
-    g_print("%-28s median %6.2f ms   p90 %6.2f ms   %s   (%u runs, %u reservations)\n",
-            label, g_array_index(t, gdouble, runs / 2), g_array_index(t, gdouble, runs * 9 / 10),
-            count, runs, N_RESERVATIONS);
+    g_autofree gchar *count =
+        valgrind ? g_strdup_printf("%6.2f M instructions",
+                                   count_instructions(valgrind, dir, hook, vm, input) / 1e6)
+                 : g_strdup("(instructions not counted: no valgrind)");
+    g_print("%-28s median %6.2f ms   p90 %6.2f ms   %s   (%u runs, %u reservations)\n", label,
+            g_array_index(t, gdouble, runs / 2), g_array_index(t, gdouble, runs * 9 / 10), count,
+            runs, N_RESERVATIONS);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     if (argc < 3) {
         g_printerr("usage: %s HOOK TOPOLOGY.xml [RUNS]\n", argv[0]);
@@ -140,17 +156,19 @@ int main(int argc, char **argv)
     g_setenv("VNUMA_CONFIG", conf, TRUE);
     g_setenv("VNUMA_VNUMACTL", "/nonexistent", TRUE);
     fill_ledger(state);
-    g_autofree gchar *placed = write_domain(dir, "bench-placed",
-        "<vnuma:placement version='1' memory-mode='restrictive'>"
-        "<vnuma:cell id='0' node='5' vcpus='0-7' cpus='80-95' memory-kib='8388608'/>"
-        "</vnuma:placement>");
+    g_autofree gchar *placed =
+        write_domain(dir, "bench-placed",
+                     "<vnuma:placement version='1' memory-mode='restrictive'>"
+                     "<vnuma:cell id='0' node='5' vcpus='0-7' cpus='80-95' memory-kib='8388608'/>"
+                     "</vnuma:placement>");
     g_autofree gchar *managed = write_domain(dir, "bench-managed", "");
     g_autofree gchar *valgrind = g_find_program_in_path("valgrind");
     bench("prepare, recorded placement", argv[1], "bench-placed", placed, runs, valgrind, dir);
     bench("prepare, planned", argv[1], "bench-managed", managed, runs, valgrind, dir);
     /* the runs measured the real path, not an early error */
     g_autoptr(VnLedger) l = vn_ledger_snapshot(state, NULL);
-    if (!l || !vn_ledger_lookup_name(l, "bench-placed") || !vn_ledger_lookup_name(l, "bench-managed")) {
+    if (!l || !vn_ledger_lookup_name(l, "bench-placed") ||
+        !vn_ledger_lookup_name(l, "bench-managed")) {
         g_printerr("bench-hook: the hook did not reserve; see %s/history.log\n", state);
         return 1;
     }

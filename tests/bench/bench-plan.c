@@ -63,7 +63,7 @@ realloc(void *p, size_t n)
     q = __libc_realloc(p, n);
     heap_add(q);
     if (!q && p && n)
-        heap_live += malloc_usable_size(p);   /* failed: the old block lives */
+        heap_live += malloc_usable_size(p); /* failed: the old block lives */
     return q;
 }
 
@@ -80,24 +80,21 @@ free(void *p)
 
 typedef struct {
     const gchar *name;
-    gdouble mem_nodes;   /* memory as a multiple of one node's */
+    gdouble mem_nodes; /* memory as a multiple of one node's */
     guint vcpus;
-    guint min_nodes;     /* host must have at least this many nodes */
+    guint min_nodes; /* host must have at least this many nodes */
 } Case;
 
 static const Case cases[] = {
-    { "1-node", 0.25, 8, 1 },
-    { "2-cell", 1.5, 24, 2 },
-    { "4-cell", 3.5, 48, 4 },
-    { "8-cell", 7.5, 96, 8 },
-    { "no-fit", 0.0, 8, 1 },   /* memory: the whole host plus one node */
+    { "1-node", 0.25, 8, 1 }, { "2-cell", 1.5, 24, 2 }, { "4-cell", 3.5, 48, 4 },
+    { "8-cell", 7.5, 96, 8 }, { "no-fit", 0.0, 8, 1 }, /* memory: the whole host plus one node */
 };
 
 static VnTopology *
 host(guint nodes)
 {
-    return vn_test_topology(nodes == 2 ? VN_SHAPE_INTEL_2S : VN_SHAPE_HIER, nodes,
-                            NODE_CORES, NODE_THREADS, NODE_GIB);
+    return vn_test_topology(nodes == 2 ? VN_SHAPE_INTEL_2S : VN_SHAPE_HIER, nodes, NODE_CORES,
+                            NODE_THREADS, NODE_GIB);
 }
 
 /* Fills the host with up to `n` resident 1..2-vCPU VMs taking about 30 %
@@ -142,8 +139,8 @@ i64_cmp(gconstpointer a, gconstpointer b)
 
 /* Median over `runs` plans, in microseconds (to 0.1 us). */
 static gdouble
-median_us(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
-          const VnRequest *r, guint runs, gboolean *ret_placed)
+median_us(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const VnRequest *r,
+          guint runs, gboolean *ret_placed)
 {
     g_autofree gint64 *ns = g_new(gint64, runs);
 
@@ -205,7 +202,8 @@ run_working_set(guint nodes)
     base = heap_live;
     heap_peak = heap_live;
     p = vn_plan(t, load, policy, r, NULL, NULL);
-    printf("%u nodes, %u resident VMs, 8-cell VM %s: plan working set %zu KiB (peak heap above the host's own data)\n",
+    printf("%u nodes, %u resident VMs, 8-cell VM %s: plan working set %zu KiB (peak heap above the "
+           "host's own data)\n",
            nodes, placed, p ? "placed" : "not placed", (heap_peak - base) / 1024);
     return p ? 0 : 1;
 }

@@ -33,9 +33,11 @@ cpu_ms(void)
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &children);
     return (self.ru_utime.tv_sec + self.ru_stime.tv_sec + children.ru_utime.tv_sec +
-            children.ru_stime.tv_sec) * 1000.0 +
+            children.ru_stime.tv_sec) *
+               1000.0 +
            (self.ru_utime.tv_usec + self.ru_stime.tv_usec + children.ru_utime.tv_usec +
-            children.ru_stime.tv_usec) / 1000.0;
+            children.ru_stime.tv_usec) /
+               1000.0;
 }
 
 static Timing
@@ -48,9 +50,9 @@ measure(gboolean isolated, const gchar *path, guint runs)
         gdouble c0 = cpu_ms();
         g_autoptr(GError) error = NULL;
         gint64 t0 = g_get_monotonic_time();
-        g_autoptr(VnTopology) topo = isolated
-            ? vn_topology_load_isolated(vn_topology_load_hwloc_xml, path, path, &error)
-            : vn_topology_load_hwloc_xml(path, &error);
+        g_autoptr(VnTopology) topo =
+            isolated ? vn_topology_load_isolated(vn_topology_load_hwloc_xml, path, path, &error)
+                     : vn_topology_load_hwloc_xml(path, &error);
         gdouble ms = (g_get_monotonic_time() - t0) / 1000.0;
         gdouble cpu = cpu_ms() - c0;
         if (!topo)
@@ -78,8 +80,8 @@ bench(const gchar *path, guint runs)
     iso = measure(TRUE, path, runs);
     g_print("%-26s %2u nodes %3u CPUs  in-process %6.2f ms (p90 %6.2f, CPU %6.2f)  "
             "isolated %6.2f ms (p90 %6.2f, CPU %6.2f)  +%.2f ms wall, +%.2f ms CPU\n",
-            base, t->n_nodes, t->cpus->len, in.median, in.p90, in.cpu, iso.median, iso.p90,
-            iso.cpu, iso.median - in.median, iso.cpu - in.cpu);
+            base, t->n_nodes, t->cpus->len, in.median, in.p90, in.cpu, iso.median, iso.p90, iso.cpu,
+            iso.median - in.median, iso.cpu - in.cpu);
 }
 
 int
@@ -87,8 +89,9 @@ main(int argc, char **argv)
 {
     guint runs = argc > 1 ? (guint)g_ascii_strtoull(argv[1], NULL, 10) : 51;
     const gchar *data = g_getenv("VN_TEST_DATA");
-    g_autofree gchar *dir = data ? g_build_filename(data, "hwloc", NULL)
-                                 : g_build_filename(VNUMA_SOURCE_ROOT, "tests", "data", "hwloc", NULL);
+    g_autofree gchar *dir =
+        data ? g_build_filename(data, "hwloc", NULL)
+             : g_build_filename(VNUMA_SOURCE_ROOT, "tests", "data", "hwloc", NULL);
 
     if (runs == 0) {
         g_printerr("usage: %s [RUNS] [FILE.xml...]\n", argv[0]);
@@ -101,7 +104,9 @@ main(int argc, char **argv)
         return 0;
     }
     static const gchar *const files[] = {
-        "hagrid.xml", "64amd64-4p2n4ca2co.xml", "192em64t-24n8c2t.xml",
+        "hagrid.xml",
+        "64amd64-4p2n4ca2co.xml",
+        "192em64t-24n8c2t.xml",
     };
     for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree gchar *path = g_build_filename(dir, files[i], NULL);

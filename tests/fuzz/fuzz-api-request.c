@@ -63,7 +63,8 @@ static void
 one_endpoint(const uint8_t *data, size_t size, VndSpecKind kind)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(JsonNode) body = vnd_body_parse((const gchar *)data, size, vnd_spec_members(kind), &error);
+    g_autoptr(JsonNode) body =
+        vnd_body_parse((const gchar *)data, size, vnd_spec_members(kind), &error);
     g_autoptr(VndSpec) spec = NULL;
 
     check_http_error(body != NULL, error);

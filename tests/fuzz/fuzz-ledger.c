@@ -46,7 +46,8 @@ use(const VnLedger *l)
 
         g_free(vn_ledger_record_nodes_string(records->pdata[i]));
         if (!vn_ledger_record_fits(records->pdata[i], vn_fuzz_topology(), load, vn_fuzz_policy(),
-                                   &reason) && (!reason || !*reason))
+                                   &reason) &&
+            (!reason || !*reason))
             vn_fuzz_fail("a record does not fit without a reason", NULL);
     }
 }

@@ -14,7 +14,7 @@
 #define FIXTURE_TOPOLOGY "tests/data/hwloc/64amd64-4p2n4ca2co.xml"
 
 static gchar *tmp_dir;
-static GHashTable *tmp_paths;   /* name -> path */
+static GHashTable *tmp_paths; /* name -> path */
 static VnTopology *fixture_topology;
 static VnPolicy *fixture_policy;
 
@@ -135,10 +135,13 @@ vn_fuzz_fail(const gchar *what, const GError *error)
 {
     /* a message that is not UTF-8 is shown with its bytes escaped */
     g_autofree gchar *shown = error && !g_utf8_validate(error->message, -1, NULL)
-                              ? g_strescape(error->message, NULL) : NULL;
+                                  ? g_strescape(error->message, NULL)
+                                  : NULL;
 
     fprintf(stderr, "vn-fuzz: %s%s%s\n", what, error ? ": " : "",
-            shown ? shown : error ? error->message : "");
+            shown   ? shown
+            : error ? error->message
+                    : "");
     abort();
 }
 

@@ -29,7 +29,7 @@ static Corpus corpus;
 
 typedef struct {
     gchar *path;
-    gboolean valid;   /* xmllint_domain_rng column */
+    gboolean valid; /* xmllint_domain_rng column */
 } Entry;
 
 static void
@@ -111,8 +111,8 @@ strip_owned(xmlDoc *doc, gboolean cells_too)
     drop_blanks(root);
     xmlUnsetProp(child(root, "vcpu"), BAD_CAST "placement");
     xmlUnsetProp(child(root, "vcpu"), BAD_CAST "cpuset");
-    drop_children(child(root, "cputune"), (const gchar *const[]){
-        "vcpupin", "emulatorpin", "iothreadpin", NULL }, NULL);
+    drop_children(child(root, "cputune"),
+                  (const gchar *const[]){ "vcpupin", "emulatorpin", "iothreadpin", NULL }, NULL);
     drop_if_empty(child(root, "cputune"));
     drop(child(root, "numatune"));
     drop_children(child(root, "memoryBacking"), (const gchar *const[]){ "hugepages", NULL }, NULL);
@@ -165,7 +165,8 @@ cells_replaced(const VnDomain *before, const VnDomain *after)
 static VnPlacement *
 try_place(VnDomain *d, gboolean force, GError **error)
 {
-    VnDomainWriteOptions o = { .force = force, .memory_mode = VN_MEMORY_MODE_AUTO,
+    VnDomainWriteOptions o = { .force = force,
+                               .memory_mode = VN_MEMORY_MODE_AUTO,
                                .time = "2026-11-29T22:00:00Z" };
     const VnEngineHost host = { .t = corpus.t, .load = corpus.load, .policy = corpus.policy };
     g_auto(VnEngineResult) res = { 0 };
@@ -277,7 +278,7 @@ run_mutations(gconstpointer data)
             g_autoptr(VnPlacement) p = NULL;
 
             if (m % 2 == 0)
-                copy[at] = (gchar)"<>&'\"=/ x9\0"[g_rand_int_range(rand, 0, 11)];
+                copy[at] = (gchar) "<>&'\"=/ x9\0"[g_rand_int_range(rand, 0, 11)];
             d = vn_domain_load_buffer(copy, cut, e->path, &error);
             if (!d) {
                 g_assert_null(strchr(error->message, '\n'));
@@ -323,8 +324,9 @@ static void
 summary(void)
 {
     g_test_message("placed %u (%u after refusing hand-written pins without --force), "
-                   "refused %u, unplaceable %u, unreadable %u", corpus.placed, corpus.forced,
-                   corpus.refused, corpus.unplaceable, corpus.unreadable);
+                   "refused %u, unplaceable %u, unreadable %u",
+                   corpus.placed, corpus.forced, corpus.refused, corpus.unplaceable,
+                   corpus.unreadable);
     /* most of libvirt's test domains are ordinary VMs: they must place */
     g_assert_cmpuint(corpus.placed, >, 2 * (corpus.unplaceable + corpus.unreadable));
 }
@@ -345,7 +347,8 @@ main(int argc, char **argv)
         g_print("1..0 # SKIP no corpus at $VN_CORPUS/libvirt-domains\n");
         return 0;
     }
-    topo = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "40intel64-2g2n4c+pcilocality.xml", NULL);
+    topo = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "40intel64-2g2n4c+pcilocality.xml",
+                            NULL);
     corpus.t = vn_topology_load_hwloc_xml(topo, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(corpus.t->n_nodes, ==, 4);

@@ -36,7 +36,7 @@ typedef struct {
     VnPolicy *policy;
     VnDomainWriteOptions o;
     gchar *sysroot;
-    VnDomainMetadata *placement;   /* from placement.xml, or NULL */
+    VnDomainMetadata *placement; /* from placement.xml, or NULL */
 } Case;
 
 static void
@@ -94,7 +94,7 @@ load_options(Case *c)
     g_autofree gchar *mode = NULL;
     g_autofree gchar *sysroot = NULL;
 
-    c->o.memory_mode = VN_MEMORY_MODE_AUTO;   /* the product default */
+    c->o.memory_mode = VN_MEMORY_MODE_AUTO; /* the product default */
     c->o.time = GOLDEN_TIME;
     if (!g_file_test(file, G_FILE_TEST_EXISTS))
         return;
@@ -159,8 +159,9 @@ place(Case *c, VnDomain *d, gchar **ret_err)
         if (vn_domain_apply_placement(d, c->t, p, &c->o, &error))
             return TRUE;
     } else {
-        const VnEngineHost host = { .t = c->t, .load = c->load, .policy = c->policy,
-                                    .sysroot = c->sysroot };
+        const VnEngineHost host = {
+            .t = c->t, .load = c->load, .policy = c->policy, .sysroot = c->sysroot
+        };
         g_auto(VnEngineResult) res = { 0 };
         if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &c->o, &res, &error))
             return TRUE;

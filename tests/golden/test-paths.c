@@ -36,8 +36,8 @@
 #define HOOK_NAME "domain XML on stdin"
 
 typedef struct {
-    gchar *topology;       /* hwloc XML path */
-    gchar *config;         /* vnuma.conf path */
+    gchar *topology; /* hwloc XML path */
+    gchar *config;   /* vnuma.conf path */
     gchar *state_dir;
     gchar *socket;
     gchar *vnumactl;
@@ -77,15 +77,15 @@ unnamed(const gchar *message, const gchar *name)
 static void
 run_cli(const gchar *path, gboolean force, Answer *a)
 {
-    const gchar *argv[] = { paths.vnumactl, "plan", path, "--topology", paths.topology,
+    const gchar *argv[] = { paths.vnumactl,           "plan", path, "--topology", paths.topology,
                             force ? "--force" : NULL, NULL };
     g_autofree gchar *out = NULL, *err = NULL;
     g_autoptr(GError) error = NULL;
     gint status;
     const gchar *prefix = "vnumactl plan: ";
 
-    g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                               &err, &status, &error));
+    g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
     g_assert_no_error(error);
     if (g_spawn_check_wait_status(status, NULL)) {
         a->xml = g_steal_pointer(&out);
@@ -173,8 +173,7 @@ run_hook(const gchar *text, gboolean force, Answer *a)
 /* The three doors on one input; FALSE when they disagree.  *ret_xml: the
  * XML they agree on, or NULL for a refusal (then *ret_refusal). */
 static gboolean
-agree(const gchar *path, const gchar *text, gboolean force, gchar **ret_xml,
-      gchar **ret_refusal)
+agree(const gchar *path, const gchar *text, gboolean force, gchar **ret_xml, gchar **ret_refusal)
 {
     g_auto(Answer) cli = { 0 }, api = { 0 }, hook = { 0 };
 
@@ -253,7 +252,8 @@ daemon_answers(void)
 static void
 start_daemon(void)
 {
-    g_autofree gchar *vnumad = g_build_filename(g_getenv("VN_BUILD_ROOT"), "daemon", "vnumad", NULL);
+    g_autofree gchar *vnumad =
+        g_build_filename(g_getenv("VN_BUILD_ROOT"), "daemon", "vnumad", NULL);
     g_autoptr(GSocketAddress) addr = g_unix_socket_address_new(paths.socket);
     g_autoptr(GError) error = NULL;
     g_autofree gchar *log = g_build_filename(paths.state_dir, "..", "vnumad.log", NULL);
@@ -330,8 +330,8 @@ add_golden(GPtrArray *domains)
         if (g_file_test(xml, G_FILE_TEST_EXISTS)) {
             g_ptr_array_add(domains, g_steal_pointer(&xml));
         } else if (g_file_get_contents(ref, &rel, NULL, NULL)) {
-            g_ptr_array_add(domains, g_build_filename(g_getenv("VN_SOURCE_ROOT"),
-                                                      g_strstrip(rel), NULL));
+            g_ptr_array_add(domains,
+                            g_build_filename(g_getenv("VN_SOURCE_ROOT"), g_strstrip(rel), NULL));
         }
     }
 }
@@ -364,8 +364,8 @@ summary(gconstpointer data)
 
     g_test_message("%u domains: %u the same XML from all three (%u after the same refusal "
                    "of hand-written pins, with force; %u with recorded cells placed again, "
-                   "unchanged), %u the same refusal", domains->len, paths.same_xml,
-                   paths.forced, paths.replaced, paths.same_refusal);
+                   "unchanged), %u the same refusal",
+                   domains->len, paths.same_xml, paths.forced, paths.replaced, paths.same_refusal);
     g_assert_cmpuint(paths.same_xml + paths.same_refusal, ==, domains->len);
     /* most are ordinary VMs: they place */
     g_assert_cmpuint(paths.same_xml, >, 2 * paths.same_refusal);
@@ -400,7 +400,8 @@ main(int argc, char **argv)
         const gchar *p = domains->pdata[i];
         const gchar *corpus = g_getenv("VN_CORPUS");
         const gchar *rel = corpus && g_str_has_prefix(p, corpus) ? p + strlen(corpus)
-                         : g_str_has_prefix(p, golden_root) ? p + strlen(golden_root) : p;
+                           : g_str_has_prefix(p, golden_root)    ? p + strlen(golden_root)
+                                                                 : p;
         g_autofree gchar *name = g_strdup_printf("/paths/%s", rel[0] == '/' ? rel + 1 : rel);
         g_test_add_data_func(name, p, run_domain);
     }

@@ -80,8 +80,8 @@ vn_test_virt_xml_validate(const gchar *xml, gchar **ret_output)
     close(fd);
     {
         const gchar *argv[] = { tool, path, "domain", NULL };
-        g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
-                                   NULL, NULL, &out, NULL, &status, &error));
+        g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                   NULL, &out, NULL, &status, &error));
     }
     g_unlink(path);
     if (ret_output)

@@ -1,7 +1,6 @@
 /* vn-test-plan.c: see vn-test-plan.h. */
 #include "vn-test-plan.h"
 
-
 void
 vn_test_host_init(VnTestHost *h, VnTopology *t)
 {
@@ -63,7 +62,7 @@ vn_test_assert_invariants(const VnTestHost *h, const VnRequest *r, const VnPlace
     guint64 mem = 0;
 
     g_assert_cmpuint(p->vcpu_pins->len, ==, r->vcpus);
-    if (r->cell_sizes) {   /* cell i is the request's cell i, whatever its node */
+    if (r->cell_sizes) { /* cell i is the request's cell i, whatever its node */
         g_assert_cmpuint(p->cells->len, ==, r->cell_sizes->len);
         for (guint i = 0; i < p->cells->len; i++) {
             g_assert_cmpuint(g_array_index(p->cells, VnCell, i).n_vcpus, ==,
@@ -83,7 +82,7 @@ vn_test_assert_invariants(const VnTestHost *h, const VnRequest *r, const VnPlace
         for (guint v = c->vcpu_first; v < c->vcpu_first + c->n_vcpus; v++) {
             const VnBitmap *pin = g_ptr_array_index(p->vcpu_pins, v);
             g_assert_false(vn_bitmap_is_empty(pin));
-            VN_BITMAP_FOREACH(pin, cpu) {
+            VN_BITMAP_FOREACH (pin, cpu) {
                 g_assert_true(vn_bitmap_test(h->t->nodes[c->node].cpus, (guint)cpu));
                 g_assert_false(vn_bitmap_test(h->policy->reserved_cpus, (guint)cpu));
             }
@@ -107,7 +106,7 @@ vn_test_nodes_used(const VnPlacement *p)
 /* ---- the brute-force oracle ---- */
 
 typedef struct {
-    guint64 mem_cap[64];   /* MiB per node for a k-cell set (overhead/k off) */
+    guint64 mem_cap[64]; /* MiB per node for a k-cell set (overhead/k off) */
     guint64 mem_cap_kib[64];
     guint64 vcpu_cap[64];
 } OracleCaps;
@@ -126,7 +125,8 @@ oracle_caps(const VnTestHost *h, const VnRequest *r, guint k, OracleCaps *o)
 
         o->mem_cap_kib[i] = n->mem_total_kib > used ? n->mem_total_kib - used : 0;
         o->mem_cap[i] = o->mem_cap_kib[i] / 1024;
-        o->vcpu_cap[i] = cap > h->load->nodes[i].committed_vcpus ? cap - h->load->nodes[i].committed_vcpus : 0;
+        o->vcpu_cap[i] =
+            cap > h->load->nodes[i].committed_vcpus ? cap - h->load->nodes[i].committed_vcpus : 0;
     }
 }
 
@@ -236,10 +236,10 @@ vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p)
 
     for (guint i = 0; i < nodes->len; i++)
         for (guint j = i + 1; j < nodes->len; j++)
-            d += vn_topology_distance(h->t, g_array_index(nodes, guint, i), g_array_index(nodes, guint, j));
+            d += vn_topology_distance(h->t, g_array_index(nodes, guint, i),
+                                      g_array_index(nodes, guint, j));
     return d;
 }
-
 
 void
 vn_test_check_sized_plan(VnTestHost *h, const VnRequest *r, VnTestSizedCounts *counts)

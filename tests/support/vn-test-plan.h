@@ -13,7 +13,7 @@ typedef struct {
     VnPolicy *policy;
 } VnTestHost;
 
-void vn_test_host_init(VnTestHost *h, VnTopology *t);   /* takes t */
+void vn_test_host_init(VnTestHost *h, VnTopology *t); /* takes t */
 void vn_test_host_clear(VnTestHost *h);
 VnRequest *vn_test_request(guint vcpus, guint64 mem_gib);
 /* 2..max_cells guest cells of their own random sizes (1..max_vcpus vCPUs,

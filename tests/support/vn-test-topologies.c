@@ -42,7 +42,8 @@ vn_test_topology(VnShape shape, guint nodes, guint cores, guint threads, guint m
     static const guint fixed[] = { 2, 8, 8, 0 };
     VnTopology *t;
     guint n = fixed[shape] ? fixed[shape] : nodes, cpu = 0;
-    g_autofree gchar *name = g_strdup_printf("test shape %d, %u nodes x %u cores x %u threads", shape, n, cores, threads);
+    g_autofree gchar *name = g_strdup_printf("test shape %d, %u nodes x %u cores x %u threads",
+                                             shape, n, cores, threads);
 
     t = vn_topology_new(name);
     for (guint i = 0; i < n; i++)
@@ -52,7 +53,8 @@ vn_test_topology(VnShape shape, guint nodes, guint cores, guint threads, guint m
     for (guint th = 0; th < threads; th++)
         for (guint i = 0; i < n; i++)
             for (guint c = 0; c < cores; c++)
-                vn_topology_add_cpu(t, cpu++, (gint)i, i * cores + c, shape == VN_SHAPE_EPYC_2S_NPS4 ? i / 4 : i);
+                vn_topology_add_cpu(t, cpu++, (gint)i, i * cores + c,
+                                    shape == VN_SHAPE_EPYC_2S_NPS4 ? i / 4 : i);
     for (guint a = 0; a < n; a++)
         for (guint b = 0; b < n; b++)
             vn_topology_set_distance(t, a, b, vn_test_shape_distance(shape, n, a, b));

@@ -8,7 +8,7 @@ typedef enum {
     VN_SHAPE_INTEL_2S,     /* 10 21 (E5-2695 v4) */
     VN_SHAPE_EPYC_2S_NPS4, /* 8 nodes, 10 12 32 */
     VN_SHAPE_INTEL_8S,     /* 10 12 17 19 (E7-4870 8-socket) */
-    VN_SHAPE_HIER,         /* any power-of-two count: 10 / 12 pair / 17 quad / 19 oct / 21+ beyond */
+    VN_SHAPE_HIER, /* any power-of-two count: 10 / 12 pair / 17 quad / 19 oct / 21+ beyond */
     VN_SHAPE_MAX
 } VnShape;
 

@@ -6,7 +6,6 @@
 #include "vn-config-build.h"
 #include "vn-test-fixture.h"
 
-
 static void
 test_defaults(void)
 {
@@ -29,11 +28,13 @@ static void
 test_good(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
+    g_autoptr(VnConfig) c =
+        vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                                  "bearer_token = 0123456789abcdef\n"
                                  "idle_timeout = 2\nmax_connections = 512\n"
                                  "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
-                                 "dataplane_repair = false\n", &error);
+                                 "dataplane_repair = false\n",
+                                 &error);
 
     g_assert_no_error(error);
     g_assert_cmpstr(c->api_socket, ==, "/run/x/api.sock");
@@ -51,10 +52,13 @@ test_good(void)
 static const struct {
     const gchar *name, *text, *key;
 } bad[] = {
-    { "tcp-hostname", "[api]\ntcp_listen = localhost:8470\nbearer_token = 0123456789abcdef\n", "tcp_listen" },
-    { "tcp-no-port", "[api]\ntcp_listen = 127.0.0.1\nbearer_token = 0123456789abcdef\n", "tcp_listen" },
+    { "tcp-hostname", "[api]\ntcp_listen = localhost:8470\nbearer_token = 0123456789abcdef\n",
+      "tcp_listen" },
+    { "tcp-no-port", "[api]\ntcp_listen = 127.0.0.1\nbearer_token = 0123456789abcdef\n",
+      "tcp_listen" },
     { "tcp-no-token", "[api]\ntcp_listen = 127.0.0.1:8470\n", "bearer_token" },
-    { "tcp-short-token", "[api]\ntcp_listen = 127.0.0.1:8470\nbearer_token = short\n", "bearer_token" },
+    { "tcp-short-token", "[api]\ntcp_listen = 127.0.0.1:8470\nbearer_token = short\n",
+      "bearer_token" },
     { "socket-relative", "[api]\nsocket = run/api.sock\n", "socket" },
     { "idle-zero", "[api]\nidle_timeout = 0\n", "idle_timeout" },
     { "idle-hour-and-more", "[api]\nidle_timeout = 3601\n", "idle_timeout" },

@@ -8,7 +8,7 @@
 #include "vn-test-fixture.h"
 
 typedef struct {
-    gchar *group, *key, *value;   /* value NULL: documented without a default */
+    gchar *group, *key, *value; /* value NULL: documented without a default */
     guint line;
 } DocKey;
 
@@ -211,8 +211,8 @@ check(const gchar *file, GPtrArray *keys, GPtrArray *groups)
         const VnConfigKey *k = vn_config_schema_find(d->group, d->key);
 
         if (!k || !k->key)
-            g_error("%s:%u: [%s] %s is not a key of vnuma.conf's schema",
-                    file, d->line, d->group, d->key);
+            g_error("%s:%u: [%s] %s is not a key of vnuma.conf's schema", file, d->line, d->group,
+                    d->key);
     }
     for (gsize r = 0; r < n; r++) {
         const VnConfigKey *k = &schema[r];
@@ -229,7 +229,8 @@ check(const gchar *file, GPtrArray *keys, GPtrArray *groups)
             if (!g_str_equal(d->group, k->group) || !g_str_equal(d->key, k->key))
                 continue;
             if (found)
-                g_error("%s:%u: [%s] %s again (line %u)", file, d->line, k->group, k->key, found->line);
+                g_error("%s:%u: [%s] %s again (line %u)", file, d->line, k->group, k->key,
+                        found->line);
             found = d;
         }
         if (!found)
@@ -239,8 +240,8 @@ check(const gchar *file, GPtrArray *keys, GPtrArray *groups)
         want = canonical(k, k->default_text);
         got = canonical(k, found->value);
         if (!g_str_equal(want, got))
-            g_error("%s:%u: [%s] %s: default \"%s\", the schema's is \"%s\"",
-                    file, found->line, k->group, k->key, found->value, k->default_text);
+            g_error("%s:%u: [%s] %s: default \"%s\", the schema's is \"%s\"", file, found->line,
+                    k->group, k->key, found->value, k->default_text);
     }
 }
 

@@ -75,8 +75,8 @@ test_reload_key(gconstpointer data)
         g_autofree gchar *expected = g_strdup_printf("%s changed", name);
         g_assert_cmpstr(changed, ==, expected);
     } else {
-        g_autofree gchar *expected = g_strdup_printf("%s %s -> %s", name,
-                                                     *was ? was : "(none)", now);
+        g_autofree gchar *expected =
+            g_strdup_printf("%s %s -> %s", name, *was ? was : "(none)", now);
         g_assert_cmpstr(changed, ==, expected);
     }
 }
@@ -87,7 +87,8 @@ test_reload_balance(void)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) running = vn_test_config_from_text("", &error);
-    g_autoptr(VnConfig) next = vn_test_config_from_text("[placement]\nbalance = memory-packing\n", &error);
+    g_autoptr(VnConfig) next =
+        vn_test_config_from_text("[placement]\nbalance = memory-packing\n", &error);
     g_autoptr(VnConfigDiff) diff = vn_config_diff(running, next);
 
     g_assert_no_error(error);
@@ -183,8 +184,7 @@ main(int argc, char **argv)
     g_test_add_func("/config/schema/reload/balance-only", test_reload_balance);
     g_test_add_func("/config/schema/reload/token-with-tcp", test_reload_token_with_tcp);
     for (gsize i = 0; i < n; i++) {
-        g_autofree gchar *path = g_strdup_printf("/config/schema/reload/key/%s/%s",
-                                                 schema[i].group,
+        g_autofree gchar *path = g_strdup_printf("/config/schema/reload/key/%s/%s", schema[i].group,
                                                  schema[i].key ? schema[i].key : "any");
         g_test_add_data_func(path, &schema[i], test_reload_key);
     }

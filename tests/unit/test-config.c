@@ -149,25 +149,39 @@ test_config_enum_strings(void)
 typedef struct {
     const gchar *file;
     gint code;
-    const gchar *message;   /* after "<path>: "; NULL: not pinned */
+    const gchar *message; /* after "<path>: "; NULL: not pinned */
 } BadConfigCase;
 
 static const BadConfigCase bad_cases[] = {
-    { "bad-size.conf", VN_CONFIG_ERROR_INVALID, "[host] reserved_memory: invalid size \"12X\": unknown suffix \"X\" (use K, M, G or T; a plain number is MiB)" },
-    { "bad-negative-size.conf", VN_CONFIG_ERROR_INVALID, "[host] reserved_memory: invalid size \"-1G\": expected a positive whole number with an optional K, M, G or T suffix" },
+    { "bad-size.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] reserved_memory: invalid size \"12X\": unknown suffix \"X\" (use K, M, G or T; a "
+      "plain number is MiB)" },
+    { "bad-negative-size.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] reserved_memory: invalid size \"-1G\": expected a positive whole number with an "
+      "optional K, M, G or T suffix" },
     { "bad-cpus-range.conf", VN_CONFIG_ERROR_INVALID, NULL },
     { "bad-cpus-text.conf", VN_CONFIG_ERROR_INVALID, NULL },
-    { "bad-headroom.conf", VN_CONFIG_ERROR_INVALID, "[host] headroom_percent: \"95\" is not a whole number from 0 to 90" },
-    { "bad-headroom-text.conf", VN_CONFIG_ERROR_INVALID, "[host] headroom_percent: \"five\" is not a whole number from 0 to 90" },
-    { "bad-overcommit-zero.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"0\" is not a number above 0 and at most 64" },
-    { "bad-overcommit-text.conf", VN_CONFIG_ERROR_INVALID, "[host] cpu_overcommit: \"4x\" is not a number above 0 and at most 64" },
-    { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID, "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
-    { "bad-balance.conf", VN_CONFIG_ERROR_INVALID, "[placement] balance: \"spread\" is not one of load, memory-packing" },
-    { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID, "[placement] balance: \"\" is not one of load, memory-packing" },
-    { "bad-manage.conf", VN_CONFIG_ERROR_INVALID, "[hook] manage: \"some\" is not one of opted-in, all, none" },
-    { "bad-conflict.conf", VN_CONFIG_ERROR_INVALID, "[hook] on_conflict: \"retry\" is not one of replan, refuse, ignore" },
+    { "bad-headroom.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] headroom_percent: \"95\" is not a whole number from 0 to 90" },
+    { "bad-headroom-text.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] headroom_percent: \"five\" is not a whole number from 0 to 90" },
+    { "bad-overcommit-zero.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] cpu_overcommit: \"0\" is not a number above 0 and at most 64" },
+    { "bad-overcommit-text.conf", VN_CONFIG_ERROR_INVALID,
+      "[host] cpu_overcommit: \"4x\" is not a number above 0 and at most 64" },
+    { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID,
+      "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
+    { "bad-balance.conf", VN_CONFIG_ERROR_INVALID,
+      "[placement] balance: \"spread\" is not one of load, memory-packing" },
+    { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID,
+      "[placement] balance: \"\" is not one of load, memory-packing" },
+    { "bad-manage.conf", VN_CONFIG_ERROR_INVALID,
+      "[hook] manage: \"some\" is not one of opted-in, all, none" },
+    { "bad-conflict.conf", VN_CONFIG_ERROR_INVALID,
+      "[hook] on_conflict: \"retry\" is not one of replan, refuse, ignore" },
     { "bad-strict.conf", VN_CONFIG_ERROR_INVALID, "[hook] strict: \"maybe\" is not true or false" },
-    { "bad-state-dir.conf", VN_CONFIG_ERROR_INVALID, "[paths] state_dir: \"run/vnuma\" is not an absolute path" },
+    { "bad-state-dir.conf", VN_CONFIG_ERROR_INVALID,
+      "[paths] state_dir: \"run/vnuma\" is not an absolute path" },
     { "bad-unknown-key.conf", VN_CONFIG_ERROR_UNKNOWN, "[host] unknown key \"reserved_cpu\"" },
     { "bad-unknown-group.conf", VN_CONFIG_ERROR_UNKNOWN, "unknown group [hosts]" },
     { "bad-syntax.conf", VN_CONFIG_ERROR_READ, NULL },

@@ -84,7 +84,8 @@ test_vhost_case(gconstpointer data)
     /* the same through one scan for every QEMU (vnumad's drift repair) */
     g_autoptr(GHashTable) kthreads = vn_dataplane_vhost_kthreads(dir, &error);
     g_assert_no_error(error);
-    g_autoptr(GArray) indexed = vn_dataplane_vhost_threads_indexed(dir, (pid_t)pid, kthreads, &error);
+    g_autoptr(GArray) indexed =
+        vn_dataplane_vhost_threads_indexed(dir, (pid_t)pid, kthreads, &error);
     g_assert_no_error(error);
     g_autofree gchar *got_indexed = ids_string(indexed);
     g_assert_cmpstr(got_indexed, ==, expect);
@@ -148,9 +149,9 @@ add_cases(GPtrArray *keep, const gchar *kind, GTestDataFunc fn)
 /* ---- specs ---- */
 
 static const gchar *const bad_specs[] = {
-    "spdk-vhost.service", "pidfile:", "pidfile:run/x.pid", "unit:", "unit:.service",
-    "unit:spdk-vhost", "unit:a/b.service", "unit:../x.service", "socket:/run/x.sock",
-    ":/run/x.pid",
+    "spdk-vhost.service", "pidfile:",        "pidfile:run/x.pid", "unit:",
+    "unit:.service",      "unit:spdk-vhost", "unit:a/b.service",  "unit:../x.service",
+    "socket:/run/x.sock", ":/run/x.pid",
 };
 
 static void
@@ -181,13 +182,12 @@ test_spec_good(void)
     g_assert_cmpint(kind, ==, VN_DATAPLANE_SPEC_PIDFILE);
     g_assert_cmpstr(value2, ==, "/run/a:b.pid");
     for (gint k = 0; k < VN_DATAPLANE_SPEC_MAX; k++)
-        g_assert_cmpint(vn_dataplane_spec_kind_from_string(vn_dataplane_spec_kind_to_string(k)),
-                        ==, k);
+        g_assert_cmpint(vn_dataplane_spec_kind_from_string(vn_dataplane_spec_kind_to_string(k)), ==,
+                        k);
     g_assert_cmpint(vn_dataplane_spec_kind_from_string("socket"), ==, -1);
 }
 
 /* ---- vnuma.conf [dataplane] ---- */
-
 
 static void
 test_config_good(void)
@@ -196,7 +196,8 @@ test_config_good(void)
     g_autoptr(VnConfig) c = vn_test_config_from_text(
         "[dataplane]\n"
         "vm1 = unit:spdk-vhost.service; pidfile:/run/openvswitch/ovs-vswitchd.pid;\n"
-        "vm2 = pidfile:/run/openvswitch/ovs-vswitchd.pid\n", &error);
+        "vm2 = pidfile:/run/openvswitch/ovs-vswitchd.pid\n",
+        &error);
     const gchar *const vm1[] = { "unit:spdk-vhost.service",
                                  "pidfile:/run/openvswitch/ovs-vswitchd.pid", NULL };
 
@@ -204,8 +205,8 @@ test_config_good(void)
     g_assert_true(g_strv_equal(vn_config_dataplane_specs(c, "vm1"), vm1));
     g_assert_null(vn_config_dataplane_specs(c, "vm3"));
     g_assert_cmpuint(vn_config_dataplane_users(c, "unit:spdk-vhost.service"), ==, 1);
-    g_assert_cmpuint(vn_config_dataplane_users(c, "pidfile:/run/openvswitch/ovs-vswitchd.pid"),
-                     ==, 2);
+    g_assert_cmpuint(vn_config_dataplane_users(c, "pidfile:/run/openvswitch/ovs-vswitchd.pid"), ==,
+                     2);
     g_assert_cmpuint(vn_config_dataplane_users(c, "unit:other.service"), ==, 0);
 }
 
@@ -374,8 +375,8 @@ spawn_sleep(const gchar *pidfile)
     GPid pid;
 
     g_spawn_async(NULL, (gchar **)argv, NULL,
-                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                  G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+                      G_SPAWN_STDERR_TO_DEV_NULL,
                   die_with_parent, NULL, &pid, &error);
     g_assert_no_error(error);
     text = g_strdup_printf("%d\n", (int)pid);
@@ -415,8 +416,7 @@ pages_moved_text(void)
 {
     unsigned long mask = 1;
 
-    if (syscall(SYS_migrate_pages, getpid(), 8 * sizeof(mask), &mask, &mask) < 0 &&
-        errno == ENOSYS)
+    if (syscall(SYS_migrate_pages, getpid(), 8 * sizeof(mask), &mask, &mask) < 0 && errno == ENOSYS)
         return g_strdup("pages not moved: migrate_pages(2) is not available");
     return g_strdup("existing pages -> node(s) 0 (0 not moved)");
 }
@@ -499,7 +499,8 @@ test_steer_process(void)
     /* a wider set (every CPU of ours): the narrower pinning is kept */
     g_clear_pointer(&expect, g_free);
     expect = g_strdup_printf("process %d: 0 thread(s) -> CPUs %s (1 already within them, "
-                             "kept); %s", (int)pid, all_text, pages);
+                             "kept); %s",
+                             (int)pid, all_text, pages);
     g_assert_true(vn_dataplane_steer(pids, TRUE, all, nodes, log, &error));
     g_assert_no_error(error);
     dump_log(log);
@@ -561,7 +562,8 @@ test_follow(void)
     g_autofree gchar *qemu_text = g_strdup_printf("%d\n", (int)qemu);
     g_autofree gchar *shared_before = allowed_list(shared);
     g_autofree gchar *shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in "
-                                                    "[dataplane], not steered", shared_pidfile);
+                                                    "[dataplane], not steered",
+                                                    shared_pidfile);
     g_autofree gchar *got = NULL;
 
     g_assert_no_error(error);
@@ -593,13 +595,13 @@ test_follow(void)
 
 /* The first CPU this process may run on other than `not`; -1 if none. */
 static gint
-other_cpu(gint not)
+other_cpu(gint not )
 {
     cpu_set_t set;
 
     g_assert_cmpint(sched_getaffinity(0, sizeof(set), &set), ==, 0);
     for (gint cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &set) && cpu != not)
+        if (CPU_ISSET(cpu, &set) && cpu != not )
             return cpu;
     return -1;
 }
@@ -726,10 +728,10 @@ test_steer_drifted_only(void)
     pid_t self = getpid();
 
     g_array_append_val(ids, self);
-    g_assert_true(vn_dataplane_steer_full(ids, FALSE, cpus, NULL,
-                                          VN_DATAPLANE_STEER_DRIFTED_ONLY, log, NULL));
-    g_assert_true(vn_dataplane_steer_full(ids, TRUE, cpus, NULL,
-                                          VN_DATAPLANE_STEER_DRIFTED_ONLY, log, NULL));
+    g_assert_true(vn_dataplane_steer_full(ids, FALSE, cpus, NULL, VN_DATAPLANE_STEER_DRIFTED_ONLY,
+                                          log, NULL));
+    g_assert_true(
+        vn_dataplane_steer_full(ids, TRUE, cpus, NULL, VN_DATAPLANE_STEER_DRIFTED_ONLY, log, NULL));
     g_assert_cmpuint(log->len, ==, 0);
 }
 

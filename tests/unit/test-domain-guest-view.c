@@ -9,14 +9,13 @@
 #include "vn-topology-source.h"
 
 /* 8 vCPUs and 16 GiB: on 2 nodes of 8 GiB it needs 2 cells */
-static const gchar *const TEMPLATE =
-    "<domain type='qemu'>\n"
-    "  <name>g</name>\n"
-    "  <memory unit='GiB'>%s</memory>\n"
-    "  <vcpu placement='static'>8</vcpu>\n"
-    "  %s\n"
-    "  <os><type %s machine='pc'>hvm</type></os>\n"
-    "</domain>\n";
+static const gchar *const TEMPLATE = "<domain type='qemu'>\n"
+                                     "  <name>g</name>\n"
+                                     "  <memory unit='GiB'>%s</memory>\n"
+                                     "  <vcpu placement='static'>8</vcpu>\n"
+                                     "  %s\n"
+                                     "  <os><type %s machine='pc'>hvm</type></os>\n"
+                                     "</domain>\n";
 
 /* Places the domain (memory GiB, features XML, arch attribute) on a
  * 2-node host of 8 CPUs and 12 GiB per node; returns the warnings. */
@@ -64,7 +63,8 @@ static void
 test_x86_with_acpi(void)
 {
     guint cells;
-    g_autoptr(GPtrArray) w = place("16", "<features><acpi/><apic/></features>", "arch='x86_64'", &cells);
+    g_autoptr(GPtrArray) w =
+        place("16", "<features><acpi/><apic/></features>", "arch='x86_64'", &cells);
 
     g_assert_cmpuint(cells, ==, 2);
     g_assert_cmpuint(w->len, ==, 0);

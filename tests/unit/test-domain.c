@@ -42,16 +42,22 @@ make_placement(const VnTopology *t, guint n, const guint *nodes, guint vcpus, gu
     VnPlacement *p = vn_placement_new();
 
     for (guint i = 0; i < n; i++) {
-        VnCell c = { .id = i, .node = nodes[i], .node_os_id = t->nodes[nodes[i]].os_id,
-                     .vcpu_first = i * vcpus, .n_vcpus = vcpus,
-                     .cpus = vn_bitmap_copy(t->nodes[nodes[i]].cpus), .memory_kib = kib };
+        VnCell c = { .id = i,
+                     .node = nodes[i],
+                     .node_os_id = t->nodes[nodes[i]].os_id,
+                     .vcpu_first = i * vcpus,
+                     .n_vcpus = vcpus,
+                     .cpus = vn_bitmap_copy(t->nodes[nodes[i]].cpus),
+                     .memory_kib = kib };
         for (guint v = 0; v < vcpus; v++)
             g_ptr_array_add(p->vcpu_pins, vn_bitmap_copy(c.cpus));
         g_array_append_val(p->cells, c);
     }
     p->emulator_cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus);
     for (guint i = 0; i < iothreads; i++) {
-        VnIOThreadPin io = { .id = i + 1, .cell = 0, .cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus) };
+        VnIOThreadPin io = { .id = i + 1,
+                             .cell = 0,
+                             .cpus = vn_bitmap_copy(t->nodes[nodes[0]].cpus) };
         g_array_append_val(p->iothreads, io);
     }
     return p;
@@ -68,8 +74,8 @@ four_nodes(void)
     return t;
 }
 
-static const VnDomainWriteOptions fixed_time = {
-    .memory_mode = VN_MEMORY_MODE_RESTRICTIVE, .time = "2026-11-29T22:00:00Z" };
+static const VnDomainWriteOptions fixed_time = { .memory_mode = VN_MEMORY_MODE_RESTRICTIVE,
+                                                 .time = "2026-11-29T22:00:00Z" };
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -97,8 +103,10 @@ test_request_mixed_pages(void)
     g_autoptr(VnDomain) d = load_text(
         "<domain><name>z</name><memory>1048576</memory><vcpu>2</vcpu><memoryBacking><hugepages>"
         "<page size='2' unit='M' nodeset='0'/><page size='1' unit='G' nodeset='1'/></hugepages>"
-        "</memoryBacking><cpu><numa><cell cpus='0' memory='524288'/><cell cpus='1' memory='524288'/>"
-        "</numa></cpu></domain>", &error);
+        "</memoryBacking><cpu><numa><cell cpus='0' memory='524288'/><cell cpus='1' "
+        "memory='524288'/>"
+        "</numa></cpu></domain>",
+        &error);
 
     /* valid libvirt: it loads (the hook must read it); it is not placed */
     g_assert_no_error(error);
@@ -142,11 +150,13 @@ test_request_devices_sysfs(void)
         "<disk type='block' device='disk'><driver name='qemu' iothread='9'/>"
         "<source dev='/dev/nvme0n1'/><target dev='vda' bus='virtio'/></disk>"
         "<disk type='nvme' device='disk'><driver name='qemu' iothread='7'/>"
-        "<source type='pci'><address domain='0x0000' bus='0x3b' slot='0x00' function='0x0'/></source>"
+        "<source type='pci'><address domain='0x0000' bus='0x3b' slot='0x00' "
+        "function='0x0'/></source>"
         "<target dev='vdb' bus='virtio'/></disk>"
         "<interface type='direct'><source dev='eth1' mode='passthrough'/></interface>"
         "<interface type='direct'><source dev='../../etc' mode='passthrough'/></interface>"
-        "</devices></domain>", &error);
+        "</devices></domain>",
+        &error);
     g_autofree gchar *sysroot = data_path("sysroot");
     g_autoptr(VnRequest) r = NULL;
     const VnDevice *dev;
@@ -173,8 +183,8 @@ test_request_devices_sysfs(void)
 }
 
 typedef struct {
-    const gchar *memory;   /* the <memory> element */
-    guint64 kib;           /* 0: must fail */
+    const gchar *memory; /* the <memory> element */
+    guint64 kib;         /* 0: must fail */
 } UnitCase;
 
 static void
@@ -225,7 +235,7 @@ typedef struct {
     const gchar *name;
     const gchar *xml;
     gint code;
-    const gchar *needle;   /* must appear in the message */
+    const gchar *needle; /* must appear in the message */
 } BadCase;
 
 static void
@@ -234,21 +244,24 @@ test_bad_domains(void)
     static const BadCase cases[] = {
         { "zero vcpus", "<domain><name>z</name><memory>1024</memory><vcpu>0</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "0 vCPUs" },
-        { "current zero", "<domain><name>z</name><memory>1024</memory><vcpu current='0'>2</vcpu></domain>",
+        { "current zero",
+          "<domain><name>z</name><memory>1024</memory><vcpu current='0'>2</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "0 vCPUs" },
-        { "absurd vcpus", "<domain><name>z</name><memory>1024</memory><vcpu>99999999</vcpu></domain>",
+        { "absurd vcpus",
+          "<domain><name>z</name><memory>1024</memory><vcpu>99999999</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "<vcpu>" },
         { "no name", "<domain><memory>1024</memory><vcpu>1</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "no <name>" },
-        { "no memory", "<domain><name>z</name><vcpu>1</vcpu></domain>",
-          VN_DOMAIN_ERROR_INVALID, "no memory" },
-        { "not a domain", "<network><name>z</name></network>",
-          VN_DOMAIN_ERROR_INVALID, "not <domain>" },
+        { "no memory", "<domain><name>z</name><vcpu>1</vcpu></domain>", VN_DOMAIN_ERROR_INVALID,
+          "no memory" },
+        { "not a domain", "<network><name>z</name></network>", VN_DOMAIN_ERROR_INVALID,
+          "not <domain>" },
         { "truncated", "<domain><name>z</name><memory>1024</memory><vcpu>1</v",
           VN_DOMAIN_ERROR_MALFORMED, "test.xml:1:" },
         { "empty", "", VN_DOMAIN_ERROR_MALFORMED, "test.xml" },
         { "bad cell cpus",
-          "<domain><name>z</name><vcpu>2</vcpu><cpu><numa><cell cpus='0-7' memory='1024'/></numa></cpu></domain>",
+          "<domain><name>z</name><vcpu>2</vcpu><cpu><numa><cell cpus='0-7' "
+          "memory='1024'/></numa></cpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "<cell cpus>" },
         { "zero page size",
           "<domain><name>z</name><memory>1048576</memory><vcpu>2</vcpu><memoryBacking><hugepages>"
@@ -257,7 +270,8 @@ test_bad_domains(void)
         { "bad metadata",
           "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
           "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='maybe'/>"
-          "</metadata></domain>", VN_DOMAIN_ERROR_INVALID, "manage='maybe'" },
+          "</metadata></domain>",
+          VN_DOMAIN_ERROR_INVALID, "manage='maybe'" },
         { "bad metadata cell",
           "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
           "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>"
@@ -268,7 +282,8 @@ test_bad_domains(void)
         { "memory with newlines",
           "<domain><name>z</name><memory>1\n<name>x</name>\n</memory><vcpu>1</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "<memory>: '1 x' is not a whole number" },
-        { "newline in name", "<domain><name>a&#10;b</name><memory>1024</memory><vcpu>1</vcpu></domain>",
+        { "newline in name",
+          "<domain><name>a&#10;b</name><memory>1024</memory><vcpu>1</vcpu></domain>",
           VN_DOMAIN_ERROR_INVALID, "<name> holds a newline" },
     };
 
@@ -311,9 +326,11 @@ test_billion_laughs(void)
     GString *s = g_string_new("<?xml version='1.0'?>\n<!DOCTYPE domain [\n<!ENTITY l0 'lol'>\n");
 
     for (guint i = 1; i < 10; i++)
-        g_string_append_printf(s, "<!ENTITY l%u '&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;'>\n",
-                               i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
-    g_string_append(s, "]>\n<domain><name>&l9;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n");
+        g_string_append_printf(
+            s, "<!ENTITY l%u '&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;&l%u;'>\n", i, i - 1,
+            i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    g_string_append(s,
+                    "]>\n<domain><name>&l9;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n");
     assert_refused(s->str, -1, 2.0);
     g_string_free(s, TRUE);
 }
@@ -321,15 +338,17 @@ test_billion_laughs(void)
 static void
 test_external_entity(void)
 {
-    assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>\n"
-                   "<domain><name>&x;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
-                   VN_DOMAIN_ERROR_UNSAFE, 2.0);
+    assert_refused(
+        "<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>\n"
+        "<domain><name>&x;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
+        VN_DOMAIN_ERROR_UNSAFE, 2.0);
     assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain SYSTEM 'http://example.org/evil.dtd'>\n"
                    "<domain><name>&x;</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
                    VN_DOMAIN_ERROR_MALFORMED, 2.0);
-    assert_refused("<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY % p SYSTEM 'file:///etc/passwd'> %p;]>\n"
-                   "<domain><name>x</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
-                   VN_DOMAIN_ERROR_UNSAFE, 2.0);
+    assert_refused(
+        "<?xml version='1.0'?>\n<!DOCTYPE domain [<!ENTITY % p SYSTEM 'file:///etc/passwd'> %p;]>\n"
+        "<domain><name>x</name><memory>1024</memory><vcpu>1</vcpu></domain>\n",
+        VN_DOMAIN_ERROR_UNSAFE, 2.0);
 }
 
 /* An entity or DTD naming a FIFO: if the parser ever opened it, open()
@@ -345,9 +364,11 @@ test_nothing_read_outside(void)
 
     g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
     entity = g_strdup_printf("<!DOCTYPE domain [<!ENTITY x SYSTEM 'file://%s'>]>\n"
-                             "<domain><name>&x;</name><vcpu>1</vcpu><memory>1</memory></domain>", fifo);
+                             "<domain><name>&x;</name><vcpu>1</vcpu><memory>1</memory></domain>",
+                             fifo);
     dtd = g_strdup_printf("<!DOCTYPE domain SYSTEM '%s'>\n"
-                          "<domain><name>x</name><vcpu>1</vcpu><memory>1</memory></domain>", fifo);
+                          "<domain><name>x</name><vcpu>1</vcpu><memory>1</memory></domain>",
+                          fifo);
     alarm(10);
     assert_refused(entity, VN_DOMAIN_ERROR_UNSAFE, 2.0);
     {
@@ -406,8 +427,10 @@ static const gchar meta_xml[] =
     "<domain type='qemu'>\n"
     "  <name>m</name>\n"
     "  <metadata>\n"
-    "    <vnuma:vnuma xmlns:vnuma=\"http://vnuma.dev/xmlns/domain/1.0\" manage=\"yes\" smt=\"isolate\">\n"
-    "      <vnuma:placement version=\"0.1.0\" time=\"2026-11-29T22:00:00Z\" memory-mode=\"restrictive\" dedicated=\"no\" hugepage-kib=\"0\" threads-per-core=\"1\">\n"
+    "    <vnuma:vnuma xmlns:vnuma=\"http://vnuma.dev/xmlns/domain/1.0\" manage=\"yes\" "
+    "smt=\"isolate\">\n"
+    "      <vnuma:placement version=\"0.1.0\" time=\"2026-11-29T22:00:00Z\" "
+    "memory-mode=\"restrictive\" dedicated=\"no\" hugepage-kib=\"0\" threads-per-core=\"1\">\n"
     "        <vnuma:cell id=\"0\" node=\"1\" vcpus=\"0-3\" cpus=\"4-7\" memory-kib=\"4194304\"/>\n"
     "        <vnuma:emulator cpus=\"4-7\"/>\n"
     "        <vnuma:iothread id=\"1\" cpus=\"4-7\"/>\n"
@@ -473,10 +496,12 @@ static void
 test_metadata_manage_only(void)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnDomain) d = load_text(
-        "<domain><name>m</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
-        "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' dedicated='yes'/>"
-        "</metadata></domain>", &error);
+    g_autoptr(VnDomain) d =
+        load_text("<domain><name>m</name><memory>1024</memory><vcpu>1</vcpu><metadata>"
+                  "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' "
+                  "dedicated='yes'/>"
+                  "</metadata></domain>",
+                  &error);
     g_autoptr(VnRequest) r = NULL;
 
     g_assert_no_error(error);
@@ -513,7 +538,8 @@ test_write_vhost_user(void)
     g_autoptr(VnDomain) d = load_text(
         "<domain type='qemu'><name>vu</name><memory>4194304</memory><vcpu>4</vcpu><devices>"
         "<interface type='vhostuser'><source type='unix' path='/tmp/vu.sock' mode='client'/>"
-        "<model type='virtio'/></interface></devices></domain>", &error);
+        "<model type='virtio'/></interface></devices></domain>",
+        &error);
     g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 1 }, 2, 2097152, 0);
     g_autofree gchar *out = NULL;
 
@@ -540,7 +566,7 @@ test_write_dedicated_smt(void)
     for (guint v = 0; v < 4; v++) {
         VnBitmap *pin = p->vcpu_pins->pdata[v];
         vn_bitmap_clear_all(pin);
-        vn_bitmap_set(pin, 8 + v);   /* node 1 holds CPUs 8-15, siblings 8/9, 10/11 */
+        vn_bitmap_set(pin, 8 + v); /* node 1 holds CPUs 8-15, siblings 8/9, 10/11 */
     }
     out = apply(d, t, p, &fixed_time);
     assert_contains(out, "<vcpupin vcpu='0' cpuset='8'/>");
@@ -588,7 +614,8 @@ test_write_one_cell(void)
     assert_contains(out, "<!-- a comment vnuma must keep -->");
     assert_contains(out, "<app:info xmlns:app='http://example.org/app/1'>keep me</app:info>");
     assert_contains(out, "<qemu:arg value='-no-user-config'/>");
-    assert_contains(out, "<vnuma:cell id='0' node='1' vcpus='0-3' cpus='8-15' memory-kib='4194304'/>");
+    assert_contains(out,
+                    "<vnuma:cell id='0' node='1' vcpus='0-3' cpus='8-15' memory-kib='4194304'/>");
     g_assert_null(strstr(out, "<numa>"));
     g_assert_null(strstr(out, "<?xml"));
     g_assert_true(d->meta && d->meta->has_placement);
@@ -612,9 +639,9 @@ test_write_keeps_bytes(void)
     in_lines = g_strsplit(input, "\n", -1);
     for (guint i = 0; in_lines[i]; i++) {
         if (strstr(in_lines[i], "<vcpu "))
-            continue;   /* vnuma's: placement='static' added */
+            continue; /* vnuma's: placement='static' added */
         if (strstr(in_lines[i], "<domain "))
-            continue;   /* libxml2 writes xmlns:qemu before type= */
+            continue; /* libxml2 writes xmlns:qemu before type= */
         while (out_lines[o] && g_strcmp0(out_lines[o], in_lines[i]) != 0)
             o++;
         if (!out_lines[o])
@@ -653,7 +680,7 @@ test_write_idempotent(void)
     g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 3, 1 }, 2, 2097152, 2);
     VnDomainWriteOptions o = { .memory_mode = VN_MEMORY_MODE_RESTRICTIVE };
     g_autofree gchar *once = apply(d, t, p, &o);
-    g_autofree gchar *twice = apply(d, t, p, &o);   /* no time given: kept */
+    g_autofree gchar *twice = apply(d, t, p, &o); /* no time given: kept */
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) again = load_text(once, &error);
     g_autofree gchar *thrice = NULL;
@@ -673,7 +700,7 @@ test_write_moves(void)
     g_autoptr(VnPlacement) p1 = make_placement(t, 1, (const guint[]){ 3 }, 4, 4194304, 2);
     g_autoptr(VnDomain) fresh = load("web.xml");
     g_autofree gchar *a = apply(d, t, p2, &fixed_time);
-    g_autofree gchar *b = apply(d, t, p1, &fixed_time);   /* vnuma's own pins: replaced */
+    g_autofree gchar *b = apply(d, t, p1, &fixed_time); /* vnuma's own pins: replaced */
     g_autofree gchar *c = apply(fresh, t, p1, &fixed_time);
 
     /* two cells then one: the cells, memnodes and pins go; the guest
@@ -702,7 +729,7 @@ test_write_handwritten(void)
     g_assert_nonnull(strstr(error->message, "<cputune><vcpupin vcpu='0'>"));
     g_assert_nonnull(strstr(error->message, "--force"));
     after = vn_domain_to_string(d);
-    g_assert_cmpstr(before, ==, after);   /* untouched on error */
+    g_assert_cmpstr(before, ==, after); /* untouched on error */
     o.force = TRUE;
     out = apply(d, t, p, &o);
     g_assert_null(strstr(out, "cpuset='0'"));
@@ -721,8 +748,8 @@ test_write_hand_edited_after_vnuma(void)
     g_autoptr(GError) error = NULL;
 
     /* someone moves vCPU 2 by hand, outside what vnuma recorded */
-    g_string_replace(edited, "<vcpupin vcpu='2' cpuset='8-15'/>",
-                     "<vcpupin vcpu='2' cpuset='0'/>", 1);
+    g_string_replace(edited, "<vcpupin vcpu='2' cpuset='8-15'/>", "<vcpupin vcpu='2' cpuset='0'/>",
+                     1);
     e = load_text(edited->str, &error);
     g_assert_no_error(error);
     g_assert_false(vn_domain_apply_placement(e, t, p, &fixed_time, &error));
@@ -767,15 +794,18 @@ test_request_cell_sizes(void)
 {
     static const gchar *const uneven =
         "<domain><name>u</name><memory unit='MiB'>768</memory><vcpu>10</vcpu><cpu><numa>"
-        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' unit='MiB'/>"
+        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' "
+        "unit='MiB'/>"
         "</numa></cpu></domain>";
     static const gchar *const even =
         "<domain><name>e</name><memory unit='MiB'>512</memory><vcpu>4</vcpu><cpu><numa>"
-        "<cell id='0' cpus='0,2' memory='256' unit='MiB'/><cell id='1' cpus='1,3' memory='256' unit='MiB'/>"
+        "<cell id='0' cpus='0,2' memory='256' unit='MiB'/><cell id='1' cpus='1,3' memory='256' "
+        "unit='MiB'/>"
         "</numa></cpu></domain>";
     static const gchar *const gap =
         "<domain><name>g</name><memory unit='MiB'>768</memory><vcpu>4</vcpu><cpu><numa>"
-        "<cell id='0' cpus='0' memory='512' unit='MiB'/><cell id='1' cpus='1-2' memory='256' unit='MiB'/>"
+        "<cell id='0' cpus='0' memory='512' unit='MiB'/><cell id='1' cpus='1-2' memory='256' "
+        "unit='MiB'/>"
         "</numa></cpu></domain>";
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) d = load_text(uneven, &error);
@@ -807,9 +837,11 @@ test_place_dedicated_uneven_cells(void)
 {
     static const gchar *const xml =
         "<domain><name>u</name>"
-        "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' dedicated='yes'/></metadata>"
+        "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes' "
+        "dedicated='yes'/></metadata>"
         "<memory unit='MiB'>768</memory><vcpu>10</vcpu><cpu><numa>"
-        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' unit='MiB'/>"
+        "<cell id='0' cpus='0-3' memory='512' unit='MiB'/><cell id='1' cpus='4-9' memory='256' "
+        "unit='MiB'/>"
         "</numa></cpu></domain>";
     g_autoptr(VnTopology) t = four_nodes();
     g_autoptr(VnLoad) load = vn_load_new(t);
@@ -833,7 +865,8 @@ test_place_dedicated_uneven_cells(void)
     g_assert_cmpuint(p->cells->len, ==, 2);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).n_vcpus, ==, 4);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).n_vcpus, ==, 6);
-    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node, !=, g_array_index(p->cells, VnCell, 1).node);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node, !=,
+                     g_array_index(p->cells, VnCell, 1).node);
     /* the domain's own vcpupins, read back */
     rec = vn_domain_recorded_placement(d, t, &error);
     g_assert_no_error(error);
@@ -895,7 +928,8 @@ static void
 test_recorded_iothread_off_host(void)
 {
     static const gchar xml[] =
-        "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><iothreads>1</iothreads><metadata>"
+        "<domain><name>z</name><memory>1024</memory><vcpu>1</vcpu><iothreads>1</"
+        "iothreads><metadata>"
         "<vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'>"
         "<vnuma:placement version='1' time='2026-01-01T00:00:00Z' memory-mode='strict'>"
         "<vnuma:cell id='0' node='0' vcpus='0' cpus='0' memory-kib='1024'/>"
@@ -944,6 +978,7 @@ main(int argc, char **argv)
     g_test_add_func("/domain/request/cell-sizes", test_request_cell_sizes);
     g_test_add_func("/domain/place/dedicated-uneven-cells", test_place_dedicated_uneven_cells);
     g_test_add_func("/domain/recorded-placement", test_recorded_placement);
-    g_test_add_func("/domain/recorded-placement/iothread-off-host", test_recorded_iothread_off_host);
+    g_test_add_func("/domain/recorded-placement/iothread-off-host",
+                    test_recorded_iothread_off_host);
     return g_test_run();
 }

@@ -7,9 +7,11 @@
 #include "vn-plan.h"
 #include "vn-topology-source.h"
 
-#define META_OPEN "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'%s>"
+#define META_OPEN                                                                                  \
+    "<metadata><vnuma:vnuma xmlns:vnuma='http://vnuma.dev/xmlns/domain/1.0' manage='yes'%s>"
 #define META_CLOSE "</vnuma:vnuma></metadata>"
-#define PLACEMENT_OPEN "<vnuma:placement version='0.1.0' time='2026-11-29T22:00:00Z' " \
+#define PLACEMENT_OPEN                                                                             \
+    "<vnuma:placement version='0.1.0' time='2026-11-29T22:00:00Z' "                                \
     "memory-mode='strict' dedicated='no' hugepage-kib='0' threads-per-core='1'>"
 
 /* A domain of 8 vCPUs and 8 GiB: `cells` its <cpu><numa> cells (each
@@ -28,14 +30,17 @@ domain(const gchar *const *cells, guint recorded, const gchar *hint)
     if (recorded) {
         g_string_append(x, PLACEMENT_OPEN);
         for (guint i = 0; i < recorded; i++)
-            g_string_append_printf(x, "<vnuma:cell id='%u' node='%u' vcpus='%u-%u' cpus='%u-%u' "
-                                   "memory-kib='%u'/>", i, i, i * (8 / recorded),
-                                   (i + 1) * (8 / recorded) - 1, i * 4, i * 4 + 3,
-                                   8 * 1048576 / recorded);
+            g_string_append_printf(x,
+                                   "<vnuma:cell id='%u' node='%u' vcpus='%u-%u' cpus='%u-%u' "
+                                   "memory-kib='%u'/>",
+                                   i, i, i * (8 / recorded), (i + 1) * (8 / recorded) - 1, i * 4,
+                                   i * 4 + 3, 8 * 1048576 / recorded);
         g_string_append(x, "</vnuma:placement>");
     }
-    g_string_append(x, META_CLOSE "<memory unit='GiB'>8</memory><vcpu>8</vcpu>"
-                    "<os><type arch='x86_64' machine='q35'>hvm</type></os><features><acpi/></features>");
+    g_string_append(
+        x, META_CLOSE
+        "<memory unit='GiB'>8</memory><vcpu>8</vcpu>"
+        "<os><type arch='x86_64' machine='q35'>hvm</type></os><features><acpi/></features>");
     if (cells) {
         g_string_append(x, "<cpu><numa>");
         for (guint i = 0; cells[i]; i++) {
@@ -57,8 +62,8 @@ domain(const gchar *const *cells, guint recorded, const gchar *hint)
 
 typedef struct {
     const gchar *name;
-    const gchar *cells[4];   /* the domain's own <cpu><numa> cells */
-    guint recorded;          /* cells of the recorded placement */
+    const gchar *cells[4]; /* the domain's own <cpu><numa> cells */
+    guint recorded;        /* cells of the recorded placement */
     const gchar *hint;
     VnEngineIntent intent;
     guint want_cells;
@@ -85,9 +90,27 @@ static const RuleCase rule_cases[] = {
     { "uneven-plan", { "2:2048", "6:6144", NULL }, 0, NULL, VN_ENGINE_PLAN, 2, FALSE },
     { "uneven-recorded-start", { "2:2048", "6:6144", NULL }, 2, NULL, VN_ENGINE_START, 2, FALSE },
     { "uneven-filter", { "2:2048", "6:6144", NULL }, 0, NULL, VN_ENGINE_FILTER, 2, FALSE },
-    { "dedicated-even", { "4:4096", "4:4096", NULL }, 0, " dedicated='yes'", VN_ENGINE_START, 2, FALSE },
-    { "dedicated-recorded", { "4:4096", "4:4096", NULL }, 2, " dedicated='yes'", VN_ENGINE_PLAN, 2, TRUE },
-    { "dedicated-uneven", { "2:2048", "6:6144", NULL }, 0, " dedicated='yes'", VN_ENGINE_DEFINE, 2, FALSE },
+    { "dedicated-even",
+      { "4:4096", "4:4096", NULL },
+      0,
+      " dedicated='yes'",
+      VN_ENGINE_START,
+      2,
+      FALSE },
+    { "dedicated-recorded",
+      { "4:4096", "4:4096", NULL },
+      2,
+      " dedicated='yes'",
+      VN_ENGINE_PLAN,
+      2,
+      TRUE },
+    { "dedicated-uneven",
+      { "2:2048", "6:6144", NULL },
+      0,
+      " dedicated='yes'",
+      VN_ENGINE_DEFINE,
+      2,
+      FALSE },
     { "dedicated-no-cells-filter", { NULL }, 0, " dedicated='yes'", VN_ENGINE_FILTER, 1, FALSE },
 };
 
@@ -105,8 +128,9 @@ test_cell_rule(gconstpointer data)
     g_assert_cmpuint(got.cells, ==, c->want_cells);
     g_assert_cmpint(got.rechoose, ==, c->want_rechoose);
     /* cells of their own sizes reach the core as sizes, whatever the intent */
-    g_assert_cmpint(req->cell_sizes != NULL, ==, g_str_has_prefix(c->name, "uneven") ||
-                                                  g_str_equal(c->name, "dedicated-uneven"));
+    g_assert_cmpint(req->cell_sizes != NULL, ==,
+                    g_str_has_prefix(c->name, "uneven") ||
+                        g_str_equal(c->name, "dedicated-uneven"));
 }
 
 /* ---- the entry point ---------------------------------------------------- */
@@ -232,7 +256,7 @@ typedef struct {
     const gchar *name;
     guint vcpus, cells, iothreads, devices;
     guint64 memory_mib;
-    const gchar *message;   /* NULL: within every limit */
+    const gchar *message; /* NULL: within every limit */
 } LimitCase;
 
 static const LimitCase limit_cases[] = {
@@ -291,8 +315,9 @@ test_domain_vcpus_limit(void)
 
     g_assert_null(d);
     g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_INVALID);
-    g_assert_cmpstr(error->message, ==, "big.xml: <vcpu>: must be from 1 to 4096, the most vCPUs "
-                                        "a VM may have (domain 'big' has 8192)");
+    g_assert_cmpstr(error->message, ==,
+                    "big.xml: <vcpu>: must be from 1 to 4096, the most vCPUs "
+                    "a VM may have (domain 'big' has 8192)");
     g_clear_error(&error);
     ok = vn_domain_load_buffer(xml4096, strlen(xml4096), "big.xml", &error);
     g_assert_no_error(error);
@@ -309,7 +334,8 @@ main(int argc, char **argv)
     }
     g_test_add_func("/engine/run/start-leaves-domain", test_start_leaves_domain);
     g_test_add_func("/engine/run/filter-keeps-one-node", test_filter_keeps_one_node);
-    g_test_add_func("/engine/run/filter-rewrites-keeping-cells", test_filter_rewrites_keeping_cells);
+    g_test_add_func("/engine/run/filter-rewrites-keeping-cells",
+                    test_filter_rewrites_keeping_cells);
     for (guint i = 0; i < G_N_ELEMENTS(limit_cases); i++) {
         g_autofree gchar *path = g_strdup_printf("/engine/limits/%s", limit_cases[i].name);
         g_test_add_data_func(path, &limit_cases[i], test_limit);

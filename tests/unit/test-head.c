@@ -7,9 +7,9 @@ static const VndHeadLimits limits = { .max_line = 32, .max_head = 96, .max_field
 
 static const struct {
     const gchar *name;
-    const gchar *head;        /* then "NEXT" follows: must not be taken */
+    const gchar *head; /* then "NEXT" follows: must not be taken */
     VndHeadResult result;
-    gsize length;             /* VND_HEAD_COMPLETE */
+    gsize length; /* VND_HEAD_COMPLETE */
 } cases[] = {
     { "crlf", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", VND_HEAD_COMPLETE, 27 },
     { "lf", "GET / HTTP/1.1\nHost: x\n\n", VND_HEAD_COMPLETE, 24 },
@@ -19,14 +19,20 @@ static const struct {
     { "not-ended", "GET / HTTP/1.1\r\nHost: x\r\n", VND_HEAD_MORE, 0 },
     { "line-at-limit", "GET /2345678901234567 HTTP/1.1\r\n\r\n", VND_HEAD_COMPLETE, 34 },
     { "line-over-limit", "GET /23456789012345678 HTTP/1.1\r\n\r\n", VND_HEAD_LINE_TOO_LONG, 0 },
-    { "line-never-ends", "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", VND_HEAD_LINE_TOO_LONG, 0 },
+    { "line-never-ends", "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", VND_HEAD_LINE_TOO_LONG,
+      0 },
     { "fields-at-limit", "GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", VND_HEAD_COMPLETE, 36 },
-    { "fields-over-limit", "GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n", VND_HEAD_TOO_MANY_FIELDS, 0 },
-    { "head-over-limit", "GET / HTTP/1.1\r\nA: 012345678901234567890123456789012345678901234567890123456789"
-                         "0123456789012345\r\n\r\n", VND_HEAD_TOO_LARGE, 0 },
-    { "blank-lines-count", "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
-                           "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
-                           "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n", VND_HEAD_TOO_LARGE, 0 },
+    { "fields-over-limit", "GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n",
+      VND_HEAD_TOO_MANY_FIELDS, 0 },
+    { "head-over-limit",
+      "GET / HTTP/1.1\r\nA: 012345678901234567890123456789012345678901234567890123456789"
+      "0123456789012345\r\n\r\n",
+      VND_HEAD_TOO_LARGE, 0 },
+    { "blank-lines-count",
+      "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+      "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+      "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n",
+      VND_HEAD_TOO_LARGE, 0 },
 };
 
 static GByteArray *

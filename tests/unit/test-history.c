@@ -27,7 +27,8 @@ test_append_read(void)
     last = vn_history_read(state, 2, &error);
     g_assert_cmpuint(last->len, ==, 2);
     g_assert_cmpstr(((VnHistoryEntry *)g_ptr_array_index(last, 0))->vm, ==, "vm3");
-    g_assert_cmpstr(((VnHistoryEntry *)g_ptr_array_index(last, 1))->reason, ==, "quote \" and\nnewline");
+    g_assert_cmpstr(((VnHistoryEntry *)g_ptr_array_index(last, 1))->reason, ==,
+                    "quote \" and\nnewline");
     {
         g_autofree gchar *p = g_build_filename(state, VN_HISTORY_FILE, NULL);
         g_autofree gchar *old = g_strconcat(p, ".1", NULL);
@@ -48,7 +49,10 @@ test_append_read(void)
 static void
 test_parse_errors(void)
 {
-    const struct { const gchar *line; const gchar *message; } cases[] = {
+    const struct {
+        const gchar *line;
+        const gchar *message;
+    } cases[] = {
         { "[1]", "h:1: not a JSON object" },
         { "{\"time\":\"t\",\"vm\":\"a\"}", "h:1: \"decision\" is missing" },
         { "{\"time\":\"t\",\"vm\":1,\"decision\":\"x\"}", "h:1: \"vm\" is not a string" },

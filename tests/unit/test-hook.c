@@ -11,22 +11,25 @@
 typedef struct {
     gchar *state_dir;
     gchar *run_dir;
-    gchar *config;      /* NULL: empty.conf */
-    gchar *vnumactl;    /* NULL: none */
-    gchar *topology;    /* NULL: hwloc/hagrid.xml */
+    gchar *config;   /* NULL: empty.conf */
+    gchar *vnumactl; /* NULL: none */
+    gchar *topology; /* NULL: hwloc/hagrid.xml */
 } Fixture;
 
-static gchar *data_path(const gchar *name)
+static gchar *
+data_path(const gchar *name)
 {
     return g_build_filename(g_getenv("VN_TEST_DATA"), name, NULL);
 }
 
-static gchar *hook_path(void)
+static gchar *
+hook_path(void)
 {
     return g_build_filename(g_getenv("VN_BUILD_ROOT"), "hooks", "vnuma-hook", NULL);
 }
 
-static void fixture_set_up(Fixture *f, gconstpointer data)
+static void
+fixture_set_up(Fixture *f, gconstpointer data)
 {
     f->state_dir = g_dir_make_tmp("vn-hook-state-XXXXXX", NULL);
     f->run_dir = g_dir_make_tmp("vn-hook-run-XXXXXX", NULL);
@@ -34,7 +37,8 @@ static void fixture_set_up(Fixture *f, gconstpointer data)
     g_assert_nonnull(f->run_dir);
 }
 
-static void fixture_tear_down(Fixture *f, gconstpointer data)
+static void
+fixture_tear_down(Fixture *f, gconstpointer data)
 {
     vn_test_remove_tree(f->state_dir);
     vn_test_remove_tree(f->run_dir);
@@ -46,25 +50,27 @@ static void fixture_tear_down(Fixture *f, gconstpointer data)
 }
 
 typedef struct {
-    gint status;       /* exit status */
+    gint status; /* exit status */
     gchar *out;
     gchar *err;
     gdouble seconds;
 } Run;
 
-static void run_clear(Run *r)
+static void
+run_clear(Run *r)
 {
     g_free(r->out);
     g_free(r->err);
 }
 
-static GSubprocessLauncher *launcher(const Fixture *f)
+static GSubprocessLauncher *
+launcher(const Fixture *f)
 {
     g_autofree gchar *topo = f->topology ? g_strdup(f->topology) : data_path("hwloc/hagrid.xml");
     g_autofree gchar *conf = f->config ? g_strdup(f->config) : data_path("config/empty.conf");
-    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                                       G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                                       G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    GSubprocessLauncher *l =
+        g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                  G_SUBPROCESS_FLAGS_STDERR_PIPE);
     const gchar *env[] = { NULL };
     g_subprocess_launcher_set_environ(l, (gchar **)env);
     g_subprocess_launcher_setenv(l, "PATH", "/usr/sbin:/usr/bin:/sbin:/bin", TRUE);
@@ -74,22 +80,23 @@ static GSubprocessLauncher *launcher(const Fixture *f)
     g_subprocess_launcher_setenv(l, "VNUMA_LIBVIRT_RUN_DIR", f->run_dir, TRUE);
     g_subprocess_launcher_setenv(l, "VNUMA_TOPOLOGY", topo, TRUE);
     g_subprocess_launcher_setenv(l, "VNUMA_CONFIG", conf, TRUE);
-    g_subprocess_launcher_setenv(l, "VNUMA_VNUMACTL",
-                                 f->vnumactl ? f->vnumactl : "/nonexistent", TRUE);
+    g_subprocess_launcher_setenv(l, "VNUMA_VNUMACTL", f->vnumactl ? f->vnumactl : "/nonexistent",
+                                 TRUE);
     return l;
 }
 
 /* Runs the hook with `xml` on stdin; waits for exit AND for EOF on its
  * stdout/stderr, as libvirt does. */
-static void run_hook_xml(const Fixture *f, const gchar *vm, const gchar *op,
-                         const gchar *sub_op, const gchar *xml, Run *r)
+static void
+run_hook_xml(const Fixture *f, const gchar *vm, const gchar *op, const gchar *sub_op,
+             const gchar *xml, Run *r)
 {
     g_autoptr(GSubprocessLauncher) l = launcher(f);
     g_autofree gchar *hook = hook_path();
     g_autoptr(GError) err = NULL;
     gint64 t0 = g_get_monotonic_time();
-    g_autoptr(GSubprocess) p = g_subprocess_launcher_spawn(l, &err, hook, vm, op, sub_op,
-                                                           "-", NULL);
+    g_autoptr(GSubprocess) p =
+        g_subprocess_launcher_spawn(l, &err, hook, vm, op, sub_op, "-", NULL);
     g_assert_no_error(err);
     g_subprocess_communicate_utf8(p, xml, NULL, &r->out, &r->err, &err);
     g_assert_no_error(err);
@@ -99,8 +106,9 @@ static void run_hook_xml(const Fixture *f, const gchar *vm, const gchar *op,
     r->status = g_subprocess_get_exit_status(p);
 }
 
-static void run_hook(const Fixture *f, const gchar *vm, const gchar *op,
-                     const gchar *sub_op, const gchar *fixture, Run *r)
+static void
+run_hook(const Fixture *f, const gchar *vm, const gchar *op, const gchar *sub_op,
+         const gchar *fixture, Run *r)
 {
     g_autofree gchar *name = g_strdup_printf("hook/%s.xml", fixture);
     g_autofree gchar *path = data_path(name);
@@ -110,18 +118,20 @@ static void run_hook(const Fixture *f, const gchar *vm, const gchar *op,
 }
 
 /* Runs and expects a silent exit 0. */
-static void hook_ok(const Fixture *f, const gchar *vm, const gchar *op,
-                    const gchar *sub_op, const gchar *fixture)
+static void
+hook_ok(const Fixture *f, const gchar *vm, const gchar *op, const gchar *sub_op,
+        const gchar *fixture)
 {
     Run r = { 0 };
     run_hook(f, vm, op, sub_op, fixture, &r);
     if (r.status != 0 || *r.out || *r.err)
-        g_error("hook %s %s %s: status %d, stdout \"%s\", stderr \"%s\"", vm, op, sub_op,
-                r.status, r.out, r.err);
+        g_error("hook %s %s %s: status %d, stdout \"%s\", stderr \"%s\"", vm, op, sub_op, r.status,
+                r.out, r.err);
     run_clear(&r);
 }
 
-static VnLedger *snapshot(const Fixture *f)
+static VnLedger *
+snapshot(const Fixture *f)
 {
     g_autoptr(GError) err = NULL;
     VnLedger *l = vn_ledger_snapshot(f->state_dir, &err);
@@ -129,14 +139,16 @@ static VnLedger *snapshot(const Fixture *f)
     return l;
 }
 
-static void mark_running(const Fixture *f, const gchar *vm)
+static void
+mark_running(const Fixture *f, const gchar *vm)
 {
     g_autofree gchar *file = g_strconcat(vm, ".xml", NULL);
     g_autofree gchar *path = g_build_filename(f->run_dir, file, NULL);
     g_assert_true(g_file_set_contents(path, "<domstatus/>", -1, NULL));
 }
 
-static gchar *read_state_file(const Fixture *f, const gchar *name)
+static gchar *
+read_state_file(const Fixture *f, const gchar *name)
 {
     g_autofree gchar *path = g_build_filename(f->state_dir, name, NULL);
     gchar *text = NULL;
@@ -145,7 +157,8 @@ static gchar *read_state_file(const Fixture *f, const gchar *name)
     return text;
 }
 
-static void test_prepare_recorded(Fixture *f, gconstpointer data)
+static void
+test_prepare_recorded(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
     g_autoptr(VnLedger) l = snapshot(f);
@@ -162,7 +175,8 @@ static void test_prepare_recorded(Fixture *f, gconstpointer data)
     g_assert_nonnull(strstr(history, "\"decision\":\"reserved\""));
 }
 
-static void test_prepare_managed(Fixture *f, gconstpointer data)
+static void
+test_prepare_managed(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
     g_autoptr(VnLedger) l = snapshot(f);
@@ -175,7 +189,8 @@ static void test_prepare_managed(Fixture *f, gconstpointer data)
 
 /* Guest cells an x86 guest without ACPI cannot see: the VM is placed and
  * starts, and the decision's reason (log, history) carries the warning. */
-static void test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
+static void
+test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-noacpi", "prepare", "begin", "no-acpi-cells");
     g_autoptr(VnLedger) l = snapshot(f);
@@ -195,7 +210,8 @@ static void test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
 
 /* vnumad held room for the VM (planning API): the start takes that hold
  * as the VM's placement, to be applied live. */
-static void test_prepare_held(Fixture *f, gconstpointer data)
+static void
+test_prepare_held(Fixture *f, gconstpointer data)
 {
     {
         g_autoptr(GError) err = NULL;
@@ -223,7 +239,8 @@ static void test_prepare_held(Fixture *f, gconstpointer data)
 /* A hold of guest cells of their own sizes (POST /v1/reservations with
  * cell_sizes) is taken cell by cell: each keeps its node, vCPUs and
  * memory. */
-static void test_prepare_held_uneven(Fixture *f, gconstpointer data)
+static void
+test_prepare_held_uneven(Fixture *f, gconstpointer data)
 {
     {
         g_autoptr(GError) err = NULL;
@@ -254,7 +271,8 @@ static void test_prepare_held_uneven(Fixture *f, gconstpointer data)
     g_assert_cmpuint(c1->memory_kib, ==, 262144);
 }
 
-static void test_prepare_unmanaged(Fixture *f, gconstpointer data)
+static void
+test_prepare_unmanaged(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
     g_autoptr(VnLedger) l = snapshot(f);
@@ -268,7 +286,8 @@ static void test_prepare_unmanaged(Fixture *f, gconstpointer data)
     g_assert_nonnull(vn_ledger_lookup_name(l, "vm-unmanaged"));
 }
 
-static void test_release(Fixture *f, gconstpointer data)
+static void
+test_release(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
@@ -292,12 +311,13 @@ static void test_release(Fixture *f, gconstpointer data)
 
 /* started with needs_apply: the helper runs detached, the hook returns
  * (stdout/stderr at EOF) long before the helper ends. */
-static void test_started_apply(Fixture *f, gconstpointer data)
+static void
+test_started_apply(Fixture *f, gconstpointer data)
 {
     f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
     g_autofree gchar *done = g_build_filename(f->state_dir, "apply-done", NULL);
-    g_autofree gchar *script = g_strdup_printf(
-        "#!/bin/sh\necho \"helper $*\"\nsleep 4\ntouch '%s'\n", done);
+    g_autofree gchar *script =
+        g_strdup_printf("#!/bin/sh\necho \"helper $*\"\nsleep 4\ntouch '%s'\n", done);
     g_assert_true(g_file_set_contents(f->vnumactl, script, -1, NULL));
     g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
 
@@ -321,7 +341,8 @@ static void test_started_apply(Fixture *f, gconstpointer data)
 
 /* started with no live pin due but [dataplane] processes named for the VM:
  * the helper is started to steer only its data path (issue 5). */
-static void test_started_dataplane(Fixture *f, gconstpointer data)
+static void
+test_started_dataplane(Fixture *f, gconstpointer data)
 {
     f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
     f->config = g_build_filename(f->state_dir, "dataplane.conf", NULL);
@@ -329,8 +350,10 @@ static void test_started_dataplane(Fixture *f, gconstpointer data)
     g_autofree gchar *script = g_strdup_printf("#!/bin/sh\necho \"helper $*\"\ntouch '%s'\n", done);
     g_assert_true(g_file_set_contents(f->vnumactl, script, -1, NULL));
     g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
-    g_assert_true(g_file_set_contents(f->config, "[dataplane]\n"
-                                      "vm-placed = pidfile:/run/vnuma-test-dp.pid\n", -1, NULL));
+    g_assert_true(g_file_set_contents(f->config,
+                                      "[dataplane]\n"
+                                      "vm-placed = pidfile:/run/vnuma-test-dp.pid\n",
+                                      -1, NULL));
 
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
     mark_running(f, "vm-placed");
@@ -343,7 +366,8 @@ static void test_started_dataplane(Fixture *f, gconstpointer data)
     g_assert_nonnull(strstr(history, "data path steering started in the background"));
 }
 
-static void test_fail_open(Fixture *f, gconstpointer data)
+static void
+test_fail_open(Fixture *f, gconstpointer data)
 {
     Run r = { 0 };
     run_hook(f, "vm-broken", "prepare", "begin", "malformed", &r);
@@ -355,7 +379,10 @@ static void test_fail_open(Fixture *f, gconstpointer data)
     g_assert_nonnull(strstr(history, "\"decision\":\"error\""));
 
     static const gchar *const phases[][2] = {
-        { "frobnicate", "begin" }, { "prepare", "end" }, { "attach", "begin" }, { "", "" },
+        { "frobnicate", "begin" },
+        { "prepare", "end" },
+        { "attach", "begin" },
+        { "", "" },
     };
     for (guint i = 0; i < G_N_ELEMENTS(phases); i++) {
         run_hook(f, "vm-placed", phases[i][0], phases[i][1], "placed", &r);
@@ -384,11 +411,12 @@ static void test_fail_open(Fixture *f, gconstpointer data)
 
 /* $VNUMA_TOPOLOGY names a file that crashes hwloc 2.9: the import runs
  * in a child, the hook logs the error and the VM starts (issue 12 B.3). */
-static void test_fail_open_hwloc_crash(Fixture *f, gconstpointer data)
+static void
+test_fail_open_hwloc_crash(Fixture *f, gconstpointer data)
 {
     f->topology = data_path("hwloc-crash/pu-without-complete-cpuset.xml");
-    g_autofree gchar *expected = g_strdup_printf("%s: hwloc crashed reading it (signal 11)",
-                                                 f->topology);
+    g_autofree gchar *expected =
+        g_strdup_printf("%s: hwloc crashed reading it (signal 11)", f->topology);
     Run r = { 0 };
     run_hook(f, "vm-placed", "prepare", "begin", "placed", &r);
     g_assert_cmpint(r.status, ==, 0);
@@ -402,15 +430,17 @@ static void test_fail_open_hwloc_crash(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 }
 
-static void assert_one_line(const gchar *text, const gchar *prefix)
+static void
+assert_one_line(const gchar *text, const gchar *prefix)
 {
     if (!g_str_has_prefix(text, prefix))
         g_error("\"%s\" does not start with \"%s\"", text, prefix);
     g_assert_true(g_str_has_suffix(text, "\n"));
-    g_assert_true(strchr(text, '\n') == text + strlen(text) - 1);   /* one line */
+    g_assert_true(strchr(text, '\n') == text + strlen(text) - 1); /* one line */
 }
 
-static void test_refuse(Fixture *f, gconstpointer data)
+static void
+test_refuse(Fixture *f, gconstpointer data)
 {
     f->config = data_path("hook/refuse.conf");
     Run r = { 0 };
@@ -424,9 +454,10 @@ static void test_refuse(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 }
 
-static void test_replan_and_ignore(Fixture *f, gconstpointer data)
+static void
+test_replan_and_ignore(Fixture *f, gconstpointer data)
 {
-    hook_ok(f, "vm-gone", "prepare", "begin", "gone-node");    /* default: replan */
+    hook_ok(f, "vm-gone", "prepare", "begin", "gone-node"); /* default: replan */
     g_autoptr(VnLedger) l = snapshot(f);
     VnLedgerRecord *r = vn_ledger_lookup_name(l, "vm-gone");
     g_assert_true(r->needs_apply);
@@ -446,7 +477,8 @@ static void test_replan_and_ignore(Fixture *f, gconstpointer data)
 /* The user re-cut the guest cells (3 recorded, 2 of their own sizes now)
  * and the recorded nodes are gone: the new plan takes the domain's cells,
  * guest ABI, not the recorded count. */
-static void test_replan_recut_cells(Fixture *f, gconstpointer data)
+static void
+test_replan_recut_cells(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-recut", "prepare", "begin", "recut-cells");
     g_autoptr(VnLedger) l = snapshot(f);
@@ -462,7 +494,8 @@ static void test_replan_recut_cells(Fixture *f, gconstpointer data)
     g_assert_cmpuint(c1->memory_kib, ==, 262144);
 }
 
-static void test_strict(Fixture *f, gconstpointer data)
+static void
+test_strict(Fixture *f, gconstpointer data)
 {
     f->config = data_path("hook/strict.conf");
     Run r = { 0 };
@@ -475,7 +508,8 @@ static void test_strict(Fixture *f, gconstpointer data)
     hook_ok(f, "vm-broken", "reconnect", "begin", "malformed");
 }
 
-static void test_reconnect(Fixture *f, gconstpointer data)
+static void
+test_reconnect(Fixture *f, gconstpointer data)
 {
     mark_running(f, "vm-placed");
     hook_ok(f, "vm-placed", "reconnect", "begin", "placed");
@@ -487,7 +521,8 @@ static void test_reconnect(Fixture *f, gconstpointer data)
     hook_ok(f, "vm-broken", "reconnect", "begin", "malformed");
 }
 
-static gchar *copy_status(const Fixture *f, const gchar *name)
+static gchar *
+copy_status(const Fixture *f, const gchar *name)
 {
     g_autofree gchar *file = g_strconcat(name, ".xml", NULL);
     g_autofree gchar *rel = g_build_filename("hook", "run", file, NULL);
@@ -503,7 +538,8 @@ static gchar *copy_status(const Fixture *f, const gchar *name)
  * domains, and the running VM's node counts against the new one.
  * vm-live.xml has the metadata as libvirt writes it back after `vnumactl
  * apply` set it live (default namespace, double quotes). */
-static void test_rebuild(Fixture *f, gconstpointer data)
+static void
+test_rebuild(Fixture *f, gconstpointer data)
 {
     g_autofree gchar *dst = copy_status(f, "vm-status");
     g_autofree gchar *live = copy_status(f, "vm-live");
@@ -532,11 +568,12 @@ static void test_rebuild(Fixture *f, gconstpointer data)
  * XML of the running domains plus this start's reservation. */
 typedef struct {
     const gchar *path;
-    const gchar *text;        /* or... */
-    gchar *(*make)(void);     /* ...built at run time */
+    const gchar *text;    /* or... */
+    gchar *(*make)(void); /* ...built at run time */
 } CorruptLedger;
 
-static gchar *deep_ledger(void)
+static gchar *
+deep_ledger(void)
 {
     return g_strnfill(100000, '[');
 }
@@ -544,12 +581,14 @@ static gchar *deep_ledger(void)
 static const CorruptLedger corrupt_ledgers[] = {
     { "/hook/ledger/corrupt/garbage", .text = "{\"garbage" },
     { "/hook/ledger/corrupt/deep", .make = deep_ledger },
-    { "/hook/ledger/corrupt/trailing", .text = "{\"version\":1,\"generation\":1,\"domains\":[]}{\"x\":1}" },
+    { "/hook/ledger/corrupt/trailing",
+      .text = "{\"version\":1,\"generation\":1,\"domains\":[]}{\"x\":1}" },
     { "/hook/ledger/corrupt/duplicate",
       .text = "{\"version\":1,\"generation\":1,\"domains\":[],\"domains\":[]}" },
 };
 
-static void test_corrupt_ledger(Fixture *f, gconstpointer data)
+static void
+test_corrupt_ledger(Fixture *f, gconstpointer data)
 {
     const CorruptLedger *c = data;
     g_autofree gchar *made = c->make ? c->make() : NULL;
@@ -583,7 +622,8 @@ static void test_corrupt_ledger(Fixture *f, gconstpointer data)
 
 /* migrate/restore: nothing printed when the recorded placement fits or on
  * any error; a re-placed XML (same guest, pins for this host) otherwise. */
-static void test_filters(Fixture *f, gconstpointer data)
+static void
+test_filters(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-placed", "migrate", "begin", "placed");
     hook_ok(f, "vm-placed", "restore", "begin", "placed");
@@ -597,7 +637,7 @@ static void test_filters(Fixture *f, gconstpointer data)
     g_assert_nonnull(strstr(r.out, "<uuid>11111111-0000-4000-8000-000000000002</uuid>"));
     g_assert_null(strstr(r.out, "node='9'"));
     g_assert_nonnull(strstr(r.out, "<vcpupin vcpu='1'"));
-    g_assert_null(strstr(r.out, "<numa>"));               /* no guest NUMA added */
+    g_assert_null(strstr(r.out, "<numa>")); /* no guest NUMA added */
     /* fed back (as the next hook in qemu.d would see it): it fits now */
     Run again = { 0 };
     run_hook_xml(f, "vm-gone", "migrate", "begin", r.out, &again);
@@ -617,13 +657,16 @@ static void test_filters(Fixture *f, gconstpointer data)
     g_assert_cmpstr(r.out, ==, "");
     run_clear(&r);
     g_autoptr(VnLedger) l = snapshot(f);
-    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);    /* filters never reserve */
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0); /* filters never reserve */
 }
 
 /* 50 hook processes planning managed VMs at once never overbook a node. */
-static void test_concurrent_prepares(Fixture *f, gconstpointer data)
+static void
+test_concurrent_prepares(Fixture *f, gconstpointer data)
 {
-    enum { N = 50 };
+    enum {
+        N = 50
+    };
     g_autofree gchar *hook = hook_path();
     g_autofree gchar *tmpl = NULL;
     g_autofree gchar *tmpl_path = data_path("hook/managed.xml");
@@ -635,15 +678,14 @@ static void test_concurrent_prepares(Fixture *f, gconstpointer data)
         g_autoptr(GString) xml = g_string_new(tmpl);
         g_string_replace(xml, "vm-managed", name, 0);
         g_string_replace(xml, "11111111-0000-4000-8000-000000000003", uuid, 0);
-        g_string_replace(xml, "1048576", "2097152", 0);   /* 2 GiB */
+        g_string_replace(xml, "1048576", "2097152", 0); /* 2 GiB */
         g_autofree gchar *file = g_strdup_printf("in-%02u.xml", i);
         g_autofree gchar *in = g_build_filename(f->run_dir, file, NULL);
         g_assert_true(g_file_set_contents(in, xml->str, -1, NULL));
         g_autoptr(GSubprocessLauncher) l = launcher(f);
         g_subprocess_launcher_set_flags(l, G_SUBPROCESS_FLAGS_NONE);
         g_subprocess_launcher_set_stdin_file_path(l, in);
-        procs[i] = g_subprocess_launcher_spawn(l, NULL, hook, name, "prepare", "begin",
-                                               "-", NULL);
+        procs[i] = g_subprocess_launcher_spawn(l, NULL, hook, name, "prepare", "begin", "-", NULL);
         g_assert_nonnull(procs[i]);
     }
     for (guint i = 0; i < N; i++) {
@@ -658,12 +700,12 @@ static void test_concurrent_prepares(Fixture *f, gconstpointer data)
     g_autoptr(VnLoad) load = vn_load_new(t);
     vn_ledger_to_load(l, t, pol, NULL, load);
     guint placed = vn_ledger_records(l)->len;
-    g_assert_cmpuint(placed, >=, 6);       /* 3 nodes with CPUs x 8 GiB */
+    g_assert_cmpuint(placed, >=, 6); /* 3 nodes with CPUs x 8 GiB */
     g_assert_cmpuint(placed, <, N);
     g_assert_cmpuint(vn_ledger_generation(l), ==, placed);
     for (guint i = 0; i < t->n_nodes; i++) {
-        guint64 usable = t->nodes[i].mem_total_kib -
-                         t->nodes[i].mem_total_kib / 100 * pol->headroom_percent;
+        guint64 usable =
+            t->nodes[i].mem_total_kib - t->nodes[i].mem_total_kib / 100 * pol->headroom_percent;
         g_assert_cmpuint(load->nodes[i].committed_memory_kib, <=, usable);
     }
     g_autofree gchar *history = read_state_file(f, "history.log");
@@ -675,10 +717,10 @@ static void test_concurrent_prepares(Fixture *f, gconstpointer data)
     g_assert_cmpuint(g_strv_length(lines), ==, N + 1);
 }
 
-#define ADD(path, fn) \
-    g_test_add(path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+#define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_autofree gchar *hook = hook_path();

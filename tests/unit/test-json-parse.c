@@ -5,7 +5,8 @@
 #include "vn-json-parse.h"
 
 /* `n` copies of `open`, then `middle`, then `n` copies of `close`. */
-static gchar *nest(guint n, const gchar *open, const gchar *middle, const gchar *close)
+static gchar *
+nest(guint n, const gchar *open, const gchar *middle, const gchar *close)
 {
     GString *s = g_string_sized_new(n * (strlen(open) + strlen(close)) + strlen(middle));
     for (guint i = 0; i < n; i++)
@@ -16,14 +17,39 @@ static gchar *nest(guint n, const gchar *open, const gchar *middle, const gchar 
     return g_string_free(s, FALSE);
 }
 
-static gchar *arrays_at_limit(void) { return nest(VN_JSON_MAX_DEPTH, "[", "", "]"); }
-static gchar *arrays_over_limit(void) { return nest(VN_JSON_MAX_DEPTH + 1, "[", "", "]"); }
-static gchar *objects_at_limit(void) { return nest(VN_JSON_MAX_DEPTH, "{\"a\":", "1", "}"); }
-static gchar *objects_over_limit(void) { return nest(VN_JSON_MAX_DEPTH + 1, "{\"a\":", "1", "}"); }
-static gchar *deep_attack(void) { return nest(400000, "[", "", ""); }
-static gchar *deep_objects(void) { return nest(100000, "{\"a\":", "", ""); }
+static gchar *
+arrays_at_limit(void)
+{
+    return nest(VN_JSON_MAX_DEPTH, "[", "", "]");
+}
+static gchar *
+arrays_over_limit(void)
+{
+    return nest(VN_JSON_MAX_DEPTH + 1, "[", "", "]");
+}
+static gchar *
+objects_at_limit(void)
+{
+    return nest(VN_JSON_MAX_DEPTH, "{\"a\":", "1", "}");
+}
+static gchar *
+objects_over_limit(void)
+{
+    return nest(VN_JSON_MAX_DEPTH + 1, "{\"a\":", "1", "}");
+}
+static gchar *
+deep_attack(void)
+{
+    return nest(400000, "[", "", "");
+}
+static gchar *
+deep_objects(void)
+{
+    return nest(100000, "{\"a\":", "", "");
+}
 /* brackets that would be 400,000 deep if strings did not count */
-static gchar *deep_in_string(void)
+static gchar *
+deep_in_string(void)
 {
     g_autofree gchar *brackets = g_strnfill(400000, '[');
     return nest(1, "{\"a\":\"", brackets, "\"}");
@@ -31,17 +57,18 @@ static gchar *deep_in_string(void)
 
 typedef struct {
     const gchar *path;
-    const gchar *text;        /* NUL-terminated, or... */
-    gchar *(*make)(void);     /* ...built at run time (big inputs) */
-    gssize len;               /* -1: strlen */
-    gint code;                /* -1: accepted */
-    const gchar *message;     /* exact, or prefix when ending in "..." */
-    const gchar *member_a;    /* accepted: the string member "a" of the root */
+    const gchar *text;     /* NUL-terminated, or... */
+    gchar *(*make)(void);  /* ...built at run time (big inputs) */
+    gssize len;            /* -1: strlen */
+    gint code;             /* -1: accepted */
+    const gchar *message;  /* exact, or prefix when ending in "..." */
+    const gchar *member_a; /* accepted: the string member "a" of the root */
 } Case;
 
 static const Case cases[] = {
     /* accepted */
-    { "/json/accept/object", "{\"a\":\"x\",\"b\":[1,2,{\"c\":null}]}", .code = -1, .member_a = "x" },
+    { "/json/accept/object", "{\"a\":\"x\",\"b\":[1,2,{\"c\":null}]}", .code = -1,
+      .member_a = "x" },
     { "/json/accept/brackets-in-string", "{\"a\":\"[[[[\" }", .code = -1, .member_a = "[[[[" },
     { "/json/accept/braces-in-string", "{\"a\":\"}}]]{\"}", .code = -1, .member_a = "}}]]{" },
     { "/json/accept/escaped-quote", "{\"a\":\"\\\"[\"}", .code = -1, .member_a = "\"[" },
@@ -51,10 +78,11 @@ static const Case cases[] = {
     { "/json/accept/leading-whitespace", "\n  {\"a\":\"x\"}", .code = -1, .member_a = "x" },
     { "/json/accept/utf8", "{\"a\":\"Z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80\"}", .code = -1,
       .member_a = "Z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80" },
-    { "/json/accept/same-name-other-objects", "{\"a\":\"x\",\"b\":{\"a\":1},\"c\":[{\"a\":2},{\"a\":3}]}",
-      .code = -1, .member_a = "x" },
+    { "/json/accept/same-name-other-objects",
+      "{\"a\":\"x\",\"b\":{\"a\":1},\"c\":[{\"a\":2},{\"a\":3}]}", .code = -1, .member_a = "x" },
     { "/json/accept/scalar", "42", .code = -1 },
-    { "/json/accept/escapes", "{\"a\":\"\\u00e9\\n\\t\\/\"}", .code = -1, .member_a = "\xc3\xa9\n\t/" },
+    { "/json/accept/escapes", "{\"a\":\"\\u00e9\\n\\t\\/\"}", .code = -1,
+      .member_a = "\xc3\xa9\n\t/" },
     { "/json/accept/depth-at-limit", .make = arrays_at_limit, .code = -1 },
     { "/json/accept/depth-at-limit-objects", .make = objects_at_limit, .code = -1 },
     { "/json/accept/deep-brackets-in-string", .make = deep_in_string, .code = -1 },
@@ -62,14 +90,18 @@ static const Case cases[] = {
     /* nesting */
     { "/json/depth/limit-plus-one", .make = arrays_over_limit, .code = VN_JSON_PARSE_ERROR_DEPTH,
       .message = "nesting deeper than 64 levels at byte offset 64" },
-    { "/json/depth/limit-plus-one-objects", .make = objects_over_limit, .code = VN_JSON_PARSE_ERROR_DEPTH,
+    { "/json/depth/limit-plus-one-objects", .make = objects_over_limit,
+      .code = VN_JSON_PARSE_ERROR_DEPTH,
       .message = "nesting deeper than 64 levels at byte offset 320" },
     { "/json/depth/400000-brackets", .make = deep_attack, .code = VN_JSON_PARSE_ERROR_DEPTH,
       .message = "nesting deeper than 64 levels at byte offset 64" },
     { "/json/depth/100000-objects", .make = deep_objects, .code = VN_JSON_PARSE_ERROR_DEPTH,
       .message = "nesting deeper than 64 levels at byte offset 320" },
-    { "/json/depth/on-line-3", "{\n\"a\":\n" "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
-      .code = VN_JSON_PARSE_ERROR_DEPTH, .message = "nesting deeper than 64 levels at byte offset 70, line 3" },
+    { "/json/depth/on-line-3",
+      "{\n\"a\":\n"
+      "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+      .code = VN_JSON_PARSE_ERROR_DEPTH,
+      .message = "nesting deeper than 64 levels at byte offset 70, line 3" },
 
     /* one value per document */
     { "/json/trailing/second-object", "{\"vcpus\":2,\"memory_mib\":1024}{\"x\":1}",
@@ -92,19 +124,23 @@ static const Case cases[] = {
     { "/json/duplicate/top-level", "{\"a\":1,\"a\":2}", .code = VN_JSON_PARSE_ERROR_DUPLICATE,
       .message = "member \"a\" given twice in one object" },
     { "/json/duplicate/nested", "{\"b\":{\"x\":1,\n\"x\":[1]},\"c\":2}",
-      .code = VN_JSON_PARSE_ERROR_DUPLICATE, .message = "member \"x\" given twice in one object, line 2" },
+      .code = VN_JSON_PARSE_ERROR_DUPLICATE,
+      .message = "member \"x\" given twice in one object, line 2" },
     { "/json/duplicate/in-array", "[{\"a\":1},{\"b\":1,\"c\":0,\"b\":2}]",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE, .message = "member \"b\" given twice in one object" },
     { "/json/duplicate/after-nested", "{\"memory_mib\":{\"k\":1},\"vcpus\":1,\"memory_mib\":2}",
       .code = VN_JSON_PARSE_ERROR_DUPLICATE,
       .message = "member \"memory_mib\" given twice in one object" },
     /* found by fuzz-api-request: the name is quoted as JSON, on one line */
-    { "/json/duplicate/name-with-newline", "{\"a\\nb\":1,\"a\\nb\":2}", .code = VN_JSON_PARSE_ERROR_DUPLICATE,
+    { "/json/duplicate/name-with-newline", "{\"a\\nb\":1,\"a\\nb\":2}",
+      .code = VN_JSON_PARSE_ERROR_DUPLICATE,
       .message = "member \"a\\nb\" given twice in one object" },
 
     /* empty */
-    { "/json/empty/nothing", "", .code = VN_JSON_PARSE_ERROR_EMPTY, .message = "empty: no JSON value" },
-    { "/json/empty/whitespace", " \n\t ", .code = VN_JSON_PARSE_ERROR_EMPTY, .message = "empty: no JSON value" },
+    { "/json/empty/nothing", "", .code = VN_JSON_PARSE_ERROR_EMPTY,
+      .message = "empty: no JSON value" },
+    { "/json/empty/whitespace", " \n\t ", .code = VN_JSON_PARSE_ERROR_EMPTY,
+      .message = "empty: no JSON value" },
 
     /* encoding */
     { "/json/encoding/invalid-byte", "{\"a\":\"\xff\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
@@ -117,7 +153,8 @@ static const Case cases[] = {
       .message = "invalid UTF-8 at byte offset 6" },
     { "/json/encoding/control-char", "{\"a\":\"x\ny\"}", .code = VN_JSON_PARSE_ERROR_ENCODING,
       .message = "control character 0x0a in a string at byte offset 7, line 1" },
-    { "/json/encoding/nul-in-string", "{\"a\":\"\0\"}", .len = 9, .code = VN_JSON_PARSE_ERROR_ENCODING,
+    { "/json/encoding/nul-in-string", "{\"a\":\"\0\"}", .len = 9,
+      .code = VN_JSON_PARSE_ERROR_ENCODING,
       .message = "control character 0x00 in a string at byte offset 6" },
 
     /* not JSON: json-glib's own extensions, and what it reports itself */
@@ -131,9 +168,10 @@ static const Case cases[] = {
       .message = "unexpected byte 0xc3 at byte offset 1" },
     { "/json/syntax/close-first", "]", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "unexpected character ']' at byte offset 0" },
-    { "/json/syntax/truncated", "{\"vcpus\": 4, \"memory_mib\": 4096", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+    { "/json/syntax/truncated", "{\"vcpus\": 4, \"memory_mib\": 4096",
+      .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
+    { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
-    { "/json/syntax/trailing-comma", "[1,]", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
     { "/json/syntax/unterminated-string", "{\"a\":\"abc", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "not JSON: ..." },
     /* json-glib quotes the token with "\n" decoded (found by fuzzing):
@@ -152,10 +190,12 @@ static const Case cases[] = {
     /* json-glib would cut the string short there */
     { "/json/syntax/unicode-nul", "{\"a\":\"x\\u0000y\"}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
       .message = "\\u0000 in a string at byte offset 7" },
-    { "/json/syntax/bareword", "{\"a\":tru}", .code = VN_JSON_PARSE_ERROR_SYNTAX, .message = "not JSON: ..." },
+    { "/json/syntax/bareword", "{\"a\":tru}", .code = VN_JSON_PARSE_ERROR_SYNTAX,
+      .message = "not JSON: ..." },
 };
 
-static void assert_message(const gchar *actual, const gchar *expected)
+static void
+assert_message(const gchar *actual, const gchar *expected)
 {
     if (g_str_has_suffix(expected, "...")) {
         g_autofree gchar *prefix = g_strndup(expected, strlen(expected) - 3);
@@ -166,7 +206,8 @@ static void assert_message(const gchar *actual, const gchar *expected)
     }
 }
 
-static void test_case(gconstpointer data)
+static void
+test_case(gconstpointer data)
 {
     const Case *c = data;
     g_autofree gchar *made = c->make ? c->make() : NULL;
@@ -193,7 +234,8 @@ static void test_case(gconstpointer data)
 
 /* The file variant names the file in a refusal and keeps GLib's error
  * (and its code) for a file it cannot read. */
-static void test_file(void)
+static void
+test_file(void)
 {
     g_autofree gchar *dir = g_dir_make_tmp("vn-json-XXXXXX", NULL);
     g_autofree gchar *deep = g_build_filename(dir, "deep.json", NULL);
@@ -208,7 +250,8 @@ static void test_file(void)
     g_autoptr(JsonNode) root = vn_json_parse_file(deep, &error);
     g_assert_null(root);
     g_assert_error(error, VN_JSON_PARSE_ERROR, VN_JSON_PARSE_ERROR_DEPTH);
-    g_autofree gchar *expected = g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", deep);
+    g_autofree gchar *expected =
+        g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", deep);
     g_assert_cmpstr(error->message, ==, expected);
     g_clear_error(&error);
 
@@ -228,7 +271,8 @@ static void test_file(void)
     g_rmdir(dir);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)

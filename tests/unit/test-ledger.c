@@ -9,7 +9,8 @@
 #include "vn-test-fixture.h"
 
 /* 2 nodes x 4 CPUs (os ids 0-3, 4-7), 8 GiB each, distances 10/21. */
-static VnTopology *make_topology(void)
+static VnTopology *
+make_topology(void)
 {
     VnTopology *t = vn_topology_new("test: 2 nodes");
     for (guint n = 0; n < 2; n++) {
@@ -25,7 +26,8 @@ static VnTopology *make_topology(void)
     return t;
 }
 
-static gchar *make_state_dir(void)
+static gchar *
+make_state_dir(void)
 {
     g_autoptr(GError) err = NULL;
     gchar *dir = g_dir_make_tmp("vn-ledger-XXXXXX", &err);
@@ -33,9 +35,9 @@ static gchar *make_state_dir(void)
     return dir;
 }
 
-static VnLedgerRecord *make_record(const gchar *uuid, const gchar *name,
-                                   guint node, const gchar *cpus,
-                                   guint vcpus, guint64 mem_mib)
+static VnLedgerRecord *
+make_record(const gchar *uuid, const gchar *name, guint node, const gchar *cpus, guint vcpus,
+            guint64 mem_mib)
 {
     VnLedgerRecord *r = vn_ledger_record_new(uuid, name);
     r->time = 1764450000;
@@ -43,7 +45,8 @@ static VnLedgerRecord *make_record(const gchar *uuid, const gchar *name,
     return r;
 }
 
-static void test_round_trip(void)
+static void
+test_round_trip(void)
 {
     g_autofree gchar *dir = make_state_dir();
     g_autoptr(GError) err = NULL;
@@ -69,7 +72,7 @@ static void test_round_trip(void)
     g_assert_cmpuint(vn_ledger_generation(s), ==, 1);
     GPtrArray *recs = vn_ledger_records(s);
     g_assert_cmpuint(recs->len, ==, 2);
-    VnLedgerRecord *a = g_ptr_array_index(recs, 0);   /* sorted by name */
+    VnLedgerRecord *a = g_ptr_array_index(recs, 0); /* sorted by name */
     VnLedgerRecord *b = vn_ledger_lookup(s, "u-b");
     g_assert_cmpstr(a->name, ==, "vm-a");
     g_assert_cmpint(a->state, ==, VN_LEDGER_STATE_RESERVED);
@@ -95,13 +98,15 @@ static void test_round_trip(void)
 /* Each bad file gives VN_LEDGER_ERROR_CORRUPT naming the file. */
 /* The writer leaves members at their default out; a ledger written before
  * (pretty, every member spelled out) still loads, to the same records. */
-static void test_defaults_left_out(void)
+static void
+test_defaults_left_out(void)
 {
-    g_autoptr(GPtrArray) recs = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     g_ptr_array_add(recs, make_record("u-a", "vm-a", 0, "0-3", 2, 512));
     g_autofree gchar *text = vn_ledger_format(recs, 7);
-    static const gchar *const left_out[] = { "needs_apply", "dedicated", "priority",
-                                             "hugepage_kib", "expires", " " };
+    static const gchar *const left_out[] = { "needs_apply",  "dedicated", "priority",
+                                             "hugepage_kib", "expires",   " " };
     for (guint i = 0; i < G_N_ELEMENTS(left_out); i++)
         g_assert_null(strstr(text, left_out[i]));
     static const gchar old[] =
@@ -128,7 +133,8 @@ static void test_defaults_left_out(void)
 /* A ledger opened for a change writes unchanged records back from their
  * parsed objects: a record changed in place, or replaced, must still be
  * written as it is now. */
-static void test_changed_in_place(void)
+static void
+test_changed_in_place(void)
 {
     g_autofree gchar *dir = make_state_dir();
     g_autoptr(GError) err = NULL;
@@ -161,7 +167,8 @@ static void test_changed_in_place(void)
     g_assert_cmpint(system(cmd), ==, 0);
 }
 
-static void test_bad_files(void)
+static void
+test_bad_files(void)
 {
     static const gchar *const bad[] = {
         "",
@@ -183,7 +190,8 @@ static void test_bad_files(void)
         "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
         " \"state\": \"running\", \"needs_apply\": false, \"dedicated\": false,"
         " \"priority\": \"normal\", \"hugepage_kib\": 0, \"time\": 0,"
-        " \"cells\": [{\"id\": 0, \"node\": \"x\", \"cpus\": \"0\", \"vcpus\": 1, \"memory_kib\": 1}]}]}",
+        " \"cells\": [{\"id\": 0, \"node\": \"x\", \"cpus\": \"0\", \"vcpus\": 1, \"memory_kib\": "
+        "1}]}]}",
     };
     g_autofree gchar *dir = make_state_dir();
     g_autofree gchar *path = g_build_filename(dir, "ledger.json", NULL);
@@ -213,7 +221,8 @@ static void test_bad_files(void)
  * usual; a corrupt one is renamed (a second one at the same second next
  * to the first, not over it), named in the notice with its reason, and
  * the ledger starts empty as if missing. */
-static void test_set_aside(void)
+static void
+test_set_aside(void)
 {
     g_autofree gchar *dir = make_state_dir();
     g_autofree gchar *path = g_build_filename(dir, "ledger.json", NULL);
@@ -234,8 +243,10 @@ static void test_set_aside(void)
     g_assert_false(vn_ledger_was_missing(l));
     g_clear_pointer(&l, vn_ledger_free);
 
-    static const gchar *const bad[] = { "[[[[", "{\"version\":1,\"generation\":1,\"domains\":[]} 1" };
-    static const gchar *const reason[] = { "not JSON: ", "trailing data after the JSON value at byte offset 42" };
+    static const gchar *const bad[] = { "[[[[",
+                                        "{\"version\":1,\"generation\":1,\"domains\":[]} 1" };
+    static const gchar *const reason[] = { "not JSON: ",
+                                           "trailing data after the JSON value at byte offset 42" };
     const gchar *aside[] = { first, second };
     for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_assert_true(g_file_set_contents(path, bad[i], -1, NULL));
@@ -260,7 +271,8 @@ static void test_set_aside(void)
 }
 
 /* A stuck holder makes the next opener give up, not hang. */
-static void test_lock_timeout(void)
+static void
+test_lock_timeout(void)
 {
     g_autofree gchar *dir = make_state_dir();
     g_autoptr(GError) err = NULL;
@@ -276,13 +288,14 @@ static void test_lock_timeout(void)
     g_assert_cmpint(waited_ms, <, 5000);
     g_clear_error(&err);
     g_clear_pointer(&holder, vn_ledger_free);
-    second = vn_ledger_open_with_timeout(dir, 200, &err);   /* released: at once */
+    second = vn_ledger_open_with_timeout(dir, 200, &err); /* released: at once */
     g_assert_no_error(err);
     g_clear_pointer(&second, vn_ledger_free);
     vn_test_remove_tree(dir);
 }
 
-static void test_duplicate_uuid(void)
+static void
+test_duplicate_uuid(void)
 {
     g_autoptr(GPtrArray) recs =
         g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
@@ -297,7 +310,8 @@ static void test_duplicate_uuid(void)
     g_assert_null(out);
 }
 
-static void test_to_load(void)
+static void
+test_to_load(void)
 {
     g_autoptr(VnTopology) t = make_topology();
     g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
@@ -326,9 +340,9 @@ static void test_to_load(void)
     vn_test_remove_tree(dir);
 }
 
-static void assert_refused(const VnLedgerRecord *r, const VnTopology *t,
-                           const VnLoad *load, const VnPolicy *pol,
-                           const gchar *expect)
+static void
+assert_refused(const VnLedgerRecord *r, const VnTopology *t, const VnLoad *load,
+               const VnPolicy *pol, const gchar *expect)
 {
     g_autofree gchar *why = NULL;
     g_assert_false(vn_ledger_record_fits(r, t, load, pol, &why));
@@ -337,7 +351,8 @@ static void assert_refused(const VnLedgerRecord *r, const VnTopology *t,
         g_error("reason \"%s\" lacks \"%s\"", why, expect);
 }
 
-static void test_fits(void)
+static void
+test_fits(void)
 {
     g_autoptr(VnTopology) t = make_topology();
     g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
@@ -372,7 +387,8 @@ static void test_fits(void)
     assert_refused(shared, t, load, pol, "reserved for the host");
 }
 
-static void test_reclaim(void)
+static void
+test_reclaim(void)
 {
     g_autofree gchar *dir = make_state_dir();
     g_autofree gchar *run = make_state_dir();
@@ -408,14 +424,14 @@ static void test_reclaim(void)
 
 static const gchar *self_path;
 
-static GPid spawn_child(const gchar *mode, const gchar *dir, guint i)
+static GPid
+spawn_child(const gchar *mode, const gchar *dir, guint i)
 {
     g_autofree gchar *num = g_strdup_printf("%u", i);
     const gchar *argv[] = { self_path, mode, dir, num, NULL };
     g_autoptr(GError) err = NULL;
     GPid pid = 0;
-    g_spawn_async(NULL, (gchar **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                  NULL, NULL, &pid, &err);
+    g_spawn_async(NULL, (gchar **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &err);
     g_assert_no_error(err);
     return pid;
 }
@@ -425,7 +441,8 @@ static GPid spawn_child(const gchar *mode, const gchar *dir, guint i)
 
 /* Child: plan (least committed node) + check + reserve, one transaction.
  * Exit 10 reserved, 11 refused (no room), 12 error. */
-static int child_reserve(const gchar *dir, guint i)
+static int
+child_reserve(const gchar *dir, guint i)
 {
     g_autoptr(VnTopology) t = make_topology();
     g_autoptr(VnPolicy) pol = vn_policy_new_default(t);
@@ -437,16 +454,16 @@ static int child_reserve(const gchar *dir, guint i)
     guint node = load->nodes[1].committed_memory_kib < load->nodes[0].committed_memory_kib;
     g_autofree gchar *uuid = g_strdup_printf("uuid-%u", i);
     g_autofree gchar *name = g_strdup_printf("vm-%02u", i);
-    g_autoptr(VnLedgerRecord) r = make_record(uuid, name, node,
-                                              node ? "4-7" : "0-3", 2, VM_MIB);
+    g_autoptr(VnLedgerRecord) r = make_record(uuid, name, node, node ? "4-7" : "0-3", 2, VM_MIB);
     if (!vn_ledger_record_fits(r, t, load, pol, NULL))
         return 11;
-    g_usleep(g_random_int_range(0, 2000));  /* widen the race window */
+    g_usleep(g_random_int_range(0, 2000)); /* widen the race window */
     vn_ledger_put(l, g_steal_pointer(&r));
     return vn_ledger_commit(l, NULL) ? 10 : 12;
 }
 
-static void test_concurrent_reservations(void)
+static void
+test_concurrent_reservations(void)
 {
     g_autofree gchar *dir = make_state_dir();
     GPid pids[N_CONCURRENT];
@@ -467,11 +484,11 @@ static void test_concurrent_reservations(void)
     guint64 charge = VM_MIB * 1024 + vn_policy_overhead_kib(pol, VM_MIB * 1024);
     guint64 usable = 8 * 1024 * 1024 - 8 * 1024 * 1024 / 100 * pol->headroom_percent;
     guint per_node = usable / charge;
-    g_assert_cmpuint(reserved, ==, 2 * per_node);       /* every slot used once */
+    g_assert_cmpuint(reserved, ==, 2 * per_node); /* every slot used once */
     g_assert_cmpuint(refused, ==, N_CONCURRENT - 2 * per_node);
 
     g_autoptr(VnLedger) l = vn_ledger_snapshot(dir, NULL);
-    g_assert_cmpuint(vn_ledger_records(l)->len, ==, reserved);  /* no lost update */
+    g_assert_cmpuint(vn_ledger_records(l)->len, ==, reserved); /* no lost update */
     g_assert_cmpuint(vn_ledger_generation(l), ==, reserved);
     g_autoptr(VnLoad) load = vn_load_new(t);
     vn_ledger_to_load(l, t, pol, NULL, load);
@@ -481,7 +498,8 @@ static void test_concurrent_reservations(void)
 }
 
 /* Child: commits forever, each time with one more record. */
-static int child_write_forever(const gchar *dir)
+static int
+child_write_forever(const gchar *dir)
 {
     g_autoptr(VnLedger) l = vn_ledger_open(dir, NULL);
     for (guint i = 0;; i++) {
@@ -492,7 +510,8 @@ static int child_write_forever(const gchar *dir)
     }
 }
 
-static void test_kill_during_writes(void)
+static void
+test_kill_during_writes(void)
 {
     g_autofree gchar *dir = make_state_dir();
     guint64 last_generation = 0;
@@ -504,7 +523,7 @@ static void test_kill_during_writes(void)
         g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
         g_assert_true(WIFSIGNALED(status));
         g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err);   /* lock free again */
+        g_autoptr(VnLedger) l = vn_ledger_open(dir, &err); /* lock free again */
         g_assert_no_error(err);
         g_assert_cmpuint(vn_ledger_generation(l), >=, last_generation);
         last_generation = vn_ledger_generation(l);
@@ -513,7 +532,8 @@ static void test_kill_during_writes(void)
     vn_test_remove_tree(dir);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     if (argc == 4 && g_str_equal(argv[1], "--child-reserve"))
         return child_reserve(argv[2], (guint)g_ascii_strtoull(argv[3], NULL, 10));

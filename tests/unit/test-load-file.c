@@ -56,29 +56,39 @@ test_load_empty(void)
 typedef struct {
     const gchar *file;
     gint code;
-    const gchar *message;   /* after "<path>: "; NULL: not pinned */
+    const gchar *message; /* after "<path>: "; NULL: not pinned */
 } BadLoadCase;
 
 static const BadLoadCase bad_cases[] = {
-    { "bad-unknown-node.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].id: no node 2 in this topology" },
+    { "bad-unknown-node.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].id: no node 2 in this topology" },
     { "bad-duplicate-node.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[1].id: node 0 listed twice" },
-    { "bad-negative.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: must not be negative" },
-    { "bad-type.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: expected a whole number" },
-    { "bad-absurd-memory.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_memory_mib: value is absurdly large" },
-    { "bad-fraction-vcpus.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpus: expected a whole number" },
-    { "bad-busy-percent.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].cpu_busy: must be a fraction between 0 and 1" },
-    { "bad-unknown-field.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0].committed_vcpu: unknown field" },
+    { "bad-negative.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].committed_vcpus: must not be negative" },
+    { "bad-type.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].committed_vcpus: expected a whole number" },
+    { "bad-absurd-memory.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].committed_memory_mib: value is absurdly large" },
+    { "bad-fraction-vcpus.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].committed_vcpus: expected a whole number" },
+    { "bad-busy-percent.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].cpu_busy: must be a fraction between 0 and 1" },
+    { "bad-unknown-field.json", VN_LOAD_FILE_ERROR_INVALID,
+      "nodes[0].committed_vcpu: unknown field" },
     { "bad-missing-id.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0]: missing \"id\"" },
     { "bad-unknown-top.json", VN_LOAD_FILE_ERROR_INVALID, "node: unknown field" },
     { "bad-nodes-object.json", VN_LOAD_FILE_ERROR_INVALID, "nodes: expected an array" },
     { "bad-node-number.json", VN_LOAD_FILE_ERROR_INVALID, "nodes[0]: expected an object" },
     { "bad-dedicated-range.json", VN_LOAD_FILE_ERROR_INVALID, NULL },
-    { "bad-dedicated-type.json", VN_LOAD_FILE_ERROR_INVALID, "dedicated_cpus: expected a cpulist string such as \"4-7\"" },
-    { "bad-root-array.json", VN_LOAD_FILE_ERROR_INVALID, "expected a JSON object {\"nodes\": [...]}" },
+    { "bad-dedicated-type.json", VN_LOAD_FILE_ERROR_INVALID,
+      "dedicated_cpus: expected a cpulist string such as \"4-7\"" },
+    { "bad-root-array.json", VN_LOAD_FILE_ERROR_INVALID,
+      "expected a JSON object {\"nodes\": [...]}" },
     { "bad-syntax.json", VN_LOAD_FILE_ERROR_READ, NULL },
     { "bad-duplicate-member.json", VN_LOAD_FILE_ERROR_READ,
       "member \"committed_vcpus\" given twice in one object, line 1" },
-    { "bad-trailing.json", VN_LOAD_FILE_ERROR_READ, "trailing data after the JSON value at byte offset 45, line 2" },
+    { "bad-trailing.json", VN_LOAD_FILE_ERROR_READ,
+      "trailing data after the JSON value at byte offset 45, line 2" },
     { "no-such-file.json", VN_LOAD_FILE_ERROR_READ, NULL },
 };
 

@@ -79,7 +79,8 @@ test_read_sysroot(void)
     g_assert_cmpint(g_mkdir_with_parents(proc, 0755), ==, 0);
     g_assert_true(g_file_set_contents(pidfile, "77\n", -1, NULL));
     g_assert_true(g_file_set_contents(badpid, "seventy\n", -1, NULL));
-    g_assert_true(g_file_set_contents(maps, "7f00 default anon=2 N3=2 kernelpagesize_kB=4\n", -1, NULL));
+    g_assert_true(
+        g_file_set_contents(maps, "7f00 default anon=2 N3=2 kernelpagesize_kB=4\n", -1, NULL));
 
     g_assert_true(vn_numa_maps_domain_pid(root, "/run/libvirt/qemu", "vm1", &pid, &error));
     g_assert_no_error(error);
@@ -111,7 +112,8 @@ test_read_sysroot(void)
 static void
 test_ledger_expires(void)
 {
-    g_autoptr(GPtrArray) recs = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     g_autoptr(GPtrArray) back = NULL;
     g_autoptr(GError) error = NULL;
     g_autofree gchar *text = NULL;
@@ -125,7 +127,8 @@ test_ledger_expires(void)
     g_ptr_array_add(recs, b);
     text = vn_ledger_format(recs, 3);
     g_assert_nonnull(strstr(text, "\"expires\":1000"));
-    g_assert_cmpint(g_strstr_len(text, -1, "expires") - text, ==, g_strrstr(text, "expires") - text);
+    g_assert_cmpint(g_strstr_len(text, -1, "expires") - text, ==,
+                    g_strrstr(text, "expires") - text);
     g_assert_true(vn_ledger_parse(text, strlen(text), "test", &back, &gen, &error));
     g_assert_no_error(error);
     g_assert_cmpint(((VnLedgerRecord *)g_ptr_array_index(back, 0))->expires, ==, 1000);

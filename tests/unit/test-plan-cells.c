@@ -91,8 +91,9 @@ test_one_order(void)
     g_assert_cmpuint(cell(p, 1)->vcpu_first, ==, 2);
     g_assert_cmpuint(cell(p, 1)->n_vcpus, ==, 12);
     for (guint v = 0; v < r->vcpus; v++)
-        g_assert_true(vn_bitmap_test(h.t->nodes[v < 2 ? 1 : 0].cpus,
-                                     (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, v), -1)));
+        g_assert_true(
+            vn_bitmap_test(h.t->nodes[v < 2 ? 1 : 0].cpus,
+                           (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, v), -1)));
     /* the same VM as two equal cells does not fit */
     g_clear_pointer(&r->cell_sizes, g_array_unref);
     g_clear_pointer(&p, vn_placement_free);
@@ -122,7 +123,7 @@ test_even_would_overbook(void)
     even->cells = 2;
     q = vn_test_plan_ok(&h, even);
     g_assert_cmpuint(cell(q, 0)->node_os_id, ==, 0);
-    g_assert_cmpuint(cell(q, 1)->node_os_id, !=, 0);   /* 96 GiB would not fit there */
+    g_assert_cmpuint(cell(q, 1)->node_os_id, !=, 0); /* 96 GiB would not fit there */
 
     p = vn_test_plan_ok(&h, r);
     vn_test_assert_invariants(&h, r, p);
@@ -166,7 +167,7 @@ test_dedicated(void)
 
     two_socket(&h);
     r->dedicated = TRUE;
-    VN_BITMAP_FOREACH(h.t->nodes[0].cpus, cpu)
+    VN_BITMAP_FOREACH (h.t->nodes[0].cpus, cpu)
         if (taken++ < 4)
             vn_bitmap_set(h.load->dedicated_cpus, (guint)cpu);
     p = vn_test_plan_ok(&h, r);
@@ -214,14 +215,14 @@ test_invalid(void)
     VnTestHost h;
 
     two_socket(&h);
-    {   /* more sizes than cells */
+    { /* more sizes than cells */
         g_autoptr(VnRequest) r = sized(2, (const guint[][2]){ { 2, 2 }, { 2, 2 } });
         r->cells = 3;
         expect_invalid(&h, r, "given for 2 guest cells, the request has 3");
         r->cells = 0;
         expect_invalid(&h, r, "the request has 0 cells");
     }
-    {   /* sums differ from the request */
+    { /* sums differ from the request */
         g_autoptr(VnRequest) r = sized(2, (const guint[][2]){ { 2, 2 }, { 2, 2 } });
         r->vcpus = 5;
         expect_invalid(&h, r, "hold 4 vCPUs and 4194304 KiB in all, the request 5 vCPUs");
@@ -229,11 +230,11 @@ test_invalid(void)
         r->memory_kib += 1024;
         expect_invalid(&h, r, "the request 4 vCPUs and 4195328 KiB");
     }
-    {   /* an empty cell */
+    { /* an empty cell */
         g_autoptr(VnRequest) r = sized(2, (const guint[][2]){ { 2, 2 }, { 0, 0 } });
         expect_invalid(&h, r, "guest cell 1 (0 vCPUs, 0 KiB) has neither vCPUs nor memory");
     }
-    {   /* hugepages: each cell in whole pages */
+    { /* hugepages: each cell in whole pages */
         g_autoptr(VnRequest) r = vn_request_new();
         r->cells = 2;
         r->vcpus = 2;
@@ -241,7 +242,8 @@ test_invalid(void)
         r->hugepage_kib = GIB;
         vn_request_add_cell_size(r, 1, GIB + GIB / 2);
         vn_request_add_cell_size(r, 1, GIB / 2);
-        expect_invalid(&h, r, "guest cell 0 (1 vCPUs, 1572864 KiB) has memory that is not a multiple");
+        expect_invalid(&h, r,
+                       "guest cell 0 (1 vCPUs, 1572864 KiB) has memory that is not a multiple");
     }
     vn_test_host_clear(&h);
     /* SMT require: each cell in whole cores (no real topology here has SMT) */

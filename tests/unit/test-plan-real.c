@@ -42,12 +42,14 @@ check_host_sized(const gchar *path, Loader load, VnBalance balance)
         for (guint i = 0; i < t->n_nodes; i++) {
             node_gib = MAX(node_gib, t->nodes[i].mem_total_kib / GIB);
             ncpus = MAX(ncpus, vn_topology_node_ncpus(t, i));
-            h.load->nodes[i].committed_memory_kib = t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);
-            h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, (gint)MAX(ncpus, 1) * 2);
+            h.load->nodes[i].committed_memory_kib =
+                t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);
+            h.load->nodes[i].committed_vcpus =
+                (guint)g_rand_int_range(rand, 0, (gint)MAX(ncpus, 1) * 2);
         }
         if (node_gib < 2) {
             vn_test_host_clear(&h);
-            return;   /* hosts without (much) memory: nothing to size */
+            return; /* hosts without (much) memory: nothing to size */
         }
         r = vn_test_sized_request(rand, 4, MAX(ncpus, 1), node_gib / 2);
         vn_test_check_sized_plan(&h, r, &counts);
@@ -60,8 +62,8 @@ static void
 check_host_balance(const gchar *path, VnBalance balance)
 {
     g_autofree gchar *dir = g_path_get_dirname(path);
-    Loader load = g_str_has_suffix(dir, "caps") ? vn_topology_load_capabilities
-                                                : vn_topology_load_hwloc_xml;
+    Loader load =
+        g_str_has_suffix(dir, "caps") ? vn_topology_load_capabilities : vn_topology_load_hwloc_xml;
     g_autoptr(GError) error = NULL;
     g_autofree gchar *base = g_path_get_basename(path);
     g_autoptr(GRand) rand = g_rand_new_with_seed(g_str_hash(base));
@@ -84,13 +86,17 @@ check_host_balance(const gchar *path, VnBalance balance)
             has_memory |= t->nodes[i].mem_total_kib > 0;
             node_kib = MAX(node_kib, t->nodes[i].mem_total_kib);
             ncpus = MAX(ncpus, vn_topology_node_ncpus(t, i));
-            h.load->nodes[i].committed_memory_kib = t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);
-            h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, (gint)MAX(ncpus, 1) * 2);
+            h.load->nodes[i].committed_memory_kib =
+                t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);
+            h.load->nodes[i].committed_vcpus =
+                (guint)g_rand_int_range(rand, 0, (gint)MAX(ncpus, 1) * 2);
         }
         r = vn_request_new();
         r->vcpus = (guint)g_rand_int_range(rand, 1, (gint)MAX(ncpus, 1) * 3);
         /* from a quarter of a node to three nodes, in MiB */
-        r->memory_kib = MAX(node_kib / 4 + node_kib / 100 * (guint64)g_rand_int_range(rand, 0, 275), 1024) / 1024 * 1024;
+        r->memory_kib =
+            MAX(node_kib / 4 + node_kib / 100 * (guint64)g_rand_int_range(rand, 0, 275), 1024) /
+            1024 * 1024;
         p = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
         if (t->n_nodes <= 16) {
             fits = vn_test_oracle(&h, r, &k, &dist);
@@ -139,8 +145,8 @@ check_host_packing(gconstpointer data)
 static void
 plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nodes)
 {
-    g_autofree gchar *path = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc",
-                                              "64amd64-4p2n4ca2co.xml", NULL);
+    g_autofree gchar *path =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnRequest) small = vn_test_request(2, 2);
     g_autoptr(VnRequest) big = vn_test_request(4, 14);
@@ -163,8 +169,8 @@ plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nod
     g_assert_cmpuint(p->cells->len, ==, 1);
     *ret_small_node = g_array_index(p->cells, VnCell, 0).node_os_id;
     g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
-                                                   (GEqualFunc)g_str_has_prefix, NULL) ==
-                  (balance == VN_BALANCE_MEMORY_PACKING));
+                                                   (GEqualFunc)g_str_has_prefix,
+                                                   NULL) == (balance == VN_BALANCE_MEMORY_PACKING));
     vn_load_commit(h.load, h.t, h.policy, small, p);
     q = vn_test_plan_ok(&h, big);
     vn_test_assert_invariants(&h, big, q);
@@ -197,8 +203,8 @@ test_balance_packing_keeps_node_free(void)
 static void
 test_balance_packing_capacity(void)
 {
-    g_autofree gchar *path = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc",
-                                              "64amd64-4p2n4ca2co.xml", NULL);
+    g_autofree gchar *path =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnRequest) fits = vn_test_request(2, 4);
     g_autoptr(VnRequest) too_big = vn_test_request(2, 5);
@@ -239,7 +245,8 @@ add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
         g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host, g_free);
         g_free(test);
         test = g_strdup_printf("/plan/real/memory-packing/%s/%s", sub, name);
-        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_packing, g_free);
+        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_packing,
+                                  g_free);
     }
 }
 

@@ -11,7 +11,6 @@
 
 #include <string.h>
 
-
 static void
 test_one_node(void)
 {
@@ -73,7 +72,7 @@ static void
 test_larger_than_node_epyc(void)
 {
     VnTestHost h;
-    g_autoptr(VnRequest) r = vn_test_request(16, 48);   /* nodes have 32 GiB */
+    g_autoptr(VnRequest) r = vn_test_request(16, 48); /* nodes have 32 GiB */
     g_autoptr(VnPlacement) p = NULL;
     const VnCell *a, *b;
 
@@ -108,7 +107,8 @@ check_against_oracle_with(VnShape shape, guint nodes, guint32 seed, VnBalance ba
             h.load->nodes[i].committed_memory_kib = (guint64)g_rand_int_range(rand, 0, 15) * GIB;
             h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, 30);
         }
-        r = vn_test_request((guint)g_rand_int_range(rand, 1, 40), (guint64)g_rand_int_range(rand, 1, 60));
+        r = vn_test_request((guint)g_rand_int_range(rand, 1, 40),
+                            (guint64)g_rand_int_range(rand, 1, 60));
         fits = vn_test_oracle(&h, r, &k, &dist);
         p = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
         if (!fits) {
@@ -164,29 +164,65 @@ check_sized_against_oracle(VnShape shape, guint nodes, guint32 seed)
 }
 
 static void
-test_oracle_2s(void) { check_against_oracle(VN_SHAPE_INTEL_2S, 2, 1); }
+test_oracle_2s(void)
+{
+    check_against_oracle(VN_SHAPE_INTEL_2S, 2, 1);
+}
 static void
-test_oracle_sized_2s(void) { check_sized_against_oracle(VN_SHAPE_INTEL_2S, 2, 11); }
+test_oracle_sized_2s(void)
+{
+    check_sized_against_oracle(VN_SHAPE_INTEL_2S, 2, 11);
+}
 static void
-test_oracle_sized_epyc(void) { check_sized_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 12); }
+test_oracle_sized_epyc(void)
+{
+    check_sized_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 12);
+}
 static void
-test_oracle_sized_8s(void) { check_sized_against_oracle(VN_SHAPE_INTEL_8S, 8, 13); }
+test_oracle_sized_8s(void)
+{
+    check_sized_against_oracle(VN_SHAPE_INTEL_8S, 8, 13);
+}
 static void
-test_oracle_sized_16(void) { check_sized_against_oracle(VN_SHAPE_HIER, 16, 14); }
+test_oracle_sized_16(void)
+{
+    check_sized_against_oracle(VN_SHAPE_HIER, 16, 14);
+}
 static void
-test_oracle_epyc(void) { check_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2); }
+test_oracle_epyc(void)
+{
+    check_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2);
+}
 static void
-test_oracle_8s(void) { check_against_oracle(VN_SHAPE_INTEL_8S, 8, 3); }
+test_oracle_8s(void)
+{
+    check_against_oracle(VN_SHAPE_INTEL_8S, 8, 3);
+}
 static void
-test_oracle_16(void) { check_against_oracle(VN_SHAPE_HIER, 16, 4); }
+test_oracle_16(void)
+{
+    check_against_oracle(VN_SHAPE_HIER, 16, 4);
+}
 static void
-test_oracle_packing_2s(void) { check_packing_against_oracle(VN_SHAPE_INTEL_2S, 2, 1); }
+test_oracle_packing_2s(void)
+{
+    check_packing_against_oracle(VN_SHAPE_INTEL_2S, 2, 1);
+}
 static void
-test_oracle_packing_epyc(void) { check_packing_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2); }
+test_oracle_packing_epyc(void)
+{
+    check_packing_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2);
+}
 static void
-test_oracle_packing_8s(void) { check_packing_against_oracle(VN_SHAPE_INTEL_8S, 8, 3); }
+test_oracle_packing_8s(void)
+{
+    check_packing_against_oracle(VN_SHAPE_INTEL_8S, 8, 3);
+}
 static void
-test_oracle_packing_16(void) { check_packing_against_oracle(VN_SHAPE_HIER, 16, 4); }
+test_oracle_packing_16(void)
+{
+    check_packing_against_oracle(VN_SHAPE_HIER, 16, 4);
+}
 
 static void
 test_dedicated_never_shared(void)
@@ -196,7 +232,7 @@ test_dedicated_never_shared(void)
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
     vn_bitmap_set(h.policy->reserved_cpus, 0);
-    vn_bitmap_set(h.policy->reserved_cpus, 16);  /* core 0's sibling */
+    vn_bitmap_set(h.policy->reserved_cpus, 16); /* core 0's sibling */
     seen = vn_bitmap_new(h.t->n_cpu_ids);
     for (guint vm = 0; vm < 7; vm++) {
         g_autoptr(VnRequest) r = vn_test_request(4, 4);
@@ -210,7 +246,7 @@ test_dedicated_never_shared(void)
             g_assert_false(vn_bitmap_intersects(pin, seen));
             vn_bitmap_or(seen, pin);
         }
-        g_assert_cmpuint(p->threads_per_core, ==, 2);  /* whole cores: siblings as guest threads */
+        g_assert_cmpuint(p->threads_per_core, ==, 2); /* whole cores: siblings as guest threads */
         vn_load_commit(h.load, h.t, h.policy, r, p);
     }
     /* 32 CPUs - 2 reserved - 28 used = 2 left: a 4-vCPU dedicated VM no longer fits */
@@ -243,7 +279,8 @@ test_smt_isolate_require(void)
         g_assert_cmpuint(p->threads_per_core, ==, 1);
         for (guint v = 0; v < 3; v++)
             for (guint w = v + 1; w < 3; w++) {
-                const VnBitmap *a = g_ptr_array_index(p->vcpu_pins, v), *b = g_ptr_array_index(p->vcpu_pins, w);
+                const VnBitmap *a = g_ptr_array_index(p->vcpu_pins, v),
+                               *b = g_ptr_array_index(p->vcpu_pins, w);
                 g_assert_cmpuint(vn_topology_cpu(h.t, (guint)vn_bitmap_next(a, -1))->core, !=,
                                  vn_topology_cpu(h.t, (guint)vn_bitmap_next(b, -1))->core);
             }
@@ -264,8 +301,12 @@ test_smt_isolate_require(void)
         r->smt = VN_SMT_REQUIRE;
         p = vn_test_plan_ok(&h, r);
         g_assert_cmpuint(p->threads_per_core, ==, 2);
-        g_assert_cmpuint(vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 0), -1))->core, ==,
-                         vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 1), -1))->core);
+        g_assert_cmpuint(
+            vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 0), -1))
+                ->core,
+            ==,
+            vn_topology_cpu(h.t, (guint)vn_bitmap_next(g_ptr_array_index(p->vcpu_pins, 1), -1))
+                ->core);
     }
     vn_test_host_clear(&h);
 }
@@ -296,7 +337,7 @@ test_memory_only_node(void)
     g_autoptr(GError) error = NULL;
 
     vn_topology_add_node(t, 0, 16 * GIB);
-    vn_topology_add_node(t, 1, 64 * GIB);  /* CXL: memory, no CPUs */
+    vn_topology_add_node(t, 1, 64 * GIB); /* CXL: memory, no CPUs */
     for (guint c = 0; c < 4; c++)
         vn_topology_add_cpu(t, c, 0, c, 0);
     g_assert_true(vn_topology_finish(t, &error));
@@ -369,7 +410,7 @@ test_shared_cpu_nodes(void)
         vn_test_assert_invariants(&h, r, p);
         for (guint i = 0; i < p->cells->len; i++)
             total += vn_bitmap_count(g_array_index(p->cells, VnCell, i).cpus);
-        g_assert_cmpuint(total, ==, 8);  /* no CPU counted twice */
+        g_assert_cmpuint(total, ==, 8); /* no CPU counted twice */
     }
     vn_test_host_clear(&h);
 }
@@ -382,7 +423,7 @@ test_devices(void)
     g_autoptr(VnPlacement) p = NULL;
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
-    h.load->nodes[6].committed_memory_kib = 6 * GIB;   /* a bit busier */
+    h.load->nodes[6].committed_memory_kib = 6 * GIB; /* a bit busier */
     vn_request_add_device(r, 6, 1, "hostdev 0000:c1:00.0");
     r->iothreads = 2;
     p = vn_test_plan_ok(&h, r);
@@ -397,7 +438,7 @@ test_fixed_cells(void)
     VnTestHost h;
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
-    {   /* fits on one node: both guest cells on it */
+    { /* fits on one node: both guest cells on it */
         g_autoptr(VnRequest) r = vn_test_request(4, 8);
         g_autoptr(VnPlacement) p = NULL;
         r->cells = 2;
@@ -406,7 +447,7 @@ test_fixed_cells(void)
         g_assert_cmpuint(p->cells->len, ==, 2);
         g_assert_cmpuint(vn_test_nodes_used(p), ==, 1);
     }
-    {   /* 4 cells of 20 GiB: two per node on a distance-12 pair */
+    { /* 4 cells of 20 GiB: two per node on a distance-12 pair */
         g_autoptr(VnRequest) r = vn_test_request(8, 80);
         g_autoptr(VnPlacement) p = NULL;
         r->cells = 4;
@@ -507,7 +548,7 @@ test_invalid(void)
         g_assert_nonnull(strstr(error->message, "node 7"));
         g_clear_error(&error);
     }
-    {   /* more than the whole host: no fit, every node explained */
+    { /* more than the whole host: no fit, every node explained */
         g_autoptr(VnRequest) r = vn_test_request(2, 100);
         g_autoptr(GPtrArray) reasons = NULL;
         g_assert_null(vn_plan(h.t, h.load, h.policy, r, &reasons, &error));

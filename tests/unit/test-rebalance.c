@@ -88,7 +88,8 @@ test_hot_node(void)
         g_assert_cmpfloat(m->imbalance_after, <, m->imbalance_before);
     }
     /* two different VMs, two different targets (2 and 3 are empty) */
-    g_assert_cmpstr(((VnMove *)g_ptr_array_index(moves, 0))->vm, !=, ((VnMove *)g_ptr_array_index(moves, 1))->vm);
+    g_assert_cmpstr(((VnMove *)g_ptr_array_index(moves, 0))->vm, !=,
+                    ((VnMove *)g_ptr_array_index(moves, 1))->vm);
     g_assert_cmpuint(((VnMove *)g_ptr_array_index(moves, 0))->to_node, !=,
                      ((VnMove *)g_ptr_array_index(moves, 1))->to_node);
     fixture_clear(&f);
@@ -166,7 +167,7 @@ test_memory_budget(void)
     fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
     add_vm(&f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 6);
     add_vm(&f, "b", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 6);
-    f.lim.max_memory_kib = 4 * GIB;   /* each cell is 6 GiB */
+    f.lim.max_memory_kib = 4 * GIB; /* each cell is 6 GiB */
     moves = propose(&f, NULL);
     g_assert_cmpuint(moves->len, ==, 0);
     f.lim.max_memory_kib = 16 * GIB;

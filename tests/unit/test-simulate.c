@@ -88,7 +88,7 @@ test_release_roundtrip(void)
         r->smt = sizes[i][2] == 3 ? VN_SMT_ISOLATE : VN_SMT_PREFER;
         r->hugepage_kib = sizes[i][2] == 2 ? 2048 : 0;
         p = vn_plan(t, load, policy, r, NULL, &error);
-        if (r->hugepage_kib) {  /* the shape has no hugepages: no fit, nothing to release */
+        if (r->hugepage_kib) { /* the shape has no hugepages: no fit, nothing to release */
             g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
             continue;
         }
@@ -113,7 +113,9 @@ test_release_hugepages(void)
     g_autoptr(VnLoad) load = vn_load_new(t);
     g_autoptr(VnRequest) r = vn_request_new();
     g_autoptr(VnPlacement) p = vn_placement_new();
-    VnCell cell = { .node = 1, .n_vcpus = 2, .memory_kib = 4 * GIB, .cpus = vn_bitmap_new(t->n_cpu_ids) };
+    VnCell cell = {
+        .node = 1, .n_vcpus = 2, .memory_kib = 4 * GIB, .cpus = vn_bitmap_new(t->n_cpu_ids)
+    };
 
     r->vcpus = 2;
     r->memory_kib = 4 * GIB;
@@ -259,13 +261,13 @@ test_departure_first(void)
     g_autoptr(VnTopology) t = tiny_host(1, 8);
     g_autoptr(VnTrace) trace = vn_trace_new();
 
-    vn_trace_add(trace, "b", 10, 2, 8 * GIB, 10);   /* unsorted on purpose */
+    vn_trace_add(trace, "b", 10, 2, 8 * GIB, 10); /* unsorted on purpose */
     vn_trace_add(trace, "a", 0, 2, 8 * GIB, 10);
     vn_trace_add(trace, "c", 15, 1, 1 * GIB, 10);
     for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
         VnSimMetrics m = simulate(t, trace, (VnSimPolicy)p);
         g_assert_cmpuint(m.admitted, ==, 2);
-        g_assert_cmpuint(m.rejected, ==, 1);      /* c: b holds the node */
+        g_assert_cmpuint(m.rejected, ==, 1); /* c: b holds the node */
         g_assert_cmpuint(m.rejected_feasible, ==, 0);
     }
 }
@@ -280,7 +282,10 @@ test_baseline_choices(void)
     g_autoptr(VnLoad) load = vn_load_new(t);
     g_autoptr(VnRequest) r = vn_request_new();
     guint cursor = 0;
-    const struct { VnBaseline b; guint node[3]; } cases[] = {
+    const struct {
+        VnBaseline b;
+        guint node[3];
+    } cases[] = {
         { VN_BASELINE_FIRST_FIT, { 0, 0, 0 } },
         { VN_BASELINE_ROUND_ROBIN, { 0, 1, 2 } },
         { VN_BASELINE_MOST_FREE, { 0, 1, 2 } },
@@ -289,7 +294,8 @@ test_baseline_choices(void)
     r->vcpus = 1;
     r->memory_kib = GIB;
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-        g_autoptr(GPtrArray) placed = g_ptr_array_new_with_free_func((GDestroyNotify)vn_placement_free);
+        g_autoptr(GPtrArray) placed =
+            g_ptr_array_new_with_free_func((GDestroyNotify)vn_placement_free);
         for (guint vm = 0; vm < 3; vm++) {
             g_autoptr(GError) error = NULL;
             VnPlacement *p = vn_baseline_place(cases[c].b, t, load, policy, r, &cursor, &error);
@@ -317,7 +323,8 @@ test_names(void)
         VnBaseline back;
         g_assert_true(vn_baseline_from_string(vn_baseline_to_string((VnBaseline)b), &back));
         g_assert_cmpint(back, ==, b);
-        g_assert_cmpstr(vn_baseline_to_string((VnBaseline)b), ==, vn_sim_policy_to_string((VnSimPolicy)(b + 1)));
+        g_assert_cmpstr(vn_baseline_to_string((VnBaseline)b), ==,
+                        vn_sim_policy_to_string((VnSimPolicy)(b + 1)));
     }
     g_assert_cmpstr(vn_sim_policy_to_string(VN_SIM_POLICY_VNUMA_PACKING), ==, "vnuma-packing");
     g_assert_false(vn_sim_policy_from_string("numad", &(VnSimPolicy){ 0 }));

@@ -48,12 +48,17 @@ static void
 test_size_bad(void)
 {
     static const BadSizeCase cases[] = {
-        { "", VN_SIZE_ERROR_INVALID, "invalid size \"\": expected a positive whole number with an optional K, M, G or T suffix" },
-        { "-1", VN_SIZE_ERROR_INVALID, "invalid size \"-1\": expected a positive whole number with an optional K, M, G or T suffix" },
+        { "", VN_SIZE_ERROR_INVALID,
+          "invalid size \"\": expected a positive whole number with an optional K, M, G or T "
+          "suffix" },
+        { "-1", VN_SIZE_ERROR_INVALID,
+          "invalid size \"-1\": expected a positive whole number with an optional K, M, G or T "
+          "suffix" },
         { "+4G", VN_SIZE_ERROR_INVALID, NULL },
         { " 4G", VN_SIZE_ERROR_INVALID, NULL },
         { "G", VN_SIZE_ERROR_INVALID, NULL },
-        { "4X", VN_SIZE_ERROR_INVALID, "invalid size \"4X\": unknown suffix \"X\" (use K, M, G or T; a plain number is MiB)" },
+        { "4X", VN_SIZE_ERROR_INVALID,
+          "invalid size \"4X\": unknown suffix \"X\" (use K, M, G or T; a plain number is MiB)" },
         { "4GB", VN_SIZE_ERROR_INVALID, NULL },
         { "4 G", VN_SIZE_ERROR_INVALID, NULL },
         { "1.5G", VN_SIZE_ERROR_INVALID, NULL },
@@ -87,8 +92,11 @@ test_size_kib_to_mib(void)
     static const struct {
         guint64 kib, mib;
     } cases[] = {
-        { 0, 0 }, { 511, 0 }, { 512, 1 }, { 1023, 1 }, { 1024, 1 }, { 1535, 1 }, { 1536, 2 },
-        { 1049087, 1024 }, { 1049088, 1025 }, { G_MAXUINT64, G_MAXUINT64 / 1024 + 1 },
+        { 0, 0 },          { 511, 0 },
+        { 512, 1 },        { 1023, 1 },
+        { 1024, 1 },       { 1535, 1 },
+        { 1536, 2 },       { 1049087, 1024 },
+        { 1049088, 1025 }, { G_MAXUINT64, G_MAXUINT64 / 1024 + 1 },
     };
     for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
         g_assert_cmpuint(vn_size_kib_to_mib(cases[i].kib), ==, cases[i].mib);

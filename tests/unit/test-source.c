@@ -52,7 +52,7 @@ test_source_options(void)
 static void
 test_source_conflict(void)
 {
-    VnSourceOptions o = { .topology_file = (gchar *) "a.xml", .synthetic = (gchar *) "pu:2" };
+    VnSourceOptions o = { .topology_file = (gchar *)"a.xml", .synthetic = (gchar *)"pu:2" };
     g_autoptr(GError) error = NULL;
     VnTopology *t = NULL;
 
@@ -69,8 +69,10 @@ test_source_replay(void)
     g_autofree gchar *sysroot = vn_test_data_path("sysroot", "two-node-busy", NULL);
     g_autofree gchar *load_file = vn_test_data_path("load", "cli-two-node.json", NULL);
     g_autofree gchar *config_file = vn_test_data_path("config", "cli-reserved.conf", NULL);
-    VnSourceOptions o = { .synthetic = (gchar *) SYNTHETIC, .sysroot = sysroot,
-                          .load_file = load_file, .config_file = config_file };
+    VnSourceOptions o = { .synthetic = (gchar *)SYNTHETIC,
+                          .sysroot = sysroot,
+                          .load_file = load_file,
+                          .config_file = config_file };
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
@@ -97,8 +99,9 @@ static void
 test_source_plain(void)
 {
     g_autofree gchar *load_file = vn_test_data_path("load", "bad-negative.json", NULL);
-    VnSourceOptions o = { .synthetic = (gchar *) SYNTHETIC, .load_file = load_file,
-                          .config_file = (gchar *) "/nonexistent/vnuma.conf" };
+    VnSourceOptions o = { .synthetic = (gchar *)SYNTHETIC,
+                          .load_file = load_file,
+                          .config_file = (gchar *)"/nonexistent/vnuma.conf" };
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(GError) error = NULL;
 
@@ -135,7 +138,7 @@ test_source_errors(void)
     g_autofree gchar *bad_config = vn_test_data_path("config", "bad-size.conf", NULL);
     g_autofree gchar *bad_load = vn_test_data_path("load", "bad-negative.json", NULL);
     g_autofree gchar *empty = vn_test_data_path("config", "empty.conf", NULL);
-    VnSourceOptions o = { .synthetic = (gchar *) SYNTHETIC, .config_file = bad_config };
+    VnSourceOptions o = { .synthetic = (gchar *)SYNTHETIC, .config_file = bad_config };
     VnTopology *t = NULL;
     VnLoad *load = NULL;
     VnConfig *config = NULL;

@@ -13,7 +13,7 @@ as_hwloc_sees_it(void)
     VnTopology *t = vn_topology_new("test: hwloc's view of the mixed layout");
 
     vn_topology_add_node(t, 0, 512 * 1024);
-    vn_topology_add_node(t, 3, 512 * 1024);   /* hwloc's order: 0, 3, 1 */
+    vn_topology_add_node(t, 3, 512 * 1024); /* hwloc's order: 0, 3, 1 */
     vn_topology_add_node(t, 1, 512 * 1024);
     for (guint c = 0; c < 6; c++)
         vn_topology_add_cpu(t, c, c < 2 ? 0 : c < 4 ? 2 : -1, c, 0);
@@ -29,16 +29,18 @@ test_cpu_only_node(void)
 {
     g_autoptr(VnTopology) t = as_hwloc_sees_it();
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *sysroot = g_build_filename(g_getenv("VN_TEST_DATA"), "sysroot", "cpu-only-node", NULL);
-    static const guint expected[4][4] = { { 10, 12, 21, 32 }, { 12, 10, 32, 21 },
-                                          { 21, 32, 10, 12 }, { 32, 21, 12, 10 } };
+    g_autofree gchar *sysroot =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "sysroot", "cpu-only-node", NULL);
+    static const guint expected[4][4] = {
+        { 10, 12, 21, 32 }, { 12, 10, 32, 21 }, { 21, 32, 10, 12 }, { 32, 21, 12, 10 }
+    };
 
     g_assert_true(vn_topology_add_sysfs_nodes(t, sysroot, &error));
     g_assert_no_error(error);
     g_assert_true(vn_topology_finish(t, &error));
     g_assert_cmpuint(t->n_nodes, ==, 4);
     for (guint i = 0; i < 4; i++) {
-        g_assert_cmpuint(t->nodes[i].os_id, ==, i);   /* kernel order after finish */
+        g_assert_cmpuint(t->nodes[i].os_id, ==, i); /* kernel order after finish */
         for (guint j = 0; j < 4; j++)
             g_assert_cmpuint(vn_topology_distance(t, i, j), ==, expected[i][j]);
     }
@@ -54,11 +56,12 @@ test_nothing_missing(void)
 {
     g_autoptr(VnTopology) t = vn_topology_new("test: complete");
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *sysroot = g_build_filename(g_getenv("VN_TEST_DATA"), "sysroot", "cpu-only-node", NULL);
+    g_autofree gchar *sysroot =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "sysroot", "cpu-only-node", NULL);
 
     for (guint n = 0; n < 4; n++)
         vn_topology_add_node(t, n, 1024);
-    vn_topology_set_distance(t, 0, 1, 99);   /* kept: no node was added */
+    vn_topology_set_distance(t, 0, 1, 99); /* kept: no node was added */
     g_assert_true(vn_topology_add_sysfs_nodes(t, sysroot, &error));
     g_assert_cmpuint(t->n_nodes, ==, 4);
     g_assert_cmpuint(t->distance[1], ==, 99);

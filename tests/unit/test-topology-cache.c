@@ -6,19 +6,22 @@
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
 
-static gchar *data_path(const gchar *a, const gchar *b)
+static gchar *
+data_path(const gchar *a, const gchar *b)
 {
     return g_build_filename(g_getenv("VN_TEST_DATA"), a, b, NULL);
 }
 
-static gchar *as_json(const VnTopology *t)
+static gchar *
+as_json(const VnTopology *t)
 {
     g_autoptr(JsonNode) n = vn_topology_to_json(t, NULL);
     return json_to_string(n, TRUE);
 }
 
 /* Free memory is not cached (the hook re-reads it): compare without it. */
-static void assert_round_trip(VnTopology *t, const gchar *what)
+static void
+assert_round_trip(VnTopology *t, const gchar *what)
 {
     for (guint i = 0; i < t->n_nodes; i++)
         t->nodes[i].mem_free_kib = G_MAXUINT64;
@@ -44,7 +47,8 @@ static void assert_round_trip(VnTopology *t, const gchar *what)
     g_rmdir(dir);
 }
 
-static void test_fixtures(void)
+static void
+test_fixtures(void)
 {
     static const gchar *const dirs[] = { "hwloc", "caps" };
     for (guint d = 0; d < G_N_ELEMENTS(dirs); d++) {
@@ -59,7 +63,7 @@ static void test_fixtures(void)
             g_autoptr(VnTopology) t = d == 0 ? vn_topology_load_hwloc_xml(path, NULL)
                                              : vn_topology_load_capabilities(path, NULL);
             if (!t)
-                continue;   /* fixtures meant to fail are tested elsewhere */
+                continue; /* fixtures meant to fail are tested elsewhere */
             assert_round_trip(t, path);
             n++;
         }
@@ -67,7 +71,8 @@ static void test_fixtures(void)
     }
 }
 
-static void test_live(void)
+static void
+test_live(void)
 {
     g_autoptr(GError) err = NULL;
     g_autoptr(VnTopology) t = vn_topology_load_live(&err);
@@ -83,7 +88,8 @@ static void test_live(void)
     g_assert_true(g_str_has_prefix(k1, "live:"));
 }
 
-static void test_file_key(void)
+static void
+test_file_key(void)
 {
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-key-XXXXXX", NULL);
     g_autofree gchar *path = g_build_filename(dir, "t.xml", NULL);
@@ -92,16 +98,21 @@ static void test_file_key(void)
     g_assert_true(g_file_set_contents(path, "<topology version='2.0'/>", -1, NULL));
     g_autofree gchar *k2 = vn_topology_cache_key(path);
     g_assert_nonnull(k1);
-    g_assert_cmpstr(k1, !=, k2);                 /* size changed */
+    g_assert_cmpstr(k1, !=, k2); /* size changed */
     g_unlink(path);
-    g_assert_null(vn_topology_cache_key(path));  /* gone: no key */
+    g_assert_null(vn_topology_cache_key(path)); /* gone: no key */
     g_rmdir(dir);
 }
 
-static void test_bad(void)
+static void
+test_bad(void)
 {
     static const gchar *const bad[] = {
-        "", "nope", "[]", "{\"version\": 1}", "{\"version\": 3}",
+        "",
+        "nope",
+        "[]",
+        "{\"version\": 1}",
+        "{\"version\": 3}",
         "{\"version\": 2, \"key\": \"k\", \"nodes\": 3}",
         "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
         "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
@@ -115,7 +126,7 @@ static void test_bad(void)
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-bad-XXXXXX", NULL);
     g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
     g_autoptr(GError) err = NULL;
-    g_assert_null(vn_topology_cache_load(path, "k", &err));   /* missing */
+    g_assert_null(vn_topology_cache_load(path, "k", &err)); /* missing */
     g_assert_no_error(err);
     for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_assert_true(g_file_set_contents(path, bad[i], -1, NULL));
@@ -130,14 +141,16 @@ static void test_bad(void)
     g_assert_true(g_file_set_contents(path, deep, -1, NULL));
     g_assert_null(vn_topology_cache_load(path, "k", &err));
     g_assert_error(err, VN_TOPOLOGY_CACHE_ERROR, VN_TOPOLOGY_CACHE_ERROR_CORRUPT);
-    g_autofree gchar *expected = g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", path);
+    g_autofree gchar *expected =
+        g_strdup_printf("%s: nesting deeper than 64 levels at byte offset 64", path);
     g_assert_cmpstr(err->message, ==, expected);
     g_clear_error(&err);
     g_unlink(path);
     g_rmdir(dir);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/topology-cache/fixtures", test_fixtures);

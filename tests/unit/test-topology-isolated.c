@@ -85,8 +85,8 @@ test_loader_errors(void)
         g_autoptr(GError) direct = NULL;
         g_autoptr(GError) isolated = NULL;
         g_assert_null(cases[i].load(cases[i].arg, &direct));
-        g_assert_null(vn_topology_load_isolated(cases[i].load, cases[i].arg, cases[i].arg,
-                                                &isolated));
+        g_assert_null(
+            vn_topology_load_isolated(cases[i].load, cases[i].arg, cases[i].arg, &isolated));
         g_assert_nonnull(direct);
         g_assert_error(isolated, VN_TOPOLOGY_SOURCE_ERROR, direct->code);
         g_assert_cmpstr(isolated->message, ==, direct->message);
@@ -105,8 +105,8 @@ test_hwloc_crash(void)
 
     while (d && (name = g_dir_read_name(d))) {
         g_autofree gchar *path = g_build_filename(dir, name, NULL);
-        g_autofree gchar *expected = g_strdup_printf("%s: hwloc crashed reading it (signal %d)",
-                                                     path, SIGSEGV);
+        g_autofree gchar *expected =
+            g_strdup_printf("%s: hwloc crashed reading it (signal %d)", path, SIGSEGV);
         g_autoptr(GError) error = NULL;
         if (!g_str_has_suffix(name, ".xml"))
             continue;

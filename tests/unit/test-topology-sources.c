@@ -15,8 +15,7 @@
 #include "vn-test-fixture.h"
 #include "vn-topology-source.h"
 
-static gchar *
-data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
+static gchar *data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
 
 static gchar *
 data_path(const gchar *first, ...)
@@ -107,7 +106,7 @@ assert_cpus_counted_once(const VnTopology *t, guint n_attached)
 
     for (guint i = 0; i < t->n_nodes; i++) {
         sum += vn_topology_node_ncpus(t, i);
-        VN_BITMAP_FOREACH(t->nodes[i].cpus, c)
+        VN_BITMAP_FOREACH (t->nodes[i].cpus, c)
             g_assert_cmpint(vn_topology_cpu(t, c)->node, ==, (gint)i);
     }
     g_assert_cmpuint(sum, ==, n_attached);
@@ -137,14 +136,9 @@ assert_error_names(const GError *error, gint code, const gchar *what, const gcha
 /* ---- hwloc XML ---------------------------------------------------------- */
 
 static const guint dist_64amd64[8 * 8] = {
-    10, 16, 16, 22, 16, 22, 16, 22,
-    16, 10, 22, 16, 16, 22, 22, 16,
-    16, 22, 10, 16, 16, 16, 16, 16,
-    22, 16, 16, 10, 16, 16, 22, 22,
-    16, 16, 16, 16, 10, 16, 16, 22,
-    22, 22, 16, 16, 16, 10, 22, 16,
-    16, 22, 16, 22, 16, 22, 10, 16,
-    22, 16, 16, 22, 22, 16, 16, 10,
+    10, 16, 16, 22, 16, 22, 16, 22, 16, 10, 22, 16, 16, 22, 22, 16, 16, 22, 10, 16, 16, 16,
+    16, 16, 22, 16, 16, 10, 16, 16, 22, 22, 16, 16, 16, 16, 10, 16, 16, 22, 22, 22, 16, 16,
+    16, 10, 22, 16, 16, 22, 16, 22, 16, 22, 10, 16, 22, 16, 16, 22, 22, 16, 16, 10,
 };
 
 static void
@@ -153,7 +147,7 @@ test_hwloc_64amd64(void)
     /* INDEX.tsv local_memory in bytes, by os index. */
     static const guint64 mem[8] = { 16822734848, 16910229504, 16910233600, 16910225408,
                                     16910233600, 16910229504, 16910233600, 16892866560 };
-    static const gchar *cpus[8] = { "0-7", "8-15", "32-39", "40-47",
+    static const gchar *cpus[8] = { "0-7",   "8-15",  "32-39", "40-47",
                                     "48-55", "56-63", "16-23", "24-31" };
     g_autoptr(VnTopology) t = load_fixture("hwloc", "64amd64-4p2n4ca2co.xml");
 
@@ -218,8 +212,8 @@ test_hwloc_192em64t(void)
         g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==,
                          G_GUINT64_CONSTANT(33269219328) / 1024);
     for (guint os = 0; os < 24; os++) {
-        g_autofree gchar *cpus = g_strdup_printf("%u-%u,%u-%u", 8 * os, 8 * os + 7,
-                                                 192 + 8 * os, 192 + 8 * os + 7);
+        g_autofree gchar *cpus =
+            g_strdup_printf("%u-%u,%u-%u", 8 * os, 8 * os + 7, 192 + 8 * os, 192 + 8 * os + 7);
         assert_node_cpus(t, os, cpus);
     }
     assert_distances(t, dist_192em64t);
@@ -312,7 +306,8 @@ test_hwloc_hagrid(void)
     g_assert_cmpuint(t->n_nodes, ==, 4);
     g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, G_GUINT64_CONSTANT(8587984896) / 1024);
     for (guint os = 1; os < 4; os++)
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==, G_GUINT64_CONSTANT(8589934592) / 1024);
+        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==,
+                         G_GUINT64_CONSTANT(8589934592) / 1024);
     /* allowed_cpuset 0xcf: PUs 4 and 5 (all of node 2) are not allowed. */
     g_assert_cmpuint(t->cpus->len, ==, 6);
     g_assert_null(vn_topology_cpu(t, 4));
@@ -351,8 +346,9 @@ test_hwloc_16amd64(void)
 static void
 test_hwloc_40intel64(void)
 {
-    static const guint dist[16] = { 10, 20, 20, 20, 20, 10, 20, 20,
-                                    20, 20, 10, 20, 20, 20, 20, 10 };
+    static const guint dist[16] = {
+        10, 20, 20, 20, 20, 10, 20, 20, 20, 20, 10, 20, 20, 20, 20, 10
+    };
     g_autoptr(VnTopology) t = load_fixture("hwloc", "40intel64-2g2n4c+pcilocality.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 4);
@@ -399,8 +395,9 @@ static void
 test_hwloc_quiet(void)
 {
     static const gchar *files[] = { "64amd64-4p2n4ca2co.xml", "192em64t-24n8c2t.xml",
-                                    "heteromem.xml", "hagrid.xml", "16amd64-4distances.xml",
-                                    "40intel64-2g2n4c+pcilocality.xml", "fakeheterocpunuma.xml" };
+                                    "heteromem.xml",          "hagrid.xml",
+                                    "16amd64-4distances.xml", "40intel64-2g2n4c+pcilocality.xml",
+                                    "fakeheterocpunuma.xml" };
 
     if (g_test_subprocess()) {
         for (guint i = 0; i < G_N_ELEMENTS(files); i++)
@@ -428,8 +425,9 @@ test_hwloc_errors(void)
     g_assert_true(g_file_get_contents(good, &text, &len, NULL));
     truncated = write_temp(dir, "truncated.xml", text, (gssize)len / 2);
     empty = write_temp(dir, "empty.xml", "", 0);
-    bogus = write_temp(dir, "bogus.xml",
-                       "<topology version=\"2.0\">\n  <object type=\"Nonsense\"/>\n</topology>\n", -1);
+    bogus =
+        write_temp(dir, "bogus.xml",
+                   "<topology version=\"2.0\">\n  <object type=\"Nonsense\"/>\n</topology>\n", -1);
 
     g_assert_null(vn_topology_load_hwloc_xml(missing, &error));
     assert_error_names(error, VN_TOPOLOGY_SOURCE_ERROR_IO, missing, NULL);
@@ -459,8 +457,8 @@ static void
 test_hwloc_error_line(void)
 {
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-XXXXXX", NULL);
-    g_autofree gchar *path = write_temp(dir, "bad.xml",
-                                        "<topology version=\"2.0\">\n<object>\n</objet>\n", -1);
+    g_autofree gchar *path =
+        write_temp(dir, "bad.xml", "<topology version=\"2.0\">\n<object>\n</objet>\n", -1);
     g_autoptr(GError) error = NULL;
 
     g_assert_null(vn_topology_load_hwloc_xml(path, &error));
@@ -497,18 +495,22 @@ test_hwloc_distance_edge_cases(void)
     g_autoptr(VnTopology) bad = NULL;
 
     /* A matrix over 2 of the 4 nodes is not used: distances assumed. */
-    partial = load_hagrid_with(dir, "<distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" "
+    partial = load_hagrid_with(dir,
+                               "<distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" "
                                "name=\"NUMALatency\" indexing=\"os\"><indexes length=\"4\">0 1 "
                                "</indexes><u64values length=\"12\">10 20 20 10 </u64values>"
-                               "</distances2>", &error);
+                               "</distances2>",
+                               &error);
     g_assert_no_error(error);
     assert_assumed_distances(partial);
     g_assert_nonnull(strstr(partial->source, "covers 2 of 4 nodes"));
     /* A remote distance below the local one is not a SLIT matrix. */
-    bad = load_hagrid_with(dir, "<distances2 type=\"NUMANode\" nbobjs=\"4\" kind=\"5\" "
+    bad = load_hagrid_with(dir,
+                           "<distances2 type=\"NUMANode\" nbobjs=\"4\" kind=\"5\" "
                            "name=\"NUMALatency\" indexing=\"os\"><indexes length=\"8\">0 1 2 3 "
                            "</indexes><u64values length=\"46\">10 5 20 20 5 10 20 20 20 20 10 20 "
-                           "20 20 20 10 </u64values></distances2>", &error2);
+                           "20 20 20 10 </u64values></distances2>",
+                           &error2);
     g_assert_null(bad);
     assert_error_names(error2, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "hagrid-edited.xml",
                        "distance from node 0 to node 1 is 5");
@@ -670,21 +672,28 @@ test_caps_errors(void)
     } cases[] = {
         { "bad-id.xml", CAPS_HEAD "<cell id='zero'/>\n" CELL1 CAPS_TAIL, "id='zero'" },
         { "no-id.xml", CAPS_HEAD "<cell/>\n" CELL1 CAPS_TAIL, "no id attribute" },
-        { "unit.xml", CAPS_HEAD "<cell id='0'><memory unit='MiB'>5</memory></cell>\n" CELL1
-          CAPS_TAIL, "unit='MiB'" },
-        { "memory.xml", CAPS_HEAD "<cell id='0'><memory unit='KiB'>lots</memory></cell>\n" CELL1
-          CAPS_TAIL, "lots" },
-        { "sibling.xml", CAPS_HEAD "<cell id='0'><distances><sibling id='0' value='10'/>"
-          "<sibling id='7' value='20'/></distances></cell>\n" CELL1 CAPS_TAIL, "id='7'" },
-        { "partial.xml", CAPS_HEAD "<cell id='0'><distances><sibling id='0' value='10'/>"
-          "<sibling id='1' value='20'/></distances></cell>\n" CELL1 CAPS_TAIL,
+        { "unit.xml",
+          CAPS_HEAD "<cell id='0'><memory unit='MiB'>5</memory></cell>\n" CELL1 CAPS_TAIL,
+          "unit='MiB'" },
+        { "memory.xml",
+          CAPS_HEAD "<cell id='0'><memory unit='KiB'>lots</memory></cell>\n" CELL1 CAPS_TAIL,
+          "lots" },
+        { "sibling.xml",
+          CAPS_HEAD "<cell id='0'><distances><sibling id='0' value='10'/>"
+                    "<sibling id='7' value='20'/></distances></cell>\n" CELL1 CAPS_TAIL,
+          "id='7'" },
+        { "partial.xml",
+          CAPS_HEAD "<cell id='0'><distances><sibling id='0' value='10'/>"
+                    "<sibling id='1' value='20'/></distances></cell>\n" CELL1 CAPS_TAIL,
           "cell 1 has no valid distance to cell 0" },
         { "twice.xml", CAPS_HEAD CELL1 CELL1 CAPS_TAIL, "node 1 appears twice" },
         { "nocells.xml", "<capabilities><host/></capabilities>", "no <host><topology>" },
         { "truncated.xml", CAPS_HEAD "<cell id='0'>\n", "malformed XML" },
         /* found by fuzz-caps-xml: the quoted text kept its newlines */
-        { "pages-text.xml", CAPS_HEAD "<cell id='0'><pages unit='KiB' size='4'>6\nx\n</pages></cell>\n"
-          CELL1 CAPS_TAIL, "<pages>6 x</pages>: not an unsigned integer" },
+        { "pages-text.xml",
+          CAPS_HEAD
+          "<cell id='0'><pages unit='KiB' size='4'>6\nx\n</pages></cell>\n" CELL1 CAPS_TAIL,
+          "<pages>6 x</pages>: not an unsigned integer" },
     };
     g_autofree gchar *dir = g_dir_make_tmp("vn-caps-XXXXXX", NULL);
 
@@ -757,8 +766,8 @@ static void
 make_node(const gchar *root, guint node, const gchar *meminfo, const gchar *nr)
 {
     g_autofree gchar *name = g_strdup_printf("node%u", node);
-    g_autofree gchar *dir = g_build_filename(root, "sys/devices/system/node", name,
-                                             "hugepages/hugepages-2048kB", NULL);
+    g_autofree gchar *dir =
+        g_build_filename(root, "sys/devices/system/node", name, "hugepages/hugepages-2048kB", NULL);
     g_autofree gchar *ndir = g_path_get_dirname(dir);
     g_autofree gchar *nodedir = g_path_get_dirname(ndir);
     g_autofree gchar *m = NULL, *a = NULL, *b = NULL;
@@ -790,7 +799,8 @@ test_sysfs_errors(void)
     /* A pool count that is not a number. */
     make_node(dir, 1, "Node 1 MemFree:  7 kB\n", "many\n");
     g_assert_false(vn_topology_read_sysfs_memory(t, dir, &error));
-    assert_error_names(error, VN_TOPOLOGY_SOURCE_ERROR_PARSE, "node1/hugepages/hugepages-2048kB/nr_hugepages", NULL);
+    assert_error_names(error, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
+                       "node1/hugepages/hugepages-2048kB/nr_hugepages", NULL);
     g_clear_error(&error);
     /* Failures leave the topology untouched. */
     g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, G_MAXUINT64);
@@ -881,7 +891,10 @@ test_corpus_hwloc(void)
 {
     /* hagrid.xml's allowed_cpuset leaves out PUs 4-5 (two cores); only
      * allowed PUs count. */
-    static const struct { const gchar *file; guint pus, cores; } restricted[] = {
+    static const struct {
+        const gchar *file;
+        guint pus, cores;
+    } restricted[] = {
         { "hagrid.xml", 6, 6 },
     };
     g_autoptr(GPtrArray) rows = corpus_index("hwloc-topologies");
@@ -893,8 +906,8 @@ test_corpus_hwloc(void)
     g_assert_cmpuint(rows->len, >=, 10);
     for (guint r = 0; r < rows->len; r++) {
         gchar **f = rows->pdata[r];
-        g_autofree gchar *path = g_build_filename(g_getenv("VN_CORPUS"), "hwloc-topologies",
-                                                  f[0], NULL);
+        g_autofree gchar *path =
+            g_build_filename(g_getenv("VN_CORPUS"), "hwloc-topologies", f[0], NULL);
         g_autoptr(GError) error = NULL;
         g_autoptr(VnTopology) t = vn_topology_load_hwloc_xml(path, &error);
         guint pus = atoi(f[6]), cores = atoi(f[5]), packages = atoi(f[3]);
@@ -983,12 +996,12 @@ test_cpulist_parse(void)
     static const struct {
         const gchar *text, *canonical;
     } good[] = {
-        { "0-3,8", "0-3,8" }, { "5", "5" }, { "", "" }, { "8,0-3", "0-3,8" },
+        { "0-3,8", "0-3,8" }, { "5", "5" },   { "", "" },         { "8,0-3", "0-3,8" },
         { "0-1,1-2", "0-2" }, { "15", "15" }, { "0-15", "0-15" },
     };
-    static const gchar *bad[] = { "abc", "1-2x", "0x3", "3-1", "-1", "4-", "1--2", "1-2-3",
-                                  "16", "0-16", ",", "1,", ",1", " 1", "1 2", "+3",
-                                  "99999999999" };
+    static const gchar *bad[] = { "abc",  "1-2x",  "0x3", "3-1",  "-1",         "4-",
+                                  "1--2", "1-2-3", "16",  "0-16", ",",          "1,",
+                                  ",1",   " 1",    "1 2", "+3",   "99999999999" };
 
     for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
         g_autoptr(GError) error = NULL;

@@ -28,7 +28,8 @@ host(guint n)
 static void
 assert_well_formed(const gchar *svg)
 {
-    xmlDocPtr doc = xmlReadMemory(svg, (int)strlen(svg), "picture.svg", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+    xmlDocPtr doc = xmlReadMemory(svg, (int)strlen(svg), "picture.svg", NULL,
+                                  XML_PARSE_NONET | XML_PARSE_NOERROR);
 
     g_assert_nonnull(doc);
     g_assert_cmpstr((const char *)xmlDocGetRootElement(doc)->name, ==, "svg");
@@ -54,7 +55,8 @@ assert_xmllint(const gchar *svg)
     g_assert_true(g_file_set_contents(path, svg, -1, NULL));
     argv[0] = xmllint;
     argv[2] = path;
-    g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+    g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                               &status, NULL));
     g_assert_true(g_spawn_check_wait_status(status, NULL));
     g_remove(path);
     g_rmdir(dir);
@@ -66,7 +68,8 @@ test_vms_and_distances(void)
     g_autoptr(VnTopology) t = host(3);
     g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
     g_autoptr(VnLoad) load = vn_load_new(t);
-    g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    g_autoptr(GPtrArray) records =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     g_autoptr(VnStatus) status = NULL;
     g_autofree gchar *svg = NULL;
     VnLedgerRecord *r = vn_ledger_record_new("u1", "<web> & \"db\"");
@@ -75,7 +78,8 @@ test_vms_and_distances(void)
     vn_ledger_record_add_cell(r, 1, 2, 2, "128-131", 2 * GIB);
     g_ptr_array_add(records, r);
     load->nodes[0].committed_memory_kib = 4 * GIB;
-    status = vn_status_collect(t, load, policy, records, "/nonexistent-sysroot", "/run/libvirt/qemu");
+    status =
+        vn_status_collect(t, load, policy, records, "/nonexistent-sysroot", "/run/libvirt/qemu");
     ((VnStatusVm *)g_ptr_array_index(status->vms, 0))->locality = 0.75;
     svg = vn_topology_svg(t, status);
     assert_well_formed(svg);
@@ -84,9 +88,9 @@ test_vms_and_distances(void)
     g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot;, cell 1</text>"));
     g_assert_nonnull(strstr(svg, "2 vCPUs \xc2\xb7 2.0 GiB \xc2\xb7 local 75%"));
     g_assert_nonnull(strstr(svg, "test &lt;host&gt; &amp;"));
-    g_assert_nonnull(strstr(svg, "#f3d17a"));          /* 75 %: amber */
-    g_assert_nonnull(strstr(svg, ">22</text>"));       /* distance 0-2 */
-    g_assert_nonnull(strstr(svg, ">23</text>"));       /* distance 1-2 */
+    g_assert_nonnull(strstr(svg, "#f3d17a"));    /* 75 %: amber */
+    g_assert_nonnull(strstr(svg, ">22</text>")); /* distance 0-2 */
+    g_assert_nonnull(strstr(svg, ">23</text>")); /* distance 1-2 */
 }
 
 /* No status: nodes and distances only; one node: no matrix shading. */

@@ -84,10 +84,10 @@ static void
 test_refused(void)
 {
     static const struct {
-        const gchar *rel;       /* below the capture; NULL: the fixture as is */
+        const gchar *rel; /* below the capture; NULL: the fixture as is */
         gboolean empty;
         const gchar *fixture;
-        const gchar *expected;  /* in the message, after "<root>/" */
+        const gchar *expected; /* in the message, after "<root>/" */
     } cases[] = {
         { "sys/devices/system/node/node3/cpumap", FALSE, "16amd64-8n2c",
           "sys/devices/system/node/node3/cpumap: missing (hwloc needs it to read the node)" },
@@ -109,8 +109,8 @@ test_refused(void)
     for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree gchar *fixture = vn_test_data_path("sysroot", cases[i].fixture, NULL);
         g_autofree gchar *tmp = g_dir_make_tmp("vn-sysroot-XXXXXX", NULL);
-        g_autofree gchar *root = cases[i].rel ? g_build_filename(tmp, "root", NULL)
-                                              : g_strdup(fixture);
+        g_autofree gchar *root =
+            cases[i].rel ? g_build_filename(tmp, "root", NULL) : g_strdup(fixture);
         g_autofree gchar *expected = g_strdup_printf("%s/%s", root, cases[i].expected);
         g_autoptr(GError) error = NULL;
 
@@ -134,7 +134,7 @@ static void
 test_source_sysroot_alone(void)
 {
     g_autofree gchar *root = vn_test_data_path("sysroot", "16amd64-8n2c", NULL);
-    g_autofree gchar *state = vn_test_data_path("status", "state", NULL);   /* VMs on nodes 0, 1 */
+    g_autofree gchar *state = vn_test_data_path("status", "state", NULL); /* VMs on nodes 0, 1 */
     g_autofree gchar *tmp = g_dir_make_tmp("vn-sysroot-conf-XXXXXX", NULL);
     g_autofree gchar *config_file = g_build_filename(tmp, "vnuma.conf", NULL);
     g_autofree gchar *text = g_strdup_printf("[paths]\nstate_dir = %s\n", state);
@@ -152,11 +152,11 @@ test_source_sysroot_alone(void)
     assert_capture(t);
     /* node 0 = CPUs 0-1 since boot: busy (31646+1742+45681+77+279 +
      * 60398+3622+6245+1) of that plus idle (16667088+21517 + 16698327+91) */
-    g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy,
-                                   149691.0 / (149691.0 + 33387023.0), 1e-9);
+    g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy, 149691.0 / (149691.0 + 33387023.0),
+                                   1e-9);
     for (guint i = 0; i < 8; i++) {
         g_assert_cmpfloat(load->nodes[i].cpu_busy, >=, 0.0);
-        g_assert_cmpuint(load->nodes[i].committed_vcpus, ==, 0);   /* no ledger */
+        g_assert_cmpuint(load->nodes[i].committed_vcpus, ==, 0); /* no ledger */
     }
 }
 

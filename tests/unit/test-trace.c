@@ -32,11 +32,16 @@ test_parse(void)
 static void
 test_parse_errors(void)
 {
-    const struct { const gchar *text; gint code; const gchar *message; } cases[] = {
+    const struct {
+        const gchar *text;
+        gint code;
+        const gchar *message;
+    } cases[] = {
         { "time,vm\n0,a,1,1,1\n", VN_TRACE_FILE_ERROR_SYNTAX,
           "t.csv:1:1: header must be 'time_s,vm,vcpus,memory_mib,duration_s'" },
         { VN_TRACE_CSV_HEADER "\n", VN_TRACE_FILE_ERROR_EMPTY,
-          "t.csv: no VMs (expected a header 'time_s,vm,vcpus,memory_mib,duration_s' and one line per VM)" },
+          "t.csv: no VMs (expected a header 'time_s,vm,vcpus,memory_mib,duration_s' and one line "
+          "per VM)" },
         { "", VN_TRACE_FILE_ERROR_EMPTY, NULL },
         { VN_TRACE_CSV_HEADER "\n0,a,1,1024\n", VN_TRACE_FILE_ERROR_SYNTAX,
           "t.csv:2: 4 fields, expected 5 (time_s,vm,vcpus,memory_mib,duration_s)" },

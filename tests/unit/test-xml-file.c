@@ -138,7 +138,8 @@ test_no_dtd_loading(Tmp *tmp, gconstpointer data)
 {
     g_autofree gchar *dtd = write_file(tmp, "evil.dtd", "<!ENTITY secret 'LEAKED'>\n");
     g_autofree gchar *xml = g_strdup_printf("<?xml version='1.0'?>\n<!DOCTYPE a SYSTEM '%s'>\n"
-                                            "<a>&secret;</a>\n", dtd);
+                                            "<a>&secret;</a>\n",
+                                            dtd);
     g_autofree gchar *path = write_file(tmp, "dtd.xml", xml);
     g_autoptr(GError) error = NULL;
 

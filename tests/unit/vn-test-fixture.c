@@ -17,13 +17,13 @@ vn_test_data_path(const gchar *first, ...)
         g_printerr("VN_TEST_DATA is not set; run through meson test\n");
         exit(77);
     }
-    g_ptr_array_add(parts, (gpointer) root);
+    g_ptr_array_add(parts, (gpointer)root);
     va_start(args, first);
     for (const gchar *p = first; p; p = va_arg(args, const gchar *))
-        g_ptr_array_add(parts, (gpointer) p);
+        g_ptr_array_add(parts, (gpointer)p);
     va_end(args);
     g_ptr_array_add(parts, NULL);
-    return g_build_filenamev((gchar **) parts->pdata);
+    return g_build_filenamev((gchar **)parts->pdata);
 }
 
 void
