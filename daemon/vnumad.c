@@ -1,4 +1,4 @@
-/* vnumad: the planning API daemon (issue 7).
+/* vnumad: the planning API daemon.
  *
  *   vnumad [--socket PATH] [--topology FILE ...] [--config FILE] [--foreground]
  *

@@ -1,4 +1,4 @@
-/* vn-hook.h: the libvirt qemu hook, phase by phase (issue 5).
+/* vn-hook.h: the libvirt qemu hook, phase by phase.
  *
  * libvirt runs `qemu.d/vnuma <vm> <op> <sub-op> <extra>` with the domain
  * XML on stdin, waits for it without a timeout, and (for prepare/start)
@@ -77,7 +77,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnHook, vn_hook_free)
 void vn_hook_decide(VnHook *h, const gchar *decision, const gchar *nodes, const gchar *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 
-/* vn-hook-input.c: reads all of `fd` (up to VN_HOOK_MAX_XML; a longer
+/* Reads all of `fd` (up to VN_HOOK_MAX_XML; a longer
  * input is drained to EOF so libvirt never blocks on a full pipe, then
  * refused). */
 gboolean vn_hook_read_input(VnHook *h, int fd, GError **error);

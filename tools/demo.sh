@@ -52,7 +52,7 @@ plan "R815: a VM that fits nowhere" --topology "$fixture" --vcpus 8 --memory 200
 section "R815: vnumactl plan xml-templates/db-12vcpu.xml (the rewritten domain XML)"
 "$vnumactl" plan "$root/xml-templates/db-12vcpu.xml" --topology "$fixture" || true
 
-# 4. The operator's view (issue 8): what if 300 VMs of the Azure mix arrive
+# 4. The operator's view: what if 300 VMs of the Azure mix arrive
 #    on the R815, with vnuma and with the policies of its peers; and a
 #    picture of a host with VMs on it (a captured two-node host).
 section "R815: vnumactl simulate --trace tests/data/trace/azure-300.csv (vnuma vs the peers' policies)"

@@ -1,4 +1,4 @@
-/* vnumactl apply NAME: apply the domain's reservation live (issue 5).
+/* vnumactl apply NAME: apply the domain's reservation live.
  *
  * The qemu hook starts this, detached, after `started` when it planned a
  * placement the domain's XML does not carry.  It connects to libvirt

@@ -1,4 +1,4 @@
-/* vnumactl reservations: what the ledger holds (issue 5).
+/* vnumactl reservations: what the ledger holds.
  *
  * --json prints {"domains": [RECORD...]}, sorted by name, each RECORD
  * as GET /v1/domains and GET /v1/reservations show it

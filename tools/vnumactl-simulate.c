@@ -1,4 +1,4 @@
-/* vnumactl simulate / trace-gen: what-if replays of VM traces (issue 8).
+/* vnumactl simulate / trace-gen: what-if replays of VM traces.
  *
  *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
  *   vnumactl trace-gen --vms N --seed S [--hours H] [--output FILE]

@@ -1,4 +1,4 @@
-/* vnumactl status / log: the operator's view of the host (issue 8).
+/* vnumactl status / log: the operator's view of the host.
  *
  *   vnumactl status [SOURCE OPTIONS] [--state-dir DIR] [--json]
  *   vnumactl log [--state-dir DIR] [--lines N] [--json]

@@ -20,10 +20,10 @@ static const VnCommand commands[] = {
     { "explain", vn_cmd_explain, "Plan a VM and show every candidate node set with its score" },
     { "rebalance", vn_cmd_rebalance,
       "Move whole guest cells off a hot node (--dry-run: only show the moves)" },
-    /* define, place: domain XML (issue 4) -- XML helper */
+    /* define, place: domain XML -- XML helper */
     { "define", vn_cmd_define, "Place DOMAIN.xml on this host and define it in libvirt" },
     { "place", vn_cmd_place, "Place a defined domain again (rewrites its definition; next start)" },
-    /* reservations, apply: the hook and ledger (issue 5) -- hook helper */
+    /* reservations, apply: the hook and ledger -- hook helper */
     { "reservations", vn_cmd_reservations,
       "Show the placements the ledger holds (reserved or running domains)" },
     { "simulate", vn_cmd_simulate,

@@ -27,19 +27,19 @@ typedef struct {
 
 /* ---- commands (add yours here and a row in vnumactl.c) ---- */
 int vn_cmd_topology(int argc, char **argv);
-/* plan, explain: the placement core (issue 3) */
+/* plan, explain: the placement core */
 int vn_cmd_plan(int argc, char **argv);
 int vn_cmd_explain(int argc, char **argv);
 int vn_cmd_rebalance(int argc, char **argv);
-/* define, place: domain XML (issue 4) */
+/* define, place: domain XML */
 int vn_cmd_define(int argc, char **argv);
 int vn_cmd_place(int argc, char **argv);
-/* reservations, apply: the hook and ledger (issue 5) */
+/* reservations, apply: the hook and ledger */
 int vn_cmd_reservations(int argc, char **argv);
-/* simulate, trace-gen: what-if replays (issue 8) */
+/* simulate, trace-gen: what-if replays */
 int vn_cmd_simulate(int argc, char **argv);
 int vn_cmd_trace_gen(int argc, char **argv);
-/* status, log: the operator's view (issue 8) */
+/* status, log: the operator's view */
 int vn_cmd_status(int argc, char **argv);
 int vn_cmd_log(int argc, char **argv);
 /* topology --svg (vnumactl-status.c): draws the host into `path`. */

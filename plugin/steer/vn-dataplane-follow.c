@@ -1,5 +1,5 @@
 /* vn-dataplane-follow.c: a running domain's vhost workers and configured
- * data-plane processes steered to its placement (issue 5).
+ * data-plane processes steered to its placement.
  *
  * Every step is tried even when one before it failed: a vanished or
  * misconfigured data-plane process must not keep the vhost workers (or

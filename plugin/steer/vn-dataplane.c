@@ -1,5 +1,5 @@
 /* vn-dataplane.c: vhost workers and data-plane processes, found and
- * steered (issue 5).  Discovery and resolution only read files below a
+ * steered.  Discovery and resolution only read files below a
  * procroot/sysroot; steering makes the syscalls on the live host. */
 #include "vn-dataplane.h"
 

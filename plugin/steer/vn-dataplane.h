@@ -1,4 +1,4 @@
-/* vn-dataplane.h: the VM's data path follows it (issue 5).
+/* vn-dataplane.h: the VM's data path follows it.
  *
  * libvirt pins vCPUs, the emulator and IOThreads, but two parts of a VM's
  * I/O path run outside what its pins cover (reference/libvirt-facts.md

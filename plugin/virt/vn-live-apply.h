@@ -1,5 +1,5 @@
 /* vn-live-apply.h: a ledger record applied to a running domain through
- * libvirt's live APIs (issue 5).  Links libvirt, so it lives with the CLI,
+ * libvirt's live APIs.  Links libvirt, so it lives with the CLI,
  * never in the hook (calling libvirt from a hook deadlocks).
  *
  * What moves live: vCPU pins (virDomainPinVcpuFlags), the emulator pin

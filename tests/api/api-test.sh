@@ -711,7 +711,7 @@ touch "$tmp/plainfile"
 check "socket path on a regular file: refused, file kept" test $? = 1 -a -f "$tmp/plainfile"
 "$vnumad" --socket "$tmp/y.sock" --topology "$tmp/no-such.xml" 2>"$tmp/err"
 check "detached start with a bad topology: exit 1 with one line" test $? = 1 -a "$(wc -l <"$tmp/err")" = 1
-# issue 12 B.3: a topology file that crashes hwloc 2.9 is imported in a
+# a topology file that crashes hwloc 2.9 is imported in a
 # child; the daemon refuses to start with one line and does not crash
 crash=$data/hwloc-crash/pu-without-complete-cpuset.xml
 "$vnumad" --foreground --socket "$tmp/crash.sock" --topology "$crash" 2>"$tmp/err"
@@ -719,7 +719,7 @@ check "topology that crashes hwloc: exit 1" test $? = 1
 check "topology that crashes hwloc: one line naming the file" \
     test "$(cat "$tmp/err")" = "vnumad: $crash: hwloc crashed reading it (signal 11)"
 check "topology that crashes hwloc: no socket left" test ! -e "$tmp/crash.sock"
-# issue 12 B.5: --sysroot alone is the captured host, topology included
+# --sysroot alone is the captured host, topology included
 VNUMA_STATE_DIR=$tmp/state5 start capture "$tmp/capture.sock" --sysroot "$data/sysroot/16amd64-8n2c" ||
     nok "daemon on a captured 8-node host starts"
 S_saved=$S; S=$tmp/capture.sock

@@ -1,6 +1,5 @@
 #!/bin/bash
-# hostile-test.sh VNUMAD -- a real vnumad against hostile clients (issue 12
-# B.2, B.6), on its own unix socket and loopback TCP.
+# hostile-test.sh VNUMAD -- a real vnumad against hostile clients, on its own unix socket and loopback TCP.
 #
 # Each case is one run of hostile-client.py (Python 3 standard library
 # sockets; answers read with http.client), which must see its answer
@@ -157,7 +156,7 @@ check "reload: [api] idle_timeout takes effect at once" grep -q "\[api\] idle_ti
 hostile "reload: an idle connection closed after the new 1 s" "$S" idle 1 1 1
 afterwards "after the HTTP cases"
 
-# --- hostile JSON bodies (the body parser is issue 12's JSON part) -----------
+# --- hostile JSON bodies -----------
 for p in /v1/plan /v1/fit /v1/reservations; do
     hostile "trailing JSON on $p -> 400" "$S" json trailing-json "$p" 400
 done

@@ -3,10 +3,10 @@
  * plan) with 100 reservations in the ledger, as libvirt would run it.
  * Prints the median and the 90th percentile in milliseconds for a domain
  * with a recorded placement (re-validated) and one that is planned.
- * Issue 5's target: median <= 10 ms on a 16-node topology.
+ * The target: median <= 10 ms on a 16-node topology.
  * With valgrind on PATH, one more run of each case under callgrind counts
  * the instructions it executes (repeatable on a loaded machine, unlike the
- * time); issue 13's target: <= 10 M.  $VN_BENCH_CALLGRIND_DIR keeps the
+ * time); the target: <= 10 M.  $VN_BENCH_CALLGRIND_DIR keeps the
  * callgrind.out files there for callgrind_annotate. */
 #include <fcntl.h>
 #include <string.h>

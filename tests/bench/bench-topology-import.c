@@ -1,5 +1,5 @@
-/* bench-topology-import [RUNS] [FILE.xml...]: what crash isolation costs
- * (issue 12 B.3).  For each hwloc XML file, the wall time and the CPU time
+/* bench-topology-import [RUNS] [FILE.xml...]: what crash isolation costs.
+ * For each hwloc XML file, the wall time and the CPU time
  * (user + system, this process and its reaped children) of
  * vn_topology_load_hwloc_xml() in this process and of the same import
  * through vn_topology_load_isolated() (fork, the child imports, the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-api-bench.sh BUILD -- vnumad's POST /v1/plan over its unix socket
-# with keep-alive (issue 7): requests/s, latency percentiles, and the
+# with keep-alive: requests/s, latency percentiles, and the
 # daemon's RSS before, during and after 100,000 requests.
 # Targets: >= 2,000 plans/s, p99 <= 5 ms, RSS <= 20 MiB and flat.
 set -euo pipefail

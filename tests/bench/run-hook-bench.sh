@@ -1,9 +1,9 @@
 #!/bin/bash
 # run-hook-bench.sh BUILD: `prepare begin` of the qemu hook on a 16-node
 # host (hwloc synthetic, 16 CPUs and 64 GB per node) holding 100
-# reservations.  Target (issue 5): median <= 10 ms.  With valgrind, each
+# reservations.  Target: median <= 10 ms.  With valgrind, each
 # case also runs once under callgrind and its instruction count is printed
-# next to the time (repeatable where the time is not; issue 13's target:
+# next to the time (repeatable where the time is not; the target:
 # <= 10 M).  VN_BENCH_CALLGRIND_DIR=DIR keeps the callgrind.out files.
 set -euo pipefail
 build=${1:-build}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-hook-libvirt.sh HOOK VNUMACTL: the qemu hook under a real libvirtd
-# with small TCG guests (issue 5).  Exit 77 when this machine cannot run a
+# with small TCG guests.  Exit 77 when this machine cannot run a
 # libvirt daemon (not root, packages unavailable).
 #
 # Checks: a placed guest is reserved at start and released at destroy; a

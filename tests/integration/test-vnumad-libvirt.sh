@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-vnumad-libvirt.sh HOOK VNUMAD VNUMACTL: vnumad next to a real libvirtd with
-# a TCG guest (issue 7).  Exit 77 when this machine cannot run a libvirt
+# a TCG guest.  Exit 77 when this machine cannot run a libvirt
 # daemon (not root, packages unavailable) or has no curl/jq.
 #
 # Checks, on the live host: a reservation made through the API is counted

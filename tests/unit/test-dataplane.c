@@ -1,4 +1,4 @@
-/* test-dataplane.c: the VM's data path follows it (issue 5).
+/* test-dataplane.c: the VM's data path follows it.
  *
  * Discovery and resolution run on fixture trees (tests/data/dataplane/,
  * one case per directory with its expectation in case.conf).  Steering is

@@ -340,7 +340,7 @@ test_started_apply(Fixture *f, gconstpointer data)
 }
 
 /* started with no live pin due but [dataplane] processes named for the VM:
- * the helper is started to steer only its data path (issue 5). */
+ * the helper is started to steer only its data path. */
 static void
 test_started_dataplane(Fixture *f, gconstpointer data)
 {
@@ -410,7 +410,7 @@ test_fail_open(Fixture *f, gconstpointer data)
 }
 
 /* $VNUMA_TOPOLOGY names a file that crashes hwloc 2.9: the import runs
- * in a child, the hook logs the error and the VM starts (issue 12 B.3). */
+ * in a child, the hook logs the error and the VM starts. */
 static void
 test_fail_open_hwloc_crash(Fixture *f, gconstpointer data)
 {

@@ -1,4 +1,4 @@
-/* test-topology-isolated.c: vn_topology_load_isolated() (issue 12 B.3).
+/* test-topology-isolated.c: vn_topology_load_isolated().
  *
  * The child's topology equals the in-process one for every hwloc fixture;
  * an input that crashes hwloc 2.9 (tests/data/hwloc-crash) is an error

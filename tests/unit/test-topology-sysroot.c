@@ -1,5 +1,5 @@
 /* test-topology-sysroot.c: vn_topology_load_sysroot() and --sysroot as the
- * only topology source (issue 12 B.5: one host per command).
+ * only topology source (one host per command).
  *
  * tests/data/sysroot/16amd64-8n2c is hwloc's capture of an 8-node
  * Opteron 865 host (2 CPUs and 8 GiB per node); variants of it with one
