@@ -91,7 +91,7 @@ check_members(JsonObject *o, const gchar *const *allowed, GError **error)
 
     for (GList *l = names; l; l = l->next) {
         if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            g_autofree gchar *shown = vn_json_escape(l->data);
             g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "%s: unknown member", shown);
             return FALSE;
         }

@@ -54,14 +54,6 @@ vnd_spec_free(VndSpec *s)
     g_free(s);
 }
 
-gchar *
-vnd_spec_member_name(const gchar *name)
-{
-    g_autofree gchar *quoted = vn_json_quote(name);
-
-    return g_strndup(quoted + 1, strlen(quoted) - 2);
-}
-
 static gboolean G_GNUC_PRINTF(3, 4) bad(GError **error, const gchar *member, const gchar *fmt, ...)
 {
     g_autofree gchar *what = NULL;
@@ -183,7 +175,7 @@ get_device(JsonNode *n, guint i, VnRequest *r, GError **error)
     g_autoptr(GList) members = json_object_get_members(o);
     for (GList *l = members; l; l = l->next)
         if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            g_autofree gchar *shown = vn_json_escape(l->data);
             return bad(error, where, "unknown member \"%s\"", shown);
         }
     if (!get_int(o, "node", 0, VN_REQUEST_MAX_NODE_ID, &node, error) ||
@@ -236,7 +228,7 @@ get_cell_size(JsonNode *n, guint i, VnRequest *r, GError **error)
     g_autoptr(GList) members = json_object_get_members(o);
     for (GList *l = members; l; l = l->next)
         if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *shown = vnd_spec_member_name(l->data);
+            g_autofree gchar *shown = vn_json_escape(l->data);
             return bad(error, where, "unknown member \"%s\"", shown);
         }
     if (!get_int(o, "vcpus", 0, VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
@@ -351,6 +343,17 @@ get_domain_xml(JsonObject *o, VndSpec *s, GError **error)
     return TRUE;
 }
 
+/* A control character (a newline, a tab, an escape) in a name would
+ * break the log lines, metrics labels and status tables that show it. */
+static gboolean
+has_control(const gchar *s)
+{
+    for (; *s; s++)
+        if ((guchar)*s < 0x20 || *s == 0x7f)
+            return TRUE;
+    return FALSE;
+}
+
 static gboolean
 get_reservation(JsonObject *o, VndSpec *s, GError **error)
 {
@@ -361,8 +364,9 @@ get_reservation(JsonObject *o, VndSpec *s, GError **error)
         !get_string(o, "name", &name, error))
         return FALSE;
     if (name && (!*name || strlen(name) > MAX_NAME || strchr(name, '/') ||
-                 !g_utf8_validate(name, -1, NULL)))
-        return bad(error, "name", "must be 1 to %d characters without '/'", MAX_NAME);
+                 !g_utf8_validate(name, -1, NULL) || has_control(name)))
+        return bad(error, "name", "must be 1 to %d characters without '/' or control characters",
+                   MAX_NAME);
     s->ttl_s = (guint)ttl;
     s->name = g_strdup(name);
     return TRUE;

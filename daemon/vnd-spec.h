@@ -45,11 +45,6 @@ typedef struct {
 void vnd_spec_free(VndSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VndSpec, vnd_spec_free)
 
-/* A member name as messages show it: JSON-escaped, without the quotes
- * ("node" stays node; a name holding a newline shows \n), so a 400's
- * message stays one line whatever the client named its members. */
-gchar *vnd_spec_member_name(const gchar *name);
-
 /* The members `kind` accepts (NULL-terminated, static). */
 const gchar *const *vnd_spec_members(VndSpecKind kind);
 /* Validates `body` (an object holding only vnd_spec_members(kind));

@@ -299,6 +299,14 @@ vn_json_quote(const gchar *s)
     return json_to_string(n, FALSE);
 }
 
+gchar *
+vn_json_escape(const gchar *s)
+{
+    g_autofree gchar *quoted = vn_json_quote(s);
+
+    return g_strndup(quoted + 1, strlen(quoted) - 2);
+}
+
 static gboolean
 refuse_duplicate(const gchar *text, gsize len, GError **error)
 {

@@ -62,3 +62,7 @@ JsonNode *vn_json_parse_file(const gchar *path, GError **error);
  * holding a newline), for messages that quote a member name or value on
  * one line. */
 gchar *vn_json_quote(const gchar *s);
+/* vn_json_quote() without the quotes: a plain name comes back as it is,
+ * one holding a newline, a quote or a control character escaped, so a
+ * message naming it stays one line. */
+gchar *vn_json_escape(const gchar *s);

@@ -63,7 +63,8 @@ check_members(JsonObject *obj, const gchar *const *known, const gchar *path, con
 
     for (GList *m = members; m; m = m->next) {
         if (!g_strv_contains(known, m->data)) {
-            g_autofree gchar *field = g_strdup_printf("%s%s", prefix, (gchar *)m->data);
+            g_autofree gchar *name = vn_json_escape(m->data);
+            g_autofree gchar *field = g_strdup_printf("%s%s", prefix, name);
             return invalid(error, path, field, "unknown field");
         }
     }

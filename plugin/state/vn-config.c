@@ -5,6 +5,7 @@
 
 #include "vn-config-build.h"
 #include "vn-config-schema.h"
+#include "vn-json-parse.h"
 
 G_DEFINE_QUARK(vn-config-error-quark, vn_config_error);
 
@@ -66,14 +67,16 @@ check_known(GKeyFile *kf, const gchar *path, GError **error)
         g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[g], NULL, NULL);
 
         if (!vn_config_schema_find(groups[g], NULL)) {
+            /* GKeyFile refuses control characters in a group name */
             g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN, "%s: unknown group [%s]",
                         path, groups[g]);
             return FALSE;
         }
         for (guint k = 0; keys && keys[k]; k++) {
             if (!vn_config_schema_find(groups[g], keys[k])) {
+                g_autofree gchar *key = vn_json_quote(keys[k]);
                 g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_UNKNOWN,
-                            "%s: [%s] unknown key \"%s\"", path, groups[g], keys[k]);
+                            "%s: [%s] unknown key %s", path, groups[g], key);
                 return FALSE;
             }
         }
@@ -86,9 +89,29 @@ static gboolean
 bad_value(GError **error, const gchar *path, const gchar *group, const gchar *key,
           const GError *why)
 {
+    g_autofree gchar *shown = vn_json_escape(key);
+
     g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID, "%s: [%s] %s: %s", path, group,
-                key, why->message);
+                shown, why->message);
     return FALSE;
+}
+
+/* A value is one line of text: an escape that resolves to a newline, a
+ * tab or another control character is refused before any reader (or a
+ * message quoting the value) sees it. */
+static gboolean
+check_one_line(const gchar *text, GError **error)
+{
+    for (const gchar *s = text; *s; s++) {
+        if ((guchar)*s < 0x20 || *s == 0x7f) {
+            g_set_error(error, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID,
+                        "holds a control character (0x%02x, from an escape such as \\n or "
+                        "\\t): a value is one line of text",
+                        (guchar)*s);
+            return FALSE;
+        }
+    }
+    return TRUE;
 }
 
 /* One key present in the file: its text with escapes resolved, stripped,
@@ -101,7 +124,8 @@ read_key(GKeyFile *kf, const gchar *path, const VnConfigKey *k, const gchar *key
     g_autofree gchar *text = g_key_file_get_string(kf, k->group, key, &local);
 
     /* a bad escape ("\]") gives the text before it and the error both */
-    if (local || !text || !vn_config_key_read(k, key, g_strstrip(text), t, c, &local))
+    if (local || !text || !check_one_line(g_strstrip(text), &local) ||
+        !vn_config_key_read(k, key, text, t, c, &local))
         return bad_value(error, path, k->group, key, local);
     return TRUE;
 }

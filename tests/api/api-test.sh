@@ -209,6 +209,7 @@ expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "ttl_s": 0}' 400 "
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "ttl_s": 1000000}' 400 "ttl_s"
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "a/b"}' 400 "name"
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": 7}' 400 "name"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "a\nb"}' 400 "control characters"
 expect POST /v1/reservations '{"vcpus": 400, "memory_mib": 409600}' 409 "no placement"
 req GET /v1/reservations
 check "reservations: listed" jqb --arg i "$id_a" '.reservations | map(.id) | index($i) != null'

@@ -189,6 +189,10 @@ static const BadConfigCase bad_cases[] = {
     /* found by fuzz-config: GKeyFile gave "1-" and an error, and reading
      * "1-" set a second error over it (a GLib warning) */
     { "bad-escape.conf", VN_CONFIG_ERROR_INVALID, NULL },
+    { "bad-token-newline.conf", VN_CONFIG_ERROR_INVALID,
+      "[api] bearer_token: holds a control character (0x0a, from an escape such as \\n or \\t): "
+      "a value is one line of text" },
+    { "bad-key-with-tab.conf", VN_CONFIG_ERROR_UNKNOWN, "[host] unknown key \"reserved\\tcpus\"" },
     { "no-such-file.conf", VN_CONFIG_ERROR_READ, NULL },
 };
 
