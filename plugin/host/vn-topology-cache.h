@@ -4,7 +4,7 @@
  * discovering a large host with hwloc (or parsing a big hwloc XML) costs
  * more than everything else it does.  The host's shape does not change
  * between two VM starts, so the hook keeps it in
- * <state_dir>/topology-cache.json, tagged with a key that changes whenever
+ * <state_dir>/topology.cache (GVariant), tagged with a key that changes whenever
  * the shape may have (see vn_topology_cache_key()).  Free memory and
  * hugepages are NOT trusted from the cache: the caller re-reads them.
  *
@@ -15,10 +15,9 @@
 #pragma once
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 #include "vn-topology.h"
 
-#define VN_TOPOLOGY_CACHE_FILE "topology-cache.json"
+#define VN_TOPOLOGY_CACHE_FILE "topology.cache"
 
 #define VN_TOPOLOGY_CACHE_ERROR (vn_topology_cache_error_quark())
 GQuark vn_topology_cache_error_quark(void);
@@ -38,16 +37,18 @@ gchar *vn_topology_cache_key(const gchar *topology_file);
  * error when missing or stale; NULL with an error when unreadable. */
 VnTopology *vn_topology_cache_load(const gchar *path, const gchar *key, GError **error);
 
-/* The cache's JSON object for `t` under `key`, as vn_topology_cache_save()
- * writes it; also the form in which vn_topology_load_isolated()'s child
- * hands its topology back.  Returns a new node. */
-JsonNode *vn_topology_cache_to_json(const VnTopology *t, const gchar *key);
+/* The cache's serialized form of `t` under `key`, as
+ * vn_topology_cache_save() writes it; also the form in which
+ * vn_topology_load_isolated()'s child hands its topology back.  Returns
+ * new bytes. */
+GBytes *vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key);
 
-/* Rebuilds (and finishes) a topology from such an object: NULL without an
- * error when its key is not `key`; NULL with _CORRUPT, the message naming
- * `what`, when it is not a cache object of this version or malformed. */
-VnTopology *vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key,
-                                        GError **error);
+/* Rebuilds (and finishes) a topology from such bytes (any bytes: the
+ * file is input like any other): NULL without an error when its key is
+ * not `key`; NULL with _CORRUPT, the message naming `what`, when it is
+ * not a cache of this version or malformed. */
+VnTopology *vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key,
+                                         GError **error);
 
 /* Writes `t` under `key`, atomically (temp + rename). */
 gboolean vn_topology_cache_save(const VnTopology *t, const gchar *path, const gchar *key,

@@ -46,7 +46,7 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, S
 
 /* ---- child ---- */
 
-/* The answer: {"topology": <cache object>} or {"error": {"code", "message"}}. */
+/* The answer: {"topology": <the cache's bytes, base64>} or {"error": {"code", "message"}}. */
 static gchar *
 child_answer(VnTopologyLoadFunc load, const gchar *arg)
 {
@@ -57,8 +57,12 @@ child_answer(VnTopologyLoadFunc load, const gchar *arg)
 
     json_builder_begin_object(b);
     if (t) {
+        g_autoptr(GBytes) bytes = vn_topology_cache_to_bytes(t, ISOLATED_KEY);
+        gsize len = 0;
+        const guchar *data = g_bytes_get_data(bytes, &len);
+        g_autofree gchar *encoded = g_base64_encode(data, len);
         json_builder_set_member_name(b, "topology");
-        json_builder_add_value(b, vn_topology_cache_to_json(t, ISOLATED_KEY));
+        json_builder_add_string_value(b, encoded);
     } else {
         json_builder_set_member_name(b, "error");
         json_builder_begin_object(b);
@@ -189,9 +193,11 @@ parse_answer(const GByteArray *buf, const gchar *what, GError **error)
         return NULL;
     }
     o = json_node_get_object(root);
-    if (json_object_has_member(o, "topology")) {
-        t = vn_topology_cache_from_json(json_object_get_member(o, "topology"), what, ISOLATED_KEY,
-                                        &local);
+    if (value_member(o, "topology", G_TYPE_STRING)) {
+        gsize len = 0;
+        guchar *decoded = g_base64_decode(json_object_get_string_member(o, "topology"), &len);
+        g_autoptr(GBytes) bytes = g_bytes_new_take(decoded, len);
+        t = vn_topology_cache_from_bytes(bytes, what, ISOLATED_KEY, &local);
         if (!t)
             g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID,
                         "%s: the import process answered a bad topology: %s", what,

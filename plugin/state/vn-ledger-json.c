@@ -74,11 +74,13 @@ add_record(JsonBuilder *b, const VnLedgerRecord *r)
     json_builder_end_object(b);
 }
 
-/* A record's object as read and the record it was read into (a copy:
- * the caller may change or free the record itself). */
+/* A record as read (a copy: the caller may change or free the record
+ * itself) and its text: the object json-glib read (from ledger.json) or
+ * the compact text itself (from ledger.cache). */
 typedef struct {
     VnLedgerRecord *record;
     JsonNode *node;
+    gchar *text;
 } AsRead;
 
 static void
@@ -86,20 +88,85 @@ as_read_free(gpointer data)
 {
     AsRead *a = data;
     vn_ledger_record_free(a->record);
-    json_node_unref(a->node);
+    g_clear_pointer(&a->node, json_node_unref);
+    g_free(a->text);
     g_free(a);
 }
 
-static void
-add_record_reusing(JsonBuilder *b, const VnLedgerRecord *r, GHashTable *as_read)
+GHashTable *
+vn_ledger_as_read_new(void)
 {
-    /* keyed by address: a record freed and another allocated there is
-     * caught by the comparison */
+    return g_hash_table_new_full(NULL, NULL, NULL, as_read_free);
+}
+
+static AsRead *
+as_read_add(GHashTable *as_read, VnLedgerRecord *r)
+{
+    AsRead *a = g_new0(AsRead, 1);
+    a->record = vn_ledger_record_copy(r);
+    g_hash_table_insert(as_read, r, a);
+    return a;
+}
+
+void
+vn_ledger_as_read_add_text(GHashTable *as_read, VnLedgerRecord *r, const gchar *text)
+{
+    as_read_add(as_read, r)->text = g_strdup(text);
+}
+
+static gchar *
+node_text(JsonNode *node)
+{
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_root(gen, node);
+    json_generator_set_pretty(gen, FALSE); /* compact: the hook reads it at every start */
+    return json_generator_to_data(gen, NULL);
+}
+
+/* `r` as compact JSON: as read when it still equals what was read
+ * (keyed by address: a record freed and another allocated there is
+ * caught by the comparison), else built anew. */
+static gchar *
+record_text(const VnLedgerRecord *r, GHashTable *as_read)
+{
     AsRead *a = as_read ? g_hash_table_lookup(as_read, r) : NULL;
-    if (a && vn_ledger_record_equal(r, a->record))
-        json_builder_add_value(b, json_node_ref(a->node));
-    else
-        add_record(b, r);
+    if (a && vn_ledger_record_equal(r, a->record)) {
+        if (a->text)
+            return g_strdup(a->text);
+        return node_text(a->node);
+    }
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    add_record(b, r);
+    g_autoptr(JsonNode) node = json_builder_get_root(b);
+    return node_text(node);
+}
+
+GPtrArray *
+vn_ledger_record_texts(GPtrArray *records, GHashTable *as_read)
+{
+    GPtrArray *texts = g_ptr_array_new_full(records->len, g_free);
+    for (guint i = 0; i < records->len; i++)
+        g_ptr_array_add(texts, record_text(g_ptr_array_index(records, i), as_read));
+    return texts;
+}
+
+/* The document around the records' texts, as json-glib's compact
+ * generator writes it (the unit tests hold the two byte for byte
+ * alike): generating the envelope once and the records one by one lets
+ * an unchanged record's text be reused as read. */
+gchar *
+vn_ledger_format_texts(GPtrArray *texts, guint64 generation)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+    g_string_append_printf(s, "{\"version\":%d,\"generation\":%" G_GUINT64_FORMAT ",\"domains\":[",
+                           LEDGER_VERSION, generation);
+    for (guint i = 0; i < texts->len; i++) {
+        if (i)
+            g_string_append_c(s, ',');
+        g_string_append(s, g_ptr_array_index(texts, i));
+    }
+    g_string_append(s, "]}\n");
+    return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
 gchar *
@@ -111,25 +178,8 @@ vn_ledger_format(GPtrArray *records, guint64 generation)
 gchar *
 vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read)
 {
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "version");
-    json_builder_add_int_value(b, LEDGER_VERSION);
-    json_builder_set_member_name(b, "generation");
-    json_builder_add_int_value(b, (gint64)generation);
-    json_builder_set_member_name(b, "domains");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < records->len; i++)
-        add_record_reusing(b, g_ptr_array_index(records, i), as_read);
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, FALSE); /* compact: the hook reads it at every start */
-    g_autofree gchar *text = json_generator_to_data(gen, NULL);
-    return g_strconcat(text, "\n", NULL);
+    g_autoptr(GPtrArray) texts = vn_ledger_record_texts(records, as_read);
+    return vn_ledger_format_texts(texts, generation);
 }
 
 /* --- parsing --- */
@@ -351,12 +401,8 @@ parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
         if (!r)
             return NULL;
         g_ptr_array_add(recs, r);
-        if (as_read) {
-            AsRead *a = g_new(AsRead, 1);
-            a->record = vn_ledger_record_copy(r);
-            a->node = json_node_ref(n);
-            g_hash_table_insert(as_read, r, a);
-        }
+        if (as_read)
+            as_read_add(as_read, r)->node = json_node_ref(n);
         if (!g_hash_table_add(seen, r->uuid)) {
             g_autofree gchar *quoted = vn_json_quote(r->uuid);
             g_autofree gchar *w = g_strdup_printf("domains[%u].uuid", i);
@@ -401,8 +447,7 @@ vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *origin, GPtrA
         return FALSE;
     if (version != LEDGER_VERSION)
         return fail(&x, "version", "unsupported ledger version");
-    g_autoptr(GHashTable) as_read =
-        ret_as_read ? g_hash_table_new_full(NULL, NULL, NULL, as_read_free) : NULL;
+    g_autoptr(GHashTable) as_read = ret_as_read ? vn_ledger_as_read_new() : NULL;
     GPtrArray *recs = parse_records(&x, domains, as_read);
     if (!recs)
         return FALSE;

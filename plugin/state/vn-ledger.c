@@ -13,15 +13,18 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "vn-ledger.h"
+#include "vn-ledger-cache.h"
 
 G_DEFINE_QUARK(vn-ledger-error-quark, vn_ledger_error);
 
 #define LEDGER_FILE "ledger.json"
 #define LOCK_FILE "ledger.lock"
+#define CACHE_FILE "ledger.cache"
 
 struct _VnLedger {
     gchar *dir;
     gchar *path;
+    gchar *cache_path;
     gint lock_fd; /* -1: snapshot, not writable */
     gboolean was_missing;
     guint64 generation;
@@ -35,6 +38,7 @@ ledger_new(const gchar *dir)
     VnLedger *l = g_new0(VnLedger, 1);
     l->dir = g_strdup(dir);
     l->path = g_build_filename(dir, LEDGER_FILE, NULL);
+    l->cache_path = g_build_filename(dir, CACHE_FILE, NULL);
     l->lock_fd = -1;
     l->records = g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
     return l;
@@ -50,6 +54,7 @@ vn_ledger_free(VnLedger *l)
     g_ptr_array_unref(l->records);
     g_clear_pointer(&l->as_read, g_hash_table_unref);
     g_free(l->path);
+    g_free(l->cache_path);
     g_free(l->dir);
     g_free(l);
 }
@@ -108,10 +113,50 @@ take_lock(VnLedger *l, guint timeout_ms, GError **error)
     return TRUE;
 }
 
-/* Reads the file into `l`; missing = empty + was_missing. */
+/* Writes ledger.cache for the records as they are now in ledger.json
+ * (whose stamp is taken here, after the rename that put it in place).
+ * A failure is no error: the next reader parses the JSON. */
+static void
+write_cache(VnLedger *l, GPtrArray *texts)
+{
+    VnLedgerStamp stamp;
+
+    if (!vn_ledger_stamp_of(l->path, &stamp)) {
+        g_unlink(l->cache_path);
+        return;
+    }
+    g_autoptr(GBytes) cache = vn_ledger_cache_build(&stamp, l->generation, l->records, texts);
+    vn_ledger_cache_write(l->cache_path, cache);
+}
+
+static void
+take_records(VnLedger *l, GPtrArray *recs, GHashTable *as_read)
+{
+    g_ptr_array_unref(l->records);
+    l->records = recs;
+    g_clear_pointer(&l->as_read, g_hash_table_unref);
+    l->as_read = as_read;
+}
+
+/* Reads the file into `l`; missing = empty + was_missing.  From
+ * ledger.cache when it was derived from this very ledger.json, else by
+ * parsing the JSON (and, holding the lock, writing the cache for the
+ * next reader). */
 static gboolean
 read_file(VnLedger *l, GError **error)
 {
+    VnLedgerStamp stamp;
+    GPtrArray *recs = NULL;
+    GHashTable *as_read = NULL;
+
+    if (vn_ledger_stamp_of(l->path, &stamp) &&
+        vn_ledger_cache_read(l->cache_path, &stamp, &recs, &l->generation, &as_read)) {
+        take_records(l, recs, l->lock_fd >= 0 ? as_read : NULL);
+        if (l->lock_fd < 0)
+            g_hash_table_unref(as_read);
+        return TRUE;
+    }
+
     g_autofree gchar *text = NULL;
     gsize len = 0;
     g_autoptr(GError) local = NULL;
@@ -124,16 +169,15 @@ read_file(VnLedger *l, GError **error)
                     local->message);
         return FALSE;
     }
-    GPtrArray *recs = NULL;
-    GHashTable *as_read = NULL;
     /* only a ledger opened for a change (locked) writes its records back */
     if (!vn_ledger_parse_keeping(text, len, l->path, &recs, &l->generation,
                                  l->lock_fd >= 0 ? &as_read : NULL, error))
         return FALSE;
-    g_ptr_array_unref(l->records);
-    l->records = recs;
-    g_clear_pointer(&l->as_read, g_hash_table_unref);
-    l->as_read = as_read;
+    take_records(l, recs, as_read);
+    if (l->lock_fd >= 0) {
+        g_autoptr(GPtrArray) texts = vn_ledger_record_texts(l->records, l->as_read);
+        write_cache(l, texts);
+    }
     return TRUE;
 }
 
@@ -269,11 +313,13 @@ vn_ledger_commit(VnLedger *l, GError **error)
 {
     g_return_val_if_fail(l != NULL, FALSE);
     g_return_val_if_fail(l->lock_fd >= 0, FALSE); /* snapshots are read-only */
-    g_autofree gchar *text = vn_ledger_format_reusing(l->records, l->generation + 1, l->as_read);
+    g_autoptr(GPtrArray) texts = vn_ledger_record_texts(l->records, l->as_read);
+    g_autofree gchar *text = vn_ledger_format_texts(texts, l->generation + 1);
     if (!replace_file(l->dir, l->path, text, error))
         return FALSE;
     l->generation++;
     l->was_missing = FALSE;
+    write_cache(l, texts);
     return TRUE;
 }
 

@@ -1,11 +1,16 @@
 /* vn-ledger.h: who holds what on this host — one record per placed domain.
  *
  * The ledger lives in the state directory (/run/vnuma by default, see
- * vn-config.h) as two files:
+ * vn-config.h) as three files:
  *   ledger.json  the records, replaced atomically (temp file + fsync +
  *                rename + fsync of the directory), so a kill -9 at any
  *                instant leaves either the old or the new file, never a torn
  *                one;
+ *   ledger.cache the same records in GVariant form, derived from the
+ *                ledger.json they were read from or written as and ignored
+ *                when it is not that very file (vn-ledger-cache.h): the
+ *                hook reads the whole ledger at every VM start, and
+ *                json-glib cost it 7 M instructions for 100 records;
  *   ledger.lock  an exclusive flock() held from vn_ledger_open() to
  *                vn_ledger_free(): read, plan, reserve and write are one
  *                critical section across processes (many hooks run at once
@@ -156,6 +161,15 @@ gboolean vn_ledger_parse_keeping(const gchar *text, gsize len, const gchar *orig
                                  GPtrArray **ret_records, guint64 *ret_generation,
                                  GHashTable **ret_as_read, GError **error);
 gchar *vn_ledger_format_reusing(GPtrArray *records, guint64 generation, GHashTable *as_read);
+/* The two halves of vn_ledger_format_reusing(): each record's compact
+ * JSON text (a new array of strings), then the document around them.
+ * An as_read table can also be filled from texts kept elsewhere (the
+ * ledger cache: vn-ledger-cache.h). */
+GPtrArray *vn_ledger_record_texts(GPtrArray *records, GHashTable *as_read);
+gchar *vn_ledger_format_texts(GPtrArray *texts, guint64 generation);
+GHashTable *vn_ledger_as_read_new(void);
+/* `text` is copied; `r` (the key) is borrowed, as in parse_keeping. */
+void vn_ledger_as_read_add_text(GHashTable *as_read, VnLedgerRecord *r, const gchar *text);
 
 /* Adds every record's commitment to `load` (vn-ledger-load.c): per cell,
  * its vCPUs (shared domains) or its CPUs as dedicated, its vCPUs to the

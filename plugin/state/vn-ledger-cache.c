@@ -1,0 +1,253 @@
+/* vn-ledger-cache.c: ledger.cache in GVariant form (see the header).
+ *
+ * One GVariant of type CACHE_TYPE, sealed (vn-sealed.h), laid out flat so that reading it
+ * costs a few checks per record instead of a GVariant per value (a
+ * GVariant tuple per record cost the hook more than json-glib did):
+ *   (dev, ino, size, mtime_ns, ctime_ns, generation,
+ *    records: fixed-size CacheRecord rows,
+ *    cells:   fixed-size CacheCell rows, each record's a run of them,
+ *    strings: NUL-terminated UTF-8 strings, referred to by byte offset)
+ * The two row types are GVariant tuples of fixed-size members, so
+ * g_variant_get_fixed_array() hands them out as the C structs below
+ * (same members, same order, same alignment).  Every offset, count and
+ * value is checked before use, as vn-ledger-json.c checks ledger.json's:
+ * a record from the cache is one the JSON reader would have accepted. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "vn-ledger-cache.h"
+#include "vn-sealed.h"
+
+#define CACHE_MAGIC "vnuma-ledger-cache-1"
+#define RECORD_TYPE "(xxtuuuuuuuuuu)"
+#define CELL_TYPE "(tuuuu)"
+#define CACHE_TYPE "(tttttta" RECORD_TYPE "a" CELL_TYPE "ay)"
+
+typedef struct {
+    gint64 time, expires;
+    guint64 hugepage_kib;
+    guint32 state, priority, needs_apply, dedicated;
+    guint32 uuid, name, text; /* offsets into the strings */
+    guint32 first_cell, n_cells, reserved;
+} CacheRecord;
+
+typedef struct {
+    guint64 memory_kib;
+    guint32 id, node_os_id, vcpus;
+    guint32 cpus; /* offset into the strings */
+} CacheCell;
+
+G_STATIC_ASSERT(sizeof(CacheRecord) == 64);
+G_STATIC_ASSERT(sizeof(CacheCell) == 24);
+
+gboolean
+vn_ledger_stamp_of(const gchar *path, VnLedgerStamp *ret_stamp)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0)
+        return FALSE;
+    ret_stamp->dev = (guint64)st.st_dev;
+    ret_stamp->ino = (guint64)st.st_ino;
+    ret_stamp->size = (guint64)st.st_size;
+    ret_stamp->mtime_ns =
+        (guint64)st.st_mtim.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)st.st_mtim.tv_nsec;
+    ret_stamp->ctime_ns =
+        (guint64)st.st_ctim.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)st.st_ctim.tv_nsec;
+    return TRUE;
+}
+
+static guint32
+add_string(GString *strings, const gchar *s)
+{
+    guint32 at = (guint32)strings->len;
+    g_string_append_len(strings, s, (gssize)strlen(s) + 1);
+    return at;
+}
+
+GBytes *
+vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray *records,
+                      GPtrArray *texts)
+{
+    g_autoptr(GArray) rows = g_array_sized_new(FALSE, TRUE, sizeof(CacheRecord), records->len);
+    g_autoptr(GArray) cells = g_array_new(FALSE, TRUE, sizeof(CacheCell));
+    g_autoptr(GString) strings = g_string_sized_new(records->len * 256);
+
+    g_return_val_if_fail(records->len == texts->len, NULL);
+    for (guint i = 0; i < records->len; i++) {
+        const VnLedgerRecord *r = g_ptr_array_index(records, i);
+        CacheRecord row = {
+            .time = r->time,
+            .expires = r->expires,
+            .hugepage_kib = r->hugepage_kib,
+            .state = r->state,
+            .priority = r->priority,
+            .needs_apply = r->needs_apply != FALSE,
+            .dedicated = r->dedicated != FALSE,
+            .uuid = add_string(strings, r->uuid),
+            .name = add_string(strings, r->name),
+            .text = add_string(strings, g_ptr_array_index(texts, i)),
+            .first_cell = cells->len,
+            .n_cells = r->cells->len,
+        };
+        for (guint c = 0; c < r->cells->len; c++) {
+            const VnLedgerCell *lc = &g_array_index(r->cells, VnLedgerCell, c);
+            CacheCell cell = { .memory_kib = lc->memory_kib,
+                               .id = lc->id,
+                               .node_os_id = lc->node_os_id,
+                               .vcpus = lc->vcpus,
+                               .cpus = add_string(strings, lc->cpus) };
+            g_array_append_val(cells, cell);
+        }
+        g_array_append_val(rows, row);
+    }
+    GVariant *v_rows = g_variant_new_fixed_array(G_VARIANT_TYPE(RECORD_TYPE), rows->data, rows->len,
+                                                 sizeof(CacheRecord));
+    GVariant *v_cells = g_variant_new_fixed_array(G_VARIANT_TYPE(CELL_TYPE), cells->data,
+                                                  cells->len, sizeof(CacheCell));
+    GVariant *v_strings =
+        g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, strings->str, strings->len, 1);
+    GVariant *v = g_variant_new("(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@ay)", stamp->dev,
+                                stamp->ino, stamp->size, stamp->mtime_ns, stamp->ctime_ns,
+                                generation, v_rows, v_cells, v_strings);
+    return vn_sealed_wrap(v, CACHE_MAGIC);
+}
+
+typedef struct {
+    const gchar *data;
+    gsize len;
+} Strings;
+
+/* The string at `at`: inside the blob, NUL-terminated there, UTF-8;
+ * NULL otherwise. */
+static const gchar *
+string_at(const Strings *s, guint32 at)
+{
+    if (at >= s->len || !memchr(s->data + at, '\0', s->len - at))
+        return NULL;
+    return g_utf8_validate(s->data + at, -1, NULL) ? s->data + at : NULL;
+}
+
+/* One row, checked as vn-ledger-json.c's parse_record() and parse_cell()
+ * check theirs. */
+static VnLedgerRecord *
+read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const Strings *s,
+            const gchar **ret_text)
+{
+    const gchar *uuid = string_at(s, row->uuid);
+    const gchar *name = string_at(s, row->name);
+    const gchar *text = string_at(s, row->text);
+
+    if (!uuid || !name || !text || text[0] != '{' || row->state >= VN_LEDGER_STATE_MAX ||
+        row->priority >= VN_PRIORITY_MAX || row->needs_apply > 1 || row->dedicated > 1 ||
+        row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 || row->expires < 0 ||
+        row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
+        return NULL;
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
+    r->state = row->state;
+    r->priority = row->priority;
+    r->needs_apply = row->needs_apply;
+    r->dedicated = row->dedicated;
+    r->hugepage_kib = row->hugepage_kib;
+    r->time = row->time;
+    r->expires = row->expires;
+    for (guint32 i = 0; i < row->n_cells; i++) {
+        const CacheCell *c = &cells[row->first_cell + i];
+        const gchar *cpus = string_at(s, c->cpus);
+        if (!cpus || c->id > G_MAXUINT16 || c->node_os_id > G_MAXUINT16 || c->vcpus > G_MAXUINT16 ||
+            c->memory_kib > (guint64)G_MAXINT64)
+            return NULL;
+        vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->vcpus, cpus, c->memory_kib);
+    }
+    *ret_text = text;
+    return g_steal_pointer(&r);
+}
+
+static gint
+cmp_record_name(gconstpointer a, gconstpointer b)
+{
+    const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
+    const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
+    return g_strcmp0(x->name, y->name);
+}
+
+gboolean
+vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_records,
+                      guint64 *ret_generation, GHashTable **ret_as_read)
+{
+    g_autoptr(GVariant) v = NULL;
+    g_autoptr(GVariant) v_rows = NULL, v_cells = NULL, v_strings = NULL;
+    VnLedgerStamp st;
+    guint64 generation;
+    gsize n_rows = 0, n_cells = 0;
+    Strings strings;
+
+    g_return_val_if_fail(data != NULL, FALSE);
+    v = vn_sealed_open(data, CACHE_MAGIC, G_VARIANT_TYPE(CACHE_TYPE));
+    if (!v)
+        return FALSE;
+    g_variant_get(v, "(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@ay)", &st.dev, &st.ino, &st.size,
+                  &st.mtime_ns, &st.ctime_ns, &generation, &v_rows, &v_cells, &v_strings);
+    if (generation > (guint64)G_MAXINT64)
+        return FALSE;
+    if (stamp && memcmp(stamp, &st, sizeof(st)) != 0)
+        return FALSE;
+    const CacheRecord *rows = g_variant_get_fixed_array(v_rows, &n_rows, sizeof(CacheRecord));
+    const CacheCell *cells = g_variant_get_fixed_array(v_cells, &n_cells, sizeof(CacheCell));
+    strings.data = g_variant_get_fixed_array(v_strings, &strings.len, 1);
+    /* an empty fixed array may come back as NULL */
+    if ((n_rows && !rows) || (n_cells && !cells) || (strings.len && !strings.data))
+        return FALSE;
+
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_full((guint)n_rows, (GDestroyNotify)vn_ledger_record_free);
+    g_autoptr(GHashTable) as_read = vn_ledger_as_read_new();
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    for (gsize i = 0; i < n_rows; i++) {
+        const gchar *text = NULL;
+        VnLedgerRecord *r = read_record(&rows[i], cells, n_cells, &strings, &text);
+
+        if (!r)
+            return FALSE;
+        g_ptr_array_add(recs, r);
+        if (!g_hash_table_add(seen, r->uuid))
+            return FALSE;
+        vn_ledger_as_read_add_text(as_read, r, text);
+    }
+    g_ptr_array_sort(recs, cmp_record_name);
+    *ret_records = g_steal_pointer(&recs);
+    *ret_generation = generation;
+    *ret_as_read = g_steal_pointer(&as_read);
+    return TRUE;
+}
+
+gboolean
+vn_ledger_cache_read(const gchar *path, const VnLedgerStamp *stamp, GPtrArray **ret_records,
+                     guint64 *ret_generation, GHashTable **ret_as_read)
+{
+    gchar *contents = NULL;
+    gsize len = 0;
+
+    if (!g_file_get_contents(path, &contents, &len, NULL))
+        return FALSE;
+    g_autoptr(GBytes) data = g_bytes_new_take(contents, len);
+    return vn_ledger_cache_parse(data, stamp, ret_records, ret_generation, ret_as_read);
+}
+
+gboolean
+vn_ledger_cache_write(const gchar *path, GBytes *cache)
+{
+    g_autofree gchar *tmp = g_strconcat(path, ".tmp", NULL);
+    gsize len = 0;
+    const gchar *data = g_bytes_get_data(cache, &len);
+
+    if (g_file_set_contents_full(tmp, data, (gssize)len, G_FILE_SET_CONTENTS_NONE, 0644, NULL) &&
+        rename(tmp, path) == 0)
+        return TRUE;
+    g_unlink(tmp);
+    g_unlink(path);
+    return FALSE;
+}
