@@ -162,8 +162,9 @@ vnd_query_bool(SoupServerMessage *msg, const gchar *name, gboolean def, gboolean
         return TRUE;
     }
     if (!g_str_equal(v, "true") && !g_str_equal(v, "false")) {
-        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST,
-                    "%s: must be true or false (got \"%s\")", name, v);
+        g_autofree gchar *shown = vn_json_quote(v);
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "%s: must be true or false (got %s)",
+                    name, shown);
         return FALSE;
     }
     *ret_value = g_str_equal(v, "true");

@@ -11,6 +11,7 @@
 #include "vnd.h"
 #include "vnd-spec.h"
 
+#include "vn-json-parse.h"
 #include "vn-ledger-domain.h"
 #include "vn-ledger-record-json.h"
 #include "vn-placement-json.h"
@@ -200,8 +201,9 @@ vnd_handle_reservation_delete(VndDaemon *d, SoupServerMessage *msg, const gchar 
     VnLedgerRecord *r;
 
     if (!g_uuid_string_is_valid(arg)) {
-        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: \"%s\" is not a reservation id",
-                    arg);
+        g_autofree gchar *shown = vn_json_quote(arg);
+        g_set_error(error, VND_ERROR, VND_ERROR_BAD_REQUEST, "id: %s is not a reservation id",
+                    shown);
         return FALSE;
     }
     if (!(l = open_ledger(d, error)))

@@ -151,12 +151,16 @@ get_enums(JsonObject *o, VnRequest *r, GError **error)
 
     if (!get_string(o, "smt", &smt, error) || !get_string(o, "priority", &priority, error))
         return FALSE;
-    if (smt && !vn_smt_policy_from_string(smt, &r->smt))
-        return bad(error, "smt", "\"%s\" is not one of prefer, isolate, require", smt);
+    if (smt && !vn_smt_policy_from_string(smt, &r->smt)) {
+        g_autofree gchar *shown = vn_json_quote(smt);
+        return bad(error, "smt", "%s is not one of prefer, isolate, require", shown);
+    }
     if (smt && !r->dedicated)
         return bad(error, "smt", "only meaningful with \"dedicated\": true");
-    if (priority && !vn_priority_from_string(priority, &r->priority))
-        return bad(error, "priority", "\"%s\" is not one of low, normal, high", priority);
+    if (priority && !vn_priority_from_string(priority, &r->priority)) {
+        g_autofree gchar *shown = vn_json_quote(priority);
+        return bad(error, "priority", "%s is not one of low, normal, high", shown);
+    }
     return TRUE;
 }
 

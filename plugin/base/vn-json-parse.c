@@ -295,7 +295,9 @@ on_object_end(JsonParser *parser, JsonObject *object, gpointer user_data)
 gchar *
 vn_json_quote(const gchar *s)
 {
-    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), s);
+    /* any bytes: what is not UTF-8 shows as U+FFFD */
+    g_autofree gchar *valid = g_utf8_make_valid(s, -1);
+    g_autoptr(JsonNode) n = json_node_init_string(json_node_alloc(), valid);
     return json_to_string(n, FALSE);
 }
 
@@ -343,10 +345,11 @@ vn_json_parse(const gchar *text, gsize len, GError **error)
     if (!json_parser_load_from_data(parser, text, (gssize)len, &local)) {
         /* "<data>:1:5: Parse error: ..." names no input we know of */
         const gchar *m = local->message;
-        g_autofree gchar *shown =
-            g_strdup(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m);
-        /* json-glib quotes the token it stopped at with its escapes
+        /* json-glib quotes the token it stopped at, cut at a byte count
+         * (a UTF-8 character may be cut in two) and with its escapes
          * decoded: '{"\n"' would make the message two lines */
+        g_autofree gchar *shown =
+            g_utf8_make_valid(g_str_has_prefix(m, "<data>:") ? m + strlen("<data>:") : m, -1);
         for (gchar *c = shown; *c; c++)
             if ((guchar)*c < 0x20)
                 *c = ' ';

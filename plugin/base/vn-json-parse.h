@@ -60,7 +60,7 @@ JsonNode *vn_json_parse_file(const gchar *path, GError **error);
 
 /* `s` as a JSON string literal, quotes included ("a\nb" for a name
  * holding a newline), for messages that quote a member name or value on
- * one line. */
+ * one line.  `s` may be any bytes: what is not UTF-8 shows as U+FFFD. */
 gchar *vn_json_quote(const gchar *s);
 /* vn_json_quote() without the quotes: a plain name comes back as it is,
  * one holding a newline, a quote or a control character escaped, so a
