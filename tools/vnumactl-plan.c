@@ -378,11 +378,11 @@ print_text(const VnPlacement *p)
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
         if (c->n_vcpus == 0)
             printf("cell %u: node %u, no vCPUs (memory only), %" G_GUINT64_FORMAT " MiB\n", c->id,
-                   c->node_os_id, c->memory_kib / 1024);
+                   c->node_os_id, vn_size_kib_to_mib(c->memory_kib));
         else
             printf("cell %u: node %u, vCPUs %u-%u, host CPUs %s, %" G_GUINT64_FORMAT " MiB\n",
                    c->id, c->node_os_id, c->vcpu_first, c->vcpu_first + c->n_vcpus - 1, cpus,
-                   c->memory_kib / 1024);
+                   vn_size_kib_to_mib(c->memory_kib));
     }
     {
         g_autofree gchar *emu = vn_cpulist_format(p->emulator_cpus);
