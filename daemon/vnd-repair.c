@@ -28,7 +28,7 @@
 static gboolean
 repairable(const VnLedgerRecord *r)
 {
-    return r->state == VN_LEDGER_STATE_RUNNING && r->expires == 0 &&
+    return r->state == VN_LEDGER_STATE_RUNNING && r->expires == 0 && !r->foreign &&
            !g_str_has_prefix(r->uuid, VND_RESERVATION_PREFIX);
 }
 

@@ -10,6 +10,9 @@
  *   no placement, vnumad holds room  -> take that hold as the placement,
  *                                       apply live
  *   no placement, managed            -> plan, reserve, apply live
+ *   no placement, pinned by another  -> count its pins as taken (any
+ *   manager (Nova, numad, a hand-       `manage` but none): never re-
+ *   written <cputune>/<numatune>)       planned, moved or applied
  *   not managed                      -> nothing
  * A plan that finds no room is a conflict too: refuse vetoes, the others
  * let the VM start unplaced.  All of read-plan-write happens under the
@@ -150,12 +153,47 @@ held_placement(VnHook *h, VnLedger *l, const VnLoad *load, const VnLedgerRecord 
     return TRUE;
 }
 
+/* A domain another manager placed (no placement of vnuma's recorded, but
+ * pins or numatune it did not write): its CPUs and memory go into the
+ * ledger as taken, so vnuma places others around it, and nothing of it
+ * is changed. */
+static gboolean
+respect_foreign(VnHook *h, const VnDomainPins *pins, GError **error)
+{
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return FALSE;
+    g_autoptr(VnLedgerRecord) held = vn_ledger_take_reservation(l, h->domain->name, h->now);
+    gboolean stale = vn_ledger_remove(l, vn_hook_key(h));
+    VnLedgerRecord *r =
+        vn_ledger_record_from_pins(h->domain->uuid, h->domain->name, h->domain, pins, h->t);
+    if (!r) {
+        vn_hook_decide(h, "respected", NULL,
+                       "placed by another manager (%s), on no node of this host: left as it is",
+                       pins->what);
+        return !(stale || held) || vn_ledger_commit(l, error);
+    }
+    if (!reserve(h, l, r, error))
+        return FALSE;
+    vn_hook_decide(h, "respected", h->nodes,
+                   "placed by another manager (%s): left as it is, its CPUs and memory counted "
+                   "as taken",
+                   pins->what);
+    return TRUE;
+}
+
 gboolean
 vn_hook_prepare(VnHook *h, GError **error)
 {
     /* config first: `strict` must be known even when the XML is bad */
     if (!vn_hook_load_host(h, error) || !vn_hook_load_domain(h, error))
         return FALSE;
+    if (h->config->hook_manage != VN_HOOK_MANAGE_NONE &&
+        !(h->domain->meta && h->domain->meta->has_placement)) {
+        g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
+        if (pins)
+            return respect_foreign(h, pins, error);
+    }
     if (!is_managed(h)) {
         vn_hook_decide(h, "skipped", NULL, "not managed by vnuma (manage = %s)",
                        vn_hook_manage_to_string(h->config->hook_manage));

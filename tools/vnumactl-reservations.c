@@ -52,8 +52,9 @@ print_text(GPtrArray *recs)
             g_string_append_printf(cpus, "%s%s", c ? ";" : "",
                                    g_array_index(r->cells, VnLedgerCell, c).cpus);
         g_print("%-24s %-9s %-6s %-8s %-16s %" G_GUINT64_FORMAT "\n", r->name,
-                vn_ledger_state_to_string(r->state), r->needs_apply ? "yes" : "no", nodes,
-                cpus->str, vn_size_kib_to_mib(vn_ledger_record_memory_kib(r)));
+                r->foreign ? "foreign" : vn_ledger_state_to_string(r->state),
+                r->needs_apply ? "yes" : "no", nodes, cpus->str,
+                vn_size_kib_to_mib(vn_ledger_record_memory_kib(r)));
     }
 }
 

@@ -192,6 +192,28 @@ typedef struct {
 gboolean vn_domain_apply_placement(VnDomain *d, const VnTopology *t, const VnPlacement *p,
                                    const VnDomainWriteOptions *o, GError **error);
 
+/* ---- another manager's pins (vn-domain-pins.c) ------------------------ */
+typedef struct {
+    guint cell_id;   /* <memnode cellid> */
+    VnBitmap *nodes; /* its nodeset, kernel node numbers */
+} VnDomainPinsMemnode;
+
+typedef struct {
+    gchar *what;            /* the first foreign element: "<cputune><vcpupin vcpu='0'>" */
+    GPtrArray *vcpu_cpus;   /* per vCPU (vcpus_max of them): VnBitmap of host CPUs from its
+                             * <vcpupin>, or NULL when it has none */
+    VnBitmap *vcpu_set;     /* <vcpu cpuset>: where unpinned vCPUs run, or NULL */
+    VnBitmap *memory_nodes; /* <numatune><memory nodeset>, or NULL */
+    GArray *memnodes;       /* of VnDomainPinsMemnode */
+} VnDomainPins;
+
+/* The pins and memory nodes of `d` that vnuma's metadata does not record
+ * (written by another manager), or NULL when every one is vnuma's (or
+ * there are none). */
+VnDomainPins *vn_domain_foreign_pins(const VnDomain *d);
+void vn_domain_pins_free(VnDomainPins *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomainPins, vn_domain_pins_free)
+
 /* ---- the guest's view (vn-domain-guest-view.c) ------------------------ */
 /* What the guest of `d`, as written, cannot see of its NUMA cells, or
  * NULL: guest NUMA cells on an x86 domain without <features><acpi/>. */

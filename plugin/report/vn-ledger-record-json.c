@@ -54,6 +54,7 @@ vn_ledger_record_add_json(JsonBuilder *b, const VnLedgerRecord *r)
     add_string(b, "state", vn_ledger_state_to_string(r->state));
     add_bool(b, "needs_apply", r->needs_apply);
     add_bool(b, "dedicated", r->dedicated);
+    add_bool(b, "foreign", r->foreign);
     add_string(b, "priority", vn_priority_to_string(r->priority));
     add_int(b, "hugepage_kib", (gint64)r->hugepage_kib);
     add_string(b, "nodes", nodes);

@@ -31,7 +31,7 @@ typedef struct {
     guint64 hugepage_kib;
     guint32 state, priority, needs_apply, dedicated;
     guint32 uuid, name, text; /* offsets into the strings */
-    guint32 first_cell, n_cells, reserved;
+    guint32 first_cell, n_cells, foreign;
 } CacheRecord;
 
 typedef struct {
@@ -92,6 +92,7 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
             .text = add_string(strings, g_ptr_array_index(texts, i)),
             .first_cell = cells->len,
             .n_cells = r->cells->len,
+            .foreign = r->foreign != FALSE,
         };
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *lc = &g_array_index(r->cells, VnLedgerCell, c);
@@ -143,14 +144,15 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
 
     if (!uuid || !name || !text || text[0] != '{' || row->state >= VN_LEDGER_STATE_MAX ||
         row->priority >= VN_PRIORITY_MAX || row->needs_apply > 1 || row->dedicated > 1 ||
-        row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 || row->expires < 0 ||
-        row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
+        row->foreign > 1 || row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 ||
+        row->expires < 0 || row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
         return NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
     r->state = row->state;
     r->priority = row->priority;
     r->needs_apply = row->needs_apply;
     r->dedicated = row->dedicated;
+    r->foreign = row->foreign;
     r->hugepage_kib = row->hugepage_kib;
     r->time = row->time;
     r->expires = row->expires;

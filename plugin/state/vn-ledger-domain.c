@@ -44,6 +44,105 @@ vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPl
     return r;
 }
 
+/* The node index holding most of `cpus`, -1 when none does. */
+static gint
+main_node(const VnTopology *t, const VnBitmap *cpus)
+{
+    gint best = -1;
+    guint most = 0;
+
+    for (guint n = 0; n < t->n_nodes; n++) {
+        g_autoptr(VnBitmap) on = vn_bitmap_copy(t->nodes[n].cpus);
+        vn_bitmap_and(on, cpus);
+        guint k = vn_bitmap_count(on);
+        if (k > most) {
+            most = k;
+            best = (gint)n;
+        }
+    }
+    return best;
+}
+
+/* Adds `kib` split evenly over the nodes of `nodes` (kernel numbers) that
+ * `t` has; FALSE when it has none of them. */
+static gboolean
+spread_memory(const VnTopology *t, const VnBitmap *nodes, guint64 kib, guint64 *per_node)
+{
+    g_autoptr(GArray) idx = g_array_new(FALSE, FALSE, sizeof(guint));
+
+    for (guint n = 0; n < t->n_nodes; n++)
+        if (t->nodes[n].os_id < nodes->n_bits && vn_bitmap_test(nodes, t->nodes[n].os_id))
+            g_array_append_val(idx, n);
+    for (guint i = 0; i < idx->len; i++)
+        per_node[g_array_index(idx, guint, i)] += kib / idx->len + (i < kib % idx->len ? 1 : 0);
+    return idx->len > 0;
+}
+
+static guint64
+cell_memory_kib(const VnDomain *d, guint cell_id)
+{
+    for (guint i = 0; i < d->cells->len; i++)
+        if (g_array_index(d->cells, VnDomainCell, i).id == cell_id)
+            return g_array_index(d->cells, VnDomainCell, i).memory_kib;
+    return 0;
+}
+
+VnLedgerRecord *
+vn_ledger_record_from_pins(const gchar *uuid, const gchar *name, const VnDomain *d,
+                           const VnDomainPins *pins, const VnTopology *t)
+{
+    g_autofree guint *vcpus = g_new0(guint, t->n_nodes);
+    g_autofree guint64 *memory = g_new0(guint64, t->n_nodes);
+    g_autoptr(GPtrArray) cpus = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    g_autoptr(VnBitmap) owned = vn_bitmap_new(t->n_cpu_ids);
+    gboolean dedicated = pins->vcpu_cpus->len > 0;
+    guint placed_vcpus = 0;
+    guint64 rest = d->memory_kib;
+
+    for (guint n = 0; n < t->n_nodes; n++)
+        g_ptr_array_add(cpus, vn_bitmap_new(t->n_cpu_ids));
+    for (guint v = 0; v < pins->vcpu_cpus->len; v++) {
+        const VnBitmap *own = g_ptr_array_index(pins->vcpu_cpus, v);
+        const VnBitmap *where = own ? own : pins->vcpu_set;
+        gint n = where ? main_node(t, where) : -1;
+        dedicated =
+            dedicated && own && vn_bitmap_count(own) == 1 && !vn_bitmap_intersects(owned, own);
+        if (own)
+            vn_bitmap_or(owned, own);
+        if (n < 0)
+            continue;
+        g_autoptr(VnBitmap) on = vn_bitmap_copy(t->nodes[n].cpus);
+        vn_bitmap_and(on, where);
+        vn_bitmap_or(g_ptr_array_index(cpus, n), on);
+        vcpus[n]++;
+        placed_vcpus++;
+    }
+    for (guint i = 0; i < pins->memnodes->len; i++) {
+        const VnDomainPinsMemnode *m = &g_array_index(pins->memnodes, VnDomainPinsMemnode, i);
+        guint64 kib = MIN(cell_memory_kib(d, m->cell_id), rest);
+        if (spread_memory(t, m->nodes, kib, memory))
+            rest -= kib;
+    }
+    if (rest && pins->memory_nodes && spread_memory(t, pins->memory_nodes, rest, memory))
+        rest = 0;
+    for (guint n = 0; rest && placed_vcpus && n < t->n_nodes; n++)
+        memory[n] += rest * vcpus[n] / placed_vcpus;
+
+    VnLedgerRecord *r = vn_ledger_record_new(uuid ? uuid : name, name);
+    r->foreign = TRUE;
+    r->dedicated = dedicated;
+    r->hugepage_kib = d->hugepages ? d->hugepage_kib : 0;
+    for (guint n = 0; n < t->n_nodes; n++) {
+        if (!vcpus[n] && !memory[n])
+            continue;
+        g_autofree gchar *list = vn_cpulist_format(g_ptr_array_index(cpus, n));
+        vn_ledger_record_add_cell(r, r->cells->len, t->nodes[n].os_id, vcpus[n], list, memory[n]);
+    }
+    if (r->cells->len == 0)
+        g_clear_pointer(&r, vn_ledger_record_free);
+    return r;
+}
+
 static xmlNode *
 first_element(xmlNode *n, const gchar *name)
 {

@@ -30,6 +30,22 @@ VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *n
 VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
                                                 const VnPlacement *p, const VnRequest *req);
 
+/* What the foreign pins of `d` (vn_domain_foreign_pins()) hold on `t`,
+ * as a record with `foreign` set, one cell per host node touched:
+ *   CPUs    each pinned vCPU counts on the node holding most of its pinned
+ *           CPUs (the lowest such node on a tie), its CPUs there taken;
+ *           vCPUs without a pin of their own run in <vcpu cpuset> when
+ *           there is one, else they are counted nowhere (they float);
+ *   memory  a guest cell with a <memnode> on its nodeset, the rest on the
+ *           <numatune><memory> nodeset, else beside the pinned vCPUs (the
+ *           kernel allocates locally), each share split evenly;
+ *   dedicated when every vCPU is pinned to one CPU of its own (Nova's
+ *           hw:cpu_policy=dedicated): those CPUs are then owned 1:1.
+ * Nodes the host does not have are left out.  NULL when the pins touch no
+ * node of `t` and say nothing of memory. */
+VnLedgerRecord *vn_ledger_record_from_pins(const gchar *uuid, const gchar *name, const VnDomain *d,
+                                           const VnDomainPins *pins, const VnTopology *t);
+
 /* Reads one status XML file (or a plain <domain> file) into a domain.
  * Errors name the file. */
 VnDomain *vn_ledger_load_status_xml(const gchar *path, GError **error);

@@ -66,6 +66,10 @@ add_record(JsonBuilder *b, const VnLedgerRecord *r)
         json_builder_set_member_name(b, "expires");
         json_builder_add_int_value(b, r->expires);
     }
+    if (r->foreign) {
+        json_builder_set_member_name(b, "foreign");
+        json_builder_add_boolean_value(b, TRUE);
+    }
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
     for (guint i = 0; i < r->cells->len; i++)
@@ -336,10 +340,9 @@ parse_record_enums(Ctx *x, const gchar *where, JsonObject *o, VnLedgerRecord *r)
 static VnLedgerRecord *
 parse_record(Ctx *x, guint index, JsonNode *n)
 {
-    static const gchar *const allowed[] = { "uuid",         "name",      "state",
-                                            "needs_apply",  "dedicated", "priority",
-                                            "hugepage_kib", "time",      "cells",
-                                            "expires",      NULL };
+    static const gchar *const allowed[] = { "uuid",      "name",     "state",        "needs_apply",
+                                            "dedicated", "priority", "hugepage_kib", "time",
+                                            "cells",     "expires",  "foreign",      NULL };
     const gchar *where = NULL; /* domains[index] */
     x->record = index;
     x->in_cell = FALSE;
@@ -358,6 +361,7 @@ parse_record(Ctx *x, guint index, JsonNode *n)
     if (!parse_record_enums(x, where, o, r) ||
         !get_optional_bool(x, where, o, "needs_apply", &r->needs_apply) ||
         !get_optional_bool(x, where, o, "dedicated", &r->dedicated) ||
+        !get_optional_bool(x, where, o, "foreign", &r->foreign) ||
         (json_object_has_member(o, "hugepage_kib") &&
          !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge)) ||
         !get_uint(x, where, o, "time", G_MAXINT64, &time) ||

@@ -219,7 +219,8 @@ vn_ledger_residents(const VnLedger *l, const VnTopology *t)
     for (guint i = 0; i < records->len; i++) {
         const VnLedgerRecord *r = g_ptr_array_index(records, i);
         VnResident *vm;
-        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires)
+        /* holds and other managers' VMs are not vnuma's to move */
+        if (r->state != VN_LEDGER_STATE_RUNNING || r->expires || r->foreign)
             continue;
         vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
         for (guint c = 0; c < r->cells->len; c++) {

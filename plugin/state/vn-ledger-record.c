@@ -80,6 +80,7 @@ vn_ledger_record_copy(const VnLedgerRecord *r)
     c->hugepage_kib = r->hugepage_kib;
     c->time = r->time;
     c->expires = r->expires;
+    c->foreign = r->foreign;
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
         vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus, x->memory_kib);
@@ -135,7 +136,7 @@ vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
     if (g_strcmp0(a->uuid, b->uuid) || g_strcmp0(a->name, b->name) || a->state != b->state ||
         a->needs_apply != b->needs_apply || a->dedicated != b->dedicated ||
         a->priority != b->priority || a->hugepage_kib != b->hugepage_kib || a->time != b->time ||
-        a->expires != b->expires || a->cells->len != b->cells->len)
+        a->expires != b->expires || a->foreign != b->foreign || a->cells->len != b->cells->len)
         return FALSE;
     for (guint i = 0; i < a->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(a->cells, VnLedgerCell, i);

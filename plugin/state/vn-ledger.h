@@ -27,7 +27,8 @@
  *                 "time": 1764451200,
  *                 "cells": [{"id": 0, "node": 1, "cpus": "8-15",
  *                            "vcpus": 4, "memory_kib": 4194304}]}]}
- * A record may also carry "expires" (unix seconds, see `expires` below).
+ * A record may also carry "expires" (unix seconds, see `expires` below)
+ * and "foreign": true (see `foreign`).
  * Written compact, and without needs_apply, dedicated, priority and
  * hugepage_kib when they hold the defaults shown (read as those).
  * `node` is the kernel node number; `cpus` a cpulist of host CPUs (for a
@@ -84,6 +85,10 @@ typedef struct {
      * "reservation:<id>"): unix seconds after which the record lapses and
      * is reclaimed; 0 = none (written to the file only when set). */
     gint64 expires;
+    /* Pinned by another manager (Nova, an operator's own <cputune> or
+     * <numatune>): counted as taken, never re-planned, moved, repaired or
+     * applied by vnuma (written to the file only when set). */
+    gboolean foreign;
     GArray *cells; /* of VnLedgerCell, owns the strings */
 } VnLedgerRecord;
 

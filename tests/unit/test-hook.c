@@ -286,6 +286,52 @@ test_prepare_unmanaged(Fixture *f, gconstpointer data)
     g_assert_nonnull(vn_ledger_lookup_name(l, "vm-unmanaged"));
 }
 
+/* A domain another manager pinned (Nova's dedicated 2-cell XML), with
+ * manage = all: counted as taken, cell by cell, and left alone: no live
+ * apply asked, nothing printed at migrate or restore; a managed VM
+ * planned next avoids its dedicated CPUs. */
+static void
+test_prepare_foreign(Fixture *f, gconstpointer data)
+{
+    g_free(f->config);
+    f->config = data_path("hook/manage-all.conf");
+    hook_ok(f, "instance-0000002a", "prepare", "begin", "nova-pinned");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "instance-0000002a");
+    g_assert_nonnull(r);
+    g_assert_true(r->foreign);
+    g_assert_true(r->dedicated);
+    g_assert_false(r->needs_apply);
+    g_assert_cmpuint(r->cells->len, ==, 2);
+    for (guint i = 0; i < 2; i++) {
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        g_assert_cmpuint(c->node_os_id, ==, i);
+        g_assert_cmpstr(c->cpus, ==, i ? "2-3" : "0-1");
+        g_assert_cmpuint(c->vcpus, ==, 2);
+        g_assert_cmpuint(c->memory_kib, ==, 1048576);
+    }
+    g_autofree gchar *log = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(log, "\"decision\":\"respected\""));
+    g_assert_nonnull(strstr(log, "placed by another manager (<cputune><vcpupin vcpu='0'>)"));
+
+    /* migrate/restore: nothing printed, the XML stays as Nova wrote it */
+    Run run = { 0 };
+    run_hook(f, "instance-0000002a", "restore", "begin", "nova-pinned", &run);
+    g_assert_cmpint(run.status, ==, 0);
+    g_assert_cmpstr(run.out, ==, "");
+    run_clear(&run);
+
+    /* a managed 2-vCPU VM started next is not put on the owned CPUs 0-3 */
+    hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    VnLedgerRecord *other = vn_ledger_lookup_name(l, "vm-unmanaged");
+    g_assert_nonnull(other);
+    g_assert_false(other->foreign);
+    for (guint i = 0; i < other->cells->len; i++)
+        g_assert_cmpuint(g_array_index(other->cells, VnLedgerCell, i).node_os_id, >, 1);
+}
+
 static void
 test_release(Fixture *f, gconstpointer data)
 {
@@ -731,6 +777,7 @@ main(int argc, char **argv)
     ADD("/hook/prepare/recorded", test_prepare_recorded);
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
+    ADD("/hook/prepare/foreign", test_prepare_foreign);
     ADD("/hook/prepare/warns-guest-view", test_prepare_warns_guest_view);
     ADD("/hook/prepare/held", test_prepare_held);
     ADD("/hook/prepare/held-uneven", test_prepare_held_uneven);
