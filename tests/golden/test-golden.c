@@ -25,15 +25,14 @@
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 #include "vn-xml-file.h"
+#include "vn-test-plan.h"
 #include "vn-test-schema.h"
 
 #define GOLDEN_TIME "2026-11-29T22:00:00Z"
 
 typedef struct {
     gchar *dir;
-    VnTopology *t;
-    VnLoad *load;
-    VnPolicy *policy;
+    VnTestHost h; /* topology, load (load.json when there is one), default policy */
     VnDomainWriteOptions o;
     gchar *sysroot;
     VnDomainMetadata *placement; /* from placement.xml, or NULL */
@@ -43,9 +42,7 @@ static void
 case_free(Case *c)
 {
     g_free(c->dir);
-    vn_topology_free(c->t);
-    vn_load_free(c->load);
-    vn_policy_free(c->policy);
+    vn_test_host_clear(&c->h);
     g_free(c->sysroot);
     vn_domain_metadata_free(c->placement);
     g_free(c);
@@ -133,11 +130,9 @@ case_new(const gchar *dir)
     g_autoptr(GError) error = NULL;
 
     c->dir = g_strdup(dir);
-    c->t = load_topology(dir);
-    c->load = vn_load_new(c->t);
-    c->policy = vn_policy_new_default(c->t);
+    vn_test_host_init(&c->h, load_topology(dir));
     if (g_file_test(load, G_FILE_TEST_EXISTS))
-        g_assert_true(vn_load_read_file(load, c->t, c->load, &error));
+        g_assert_true(vn_load_read_file(load, c->h.t, c->h.load, &error));
     g_assert_no_error(error);
     load_options(c);
     c->placement = load_placement(dir);
@@ -154,13 +149,13 @@ place(Case *c, VnDomain *d, gchar **ret_err)
     g_autoptr(GString) err = NULL;
 
     if (c->placement) {
-        p = vn_domain_metadata_to_placement(c->placement, c->t, &error);
+        p = vn_domain_metadata_to_placement(c->placement, c->h.t, &error);
         g_assert_no_error(error);
-        if (vn_domain_apply_placement(d, c->t, p, &c->o, &error))
+        if (vn_domain_apply_placement(d, c->h.t, p, &c->o, &error))
             return TRUE;
     } else {
         const VnEngineHost host = {
-            .t = c->t, .load = c->load, .policy = c->policy, .sysroot = c->sysroot
+            .t = c->h.t, .load = c->h.load, .policy = c->h.policy, .sysroot = c->sysroot
         };
         g_auto(VnEngineResult) res = { 0 };
         if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &c->o, &res, &error))
