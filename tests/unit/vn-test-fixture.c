@@ -77,3 +77,20 @@ vn_test_config_from_text(const gchar *text, GError **error)
     g_unlink(path);
     return c;
 }
+
+void
+vn_test_source_load(const VnSourceOptions *o, VnTestSource *s)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true(vn_source_load(o, &s->t, &s->load, &s->config, &error));
+    g_assert_no_error(error);
+}
+
+void
+vn_test_source_clear(VnTestSource *s)
+{
+    g_clear_pointer(&s->t, vn_topology_free);
+    g_clear_pointer(&s->load, vn_load_free);
+    g_clear_pointer(&s->config, vn_config_free);
+}
