@@ -25,6 +25,7 @@
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 #include "vn-xml-file.h"
+#include "vn-test-files.h"
 #include "vn-test-plan.h"
 #include "vn-test-schema.h"
 
@@ -247,20 +248,13 @@ run_case(gconstpointer data)
     g_assert_cmpstr(out, ==, out2);
 }
 
-static gint
-by_name(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
 int
 main(int argc, char **argv)
 {
     const gchar *here = g_getenv("VN_SOURCE_ROOT");
     g_autofree gchar *root = NULL;
-    g_autoptr(GDir) dir = NULL;
+    g_autoptr(GPtrArray) entries = NULL;
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    const gchar *name;
 
     g_test_init(&argc, &argv, NULL);
     if (!here) {
@@ -268,15 +262,14 @@ main(int argc, char **argv)
         return 77;
     }
     root = g_build_filename(here, "tests", "golden", NULL);
-    dir = g_dir_open(root, 0, NULL);
-    g_assert_nonnull(dir);
-    while ((name = g_dir_read_name(dir))) {
+    entries = vn_test_dir_names(root, NULL);
+    for (guint i = 0; i < entries->len; i++) {
+        const gchar *name = entries->pdata[i];
         g_autofree gchar *path = g_build_filename(root, name, "domain.xml", NULL);
         g_autofree gchar *link = g_build_filename(root, name, "domain", NULL);
         if (g_file_test(path, G_FILE_TEST_IS_REGULAR) || g_file_test(link, G_FILE_TEST_IS_REGULAR))
             g_ptr_array_add(names, g_strdup(name));
     }
-    g_ptr_array_sort(names, by_name);
     for (guint i = 0; i < names->len; i++) {
         g_autofree gchar *test = g_strdup_printf("/golden/%s", (gchar *)names->pdata[i]);
         gchar *case_dir = g_build_filename(root, names->pdata[i], NULL);

@@ -22,6 +22,7 @@
 #include "vn-config.h"
 #include "vn-cpulist.h"
 #include "vn-dataplane.h"
+#include "vn-test-files.h"
 #include "vn-test-fixture.h"
 
 /* "4250,4251" */
@@ -116,26 +117,14 @@ test_resolve_case(gconstpointer data)
     g_assert_cmpstr(got, ==, expect);
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
 /* One test per directory under tests/data/dataplane/<kind>, by name. */
 static void
 add_cases(GPtrArray *keep, const gchar *kind, GTestDataFunc fn)
 {
     g_autofree gchar *root = vn_test_data_path("dataplane", kind, NULL);
-    g_autoptr(GDir) d = g_dir_open(root, 0, NULL);
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    const gchar *name;
+    g_autoptr(GPtrArray) names = vn_test_dir_names(root, NULL);
 
-    g_assert_nonnull(d);
-    while ((name = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_strdup(name));
     g_assert_cmpuint(names->len, >, 0);
-    g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
         const gchar *n = g_ptr_array_index(names, i);
         g_autofree gchar *path = g_strdup_printf("/dataplane/%s/%s", kind, n);

@@ -10,6 +10,7 @@
  * ([placement] balance: the oracle ranks no load, so memory packing must
  * meet it too).  Cases are discovered by listing the data directories.
  */
+#include "vn-test-files.h"
 #include "vn-test-plan.h"
 #include "vn-topology-source.h"
 
@@ -233,14 +234,11 @@ static void
 add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
 {
     g_autofree gchar *dir = g_build_filename(data, sub, NULL);
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
+    g_autoptr(GPtrArray) names = vn_test_dir_names(dir, suffix);
 
-    g_assert_nonnull(d);
-    while ((name = g_dir_read_name(d))) {
+    for (guint i = 0; i < names->len; i++) {
+        const gchar *name = names->pdata[i];
         g_autofree gchar *test = NULL;
-        if (!g_str_has_suffix(name, suffix))
-            continue;
         test = g_strdup_printf("/plan/real/%s/%s", sub, name);
         g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host, g_free);
         g_free(test);
