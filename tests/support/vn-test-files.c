@@ -22,3 +22,16 @@ vn_test_dir_names(const gchar *dir, const gchar *suffix)
     g_ptr_array_sort(names, compare_names);
     return names;
 }
+
+GPtrArray *
+vn_test_dir_paths(const gchar *dir, const gchar *suffix)
+{
+    GPtrArray *paths = vn_test_dir_names(dir, suffix);
+
+    for (guint i = 0; i < paths->len; i++) {
+        gchar *name = paths->pdata[i];
+        paths->pdata[i] = g_build_filename(dir, name, NULL);
+        g_free(name);
+    }
+    return paths;
+}

@@ -8,3 +8,5 @@
  * sorted, without "." and ".."; the test fails when `dir` cannot be
  * opened. */
 GPtrArray *vn_test_dir_names(const gchar *dir, const gchar *suffix);
+/* The same entries as paths: `dir`/name. */
+GPtrArray *vn_test_dir_paths(const gchar *dir, const gchar *suffix);

@@ -49,10 +49,10 @@ test_fixtures(void)
     static const gchar *const dirs[] = { "hwloc", "caps" };
     for (guint d = 0; d < G_N_ELEMENTS(dirs); d++) {
         g_autofree gchar *dir = vn_test_data_path(dirs[d], NULL);
-        g_autoptr(GPtrArray) names = vn_test_dir_names(dir, ".xml");
+        g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
         guint n = 0;
-        for (guint i = 0; i < names->len; i++) {
-            g_autofree gchar *path = g_build_filename(dir, names->pdata[i], NULL);
+        for (guint i = 0; i < paths->len; i++) {
+            const gchar *path = paths->pdata[i];
             g_autoptr(VnTopology) t = d == 0 ? vn_topology_load_hwloc_xml(path, NULL)
                                              : vn_topology_load_capabilities(path, NULL);
             if (!t)

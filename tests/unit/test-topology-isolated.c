@@ -54,13 +54,11 @@ static void
 test_same_as_in_process(void)
 {
     g_autofree gchar *dir = vn_test_data_path("hwloc", NULL);
-    g_autoptr(GPtrArray) names = vn_test_dir_names(dir, ".xml");
+    g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
 
-    for (guint i = 0; i < names->len; i++) {
-        g_autofree gchar *path = g_build_filename(dir, names->pdata[i], NULL);
-        assert_same(vn_topology_load_hwloc_xml, path);
-    }
-    g_assert_cmpuint(names->len, >=, 7);
+    for (guint i = 0; i < paths->len; i++)
+        assert_same(vn_topology_load_hwloc_xml, paths->pdata[i]);
+    g_assert_cmpuint(paths->len, >=, 7);
     assert_same(vn_topology_load_synthetic, "pack:2 numa:2 core:4 pu:2");
     assert_no_children();
 }
@@ -95,10 +93,10 @@ static void
 test_hwloc_crash(void)
 {
     g_autofree gchar *dir = vn_test_data_path("hwloc-crash", NULL);
-    g_autoptr(GPtrArray) names = vn_test_dir_names(dir, ".xml");
+    g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
 
-    for (guint i = 0; i < names->len; i++) {
-        g_autofree gchar *path = g_build_filename(dir, names->pdata[i], NULL);
+    for (guint i = 0; i < paths->len; i++) {
+        const gchar *path = paths->pdata[i];
         g_autofree gchar *expected =
             g_strdup_printf("%s: hwloc crashed reading it (signal %d)", path, SIGSEGV);
         g_autoptr(GError) error = NULL;
@@ -106,7 +104,7 @@ test_hwloc_crash(void)
         g_assert_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC);
         g_assert_cmpstr(error->message, ==, expected);
     }
-    g_assert_cmpuint(names->len, >=, 1);
+    g_assert_cmpuint(paths->len, >=, 1);
     assert_no_children();
 }
 
