@@ -28,8 +28,6 @@
 static gchar *
 resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
 {
-    VnSourceOptions none = { 0 };
-    g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) loaded = NULL;
 
     if (option)
@@ -38,9 +36,8 @@ resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
         return g_strdup(g_getenv("VNUMA_STATE_DIR"));
     if (config)
         return g_strdup(config->state_dir);
-    if (!vn_source_load(&none, &t, NULL, &loaded, error))
-        return NULL;
-    return g_strdup(loaded->state_dir);
+    loaded = vn_cli_host_config(error);
+    return loaded ? g_strdup(loaded->state_dir) : NULL;
 }
 
 /* The ledger's commitments replace whatever the source counted (the live
