@@ -139,6 +139,16 @@ test_ledger_expires(void)
     }
 }
 
+/* A reservation's hold on the ledger, expiring at `expires`. */
+static void
+put_hold(VnLedger *l, const gchar *uuid, const gchar *name, gint64 expires)
+{
+    VnLedgerRecord *r = vn_ledger_record_new(uuid, name);
+
+    r->expires = expires;
+    vn_ledger_put(l, r);
+}
+
 static void
 test_ledger_reclaim_expired(void)
 {
@@ -150,12 +160,8 @@ test_ledger_reclaim_expired(void)
     VnLedgerRecord *r;
 
     g_assert_no_error(error);
-    r = vn_ledger_record_new("reservation:old", "old");
-    r->expires = 100;
-    vn_ledger_put(l, r);
-    r = vn_ledger_record_new("reservation:new", "new");
-    r->expires = 300;
-    vn_ledger_put(l, r);
+    put_hold(l, "reservation:old", "old", 100);
+    put_hold(l, "reservation:new", "new", 300);
     r = vn_ledger_record_new("plain", "plain");
     r->state = VN_LEDGER_STATE_RUNNING;
     vn_ledger_put(l, r);
@@ -177,15 +183,10 @@ test_ledger_take_reservation(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) l = vn_ledger_open(dir, &error);
     g_autoptr(VnLedgerRecord) held = NULL;
-    VnLedgerRecord *r;
 
     g_assert_no_error(error);
-    r = vn_ledger_record_new("reservation:1", "vm1");
-    r->expires = 500;
-    vn_ledger_put(l, r);
-    r = vn_ledger_record_new("reservation:2", "vm2");
-    r->expires = 100;
-    vn_ledger_put(l, r);
+    put_hold(l, "reservation:1", "vm1", 500);
+    put_hold(l, "reservation:2", "vm2", 100);
     vn_ledger_put(l, vn_ledger_record_new("uuid-vm3", "vm3"));
 
     held = vn_ledger_take_reservation(l, "vm1", 200);
