@@ -6,7 +6,7 @@
 #include "vn-config-build.h"
 #include "vn-test-fixture.h"
 
-/* The [api] and [rebalance] values of a config. */
+/* The [api] and [rebalance] values of a config, in its members' order. */
 typedef struct {
     const gchar *api_socket, *api_tcp_listen, *api_bearer_token;
     guint api_idle_timeout_s, api_max_connections;
@@ -36,17 +36,7 @@ assert_values(const gchar *text, const ApiValues *v)
 static void
 test_defaults(void)
 {
-    const ApiValues v = {
-        .api_socket = VNUMA_DEFAULT_API_SOCKET,
-        .api_tcp_listen = NULL,
-        .api_bearer_token = NULL,
-        .api_idle_timeout_s = 30,
-        .api_max_connections = 128,
-        .rebalance_auto = FALSE,
-        .rebalance_interval_s = 10,
-        .rebalance_hot_intervals = 3,
-        .dataplane_repair = TRUE,
-    };
+    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, FALSE, 10, 3, TRUE };
 
     assert_values("", &v);
 }
@@ -55,15 +45,7 @@ static void
 test_good(void)
 {
     const ApiValues v = {
-        .api_socket = "/run/x/api.sock",
-        .api_tcp_listen = "[::1]:8470",
-        .api_bearer_token = "0123456789abcdef",
-        .api_idle_timeout_s = 2,
-        .api_max_connections = 512,
-        .rebalance_auto = TRUE,
-        .rebalance_interval_s = 1,
-        .rebalance_hot_intervals = 100,
-        .dataplane_repair = FALSE,
+        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, TRUE, 1, 100, FALSE
     };
 
     assert_values("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"

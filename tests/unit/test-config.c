@@ -31,35 +31,21 @@ typedef struct {
     const gchar *state_dir;
 } ConfigValues;
 
-static const ConfigValues defaults = {
-    .reserved_cpus = "",
-    .reserved_memory_kib = 0,
-    .overhead_base_kib = 32 * 1024,
-    .overhead_per_gib_kib = 8 * 1024,
-    .headroom_percent = 5,
-    .cpu_overcommit = 4.0,
-    .memory_mode = VN_MEMORY_MODE_AUTO,
-    .balance = VN_BALANCE_LOAD,
-    .hook_manage = VN_HOOK_MANAGE_OPTED_IN,
-    .hook_on_conflict = VN_HOOK_CONFLICT_REPLAN,
-    .hook_strict = FALSE,
-    .state_dir = VNUMA_DEFAULT_STATE_DIR,
+/* The defaults and tests/data/config/full.conf: reserved_cpus,
+ * reserved_memory_kib, overhead_base_kib, overhead_per_gib_kib,
+ * headroom_percent, cpu_overcommit, memory_mode, balance, hook_manage,
+ * hook_on_conflict, hook_strict, state_dir. */
+enum {
+    DEFAULTS,
+    FULL
 };
-
-/* tests/data/config/full.conf */
-static const ConfigValues full = {
-    .reserved_cpus = "0,4",
-    .reserved_memory_kib = 2 * 1024 * 1024,
-    .overhead_base_kib = 64 * 1024,
-    .overhead_per_gib_kib = 16384,
-    .headroom_percent = 10,
-    .cpu_overcommit = 2.5,
-    .memory_mode = VN_MEMORY_MODE_STRICT,
-    .balance = VN_BALANCE_MEMORY_PACKING,
-    .hook_manage = VN_HOOK_MANAGE_ALL,
-    .hook_on_conflict = VN_HOOK_CONFLICT_REFUSE,
-    .hook_strict = TRUE,
-    .state_dir = "/var/lib/vnuma-test",
+static const ConfigValues values[] = {
+    [DEFAULTS] = { "", 0, 32 * 1024, 8 * 1024, 5, 4.0, VN_MEMORY_MODE_AUTO, VN_BALANCE_LOAD,
+                   VN_HOOK_MANAGE_OPTED_IN, VN_HOOK_CONFLICT_REPLAN, FALSE,
+                   VNUMA_DEFAULT_STATE_DIR },
+    [FULL] = { "0,4", 2 * 1024 * 1024, 64 * 1024, 16384, 10, 2.5, VN_MEMORY_MODE_STRICT,
+               VN_BALANCE_MEMORY_PACKING, VN_HOOK_MANAGE_ALL, VN_HOOK_CONFLICT_REFUSE, TRUE,
+               "/var/lib/vnuma-test" },
 };
 
 static void
@@ -84,7 +70,7 @@ assert_values(const VnConfig *c, const ConfigValues *v)
 static void
 assert_defaults(const VnConfig *c)
 {
-    assert_values(c, &defaults);
+    assert_values(c, &values[DEFAULTS]);
 }
 
 static void
@@ -93,7 +79,7 @@ test_config_full(void)
     g_autoptr(VnTopology) t = vn_test_topology_new();
     g_autoptr(VnConfig) c = load_ok("full.conf", t);
 
-    assert_values(c, &full);
+    assert_values(c, &values[FULL]);
 }
 
 static void
