@@ -26,6 +26,17 @@ vn_test_data_path(const gchar *first, ...)
     return g_build_filenamev((gchar **)parts->pdata);
 }
 
+gchar *
+vn_test_write_file(const gchar *dir, const gchar *rel, const gchar *contents)
+{
+    gchar *path = g_build_filename(dir, rel, NULL);
+    g_autofree gchar *parent = g_path_get_dirname(path);
+
+    g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+    g_assert_true(g_file_set_contents(path, contents, -1, NULL));
+    return path;
+}
+
 void
 vn_test_remove_tree(const gchar *dir)
 {

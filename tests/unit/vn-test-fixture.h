@@ -10,6 +10,10 @@
  * with exit 77 when the variable is not set (not run by meson). */
 gchar *vn_test_data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
 
+/* Writes `contents` to `dir`/`rel`, making the folders on the way; the
+ * test fails when it cannot.  Returns the file's path. */
+gchar *vn_test_write_file(const gchar *dir, const gchar *rel, const gchar *contents);
+
 /* Removes `dir` and everything below it (symlinks are removed, not
  * followed); what cannot be removed is left. */
 void vn_test_remove_tree(const gchar *dir);
