@@ -528,36 +528,69 @@ test_steer_gone_and_refused(void)
     g_assert_nonnull(strstr(error->message, "sched_setaffinity"));
 }
 
+/* A temporary libvirt run directory for vm1 (as $VNUMA_LIBVIRT_RUN_DIR):
+ * its QEMU's pid file vm1.pid, and the pid files of its own data-plane
+ * back-end (dp.pid) and of one it shares with vm2 (shared.pid), which
+ * `conf` names in [dataplane] (`extra`: more specs of vm1). */
+typedef struct {
+    gchar *dir, *qemu_pidfile, *dp_pidfile, *shared_pidfile, *conf;
+} RunDir;
+
+static void
+run_dir_init(RunDir *d, const gchar *extra)
+{
+    d->dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
+    d->qemu_pidfile = g_build_filename(d->dir, "vm1.pid", NULL);
+    d->dp_pidfile = g_build_filename(d->dir, "dp.pid", NULL);
+    d->shared_pidfile = g_build_filename(d->dir, "shared.pid", NULL);
+    d->conf = g_strdup_printf("[dataplane]\n"
+                              "vm1 = pidfile:%s;pidfile:%s%s\n"
+                              "vm2 = pidfile:%s\n",
+                              d->dp_pidfile, d->shared_pidfile, extra, d->shared_pidfile);
+}
+
+static void
+run_dir_clear(RunDir *d)
+{
+    if (d->dir) /* not made when the test was skipped */
+        vn_test_remove_tree(d->dir);
+    g_free(d->dir);
+    g_free(d->qemu_pidfile);
+    g_free(d->dp_pidfile);
+    g_free(d->shared_pidfile);
+    g_free(d->conf);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunDir, run_dir_clear)
+
 /* vn_dataplane_follow(): the whole step of `vnumactl apply`. */
 static void
 test_follow(void)
 {
     gint cpu = target_cpu();
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
-    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
-    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
-    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
-    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
-    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
-                                             "vm1 = pidfile:%s;pidfile:%s;unit:vn-absent.service\n"
-                                             "vm2 = pidfile:%s\n",
-                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = vn_test_config_from_text(conf, &error);
+    g_autoptr(VnConfig) c = NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
-    pid_t tid, qemu = spawn_fake_qemu(&tid);
-    GPid dp = spawn_sleep(dp_pidfile), shared = spawn_sleep(shared_pidfile);
-    g_autofree gchar *qemu_text = g_strdup_printf("%d\n", (int)qemu);
-    g_autofree gchar *shared_before = allowed_list(shared);
-    g_autofree gchar *shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in "
-                                                    "[dataplane], not steered",
-                                                    shared_pidfile);
-    g_autofree gchar *got = NULL;
+    g_autofree gchar *qemu_text = NULL, *shared_before = NULL, *shared_line = NULL, *got = NULL;
+    pid_t tid, qemu;
+    GPid dp, shared;
 
+    run_dir_init(&d, ";unit:vn-absent.service");
+    c = vn_test_config_from_text(d.conf, &error);
+    qemu = spawn_fake_qemu(&tid);
+    dp = spawn_sleep(d.dp_pidfile);
+    shared = spawn_sleep(d.shared_pidfile);
+    qemu_text = g_strdup_printf("%d\n", (int)qemu);
+    shared_before = allowed_list(shared);
+    shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in [dataplane], not "
+                                  "steered",
+                                  d.shared_pidfile);
     g_assert_no_error(error);
-    g_assert_true(g_file_set_contents(qemu_pidfile, qemu_text, -1, NULL));
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
+    g_assert_true(g_file_set_contents(d.qemu_pidfile, qemu_text, -1, NULL));
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d.dir, TRUE);
     vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
 
     g_assert_false(vn_dataplane_follow(r, c, log, &error));
@@ -579,7 +612,6 @@ test_follow(void)
     stop(qemu);
     stop(dp);
     stop(shared);
-    vn_test_remove_tree(dir);
 }
 
 /* The first CPU this process may run on other than `not`; -1 if none. */
@@ -618,14 +650,7 @@ test_repair(void)
 {
     gint cpu = target_cpu(), away = other_cpu(cpu);
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
-    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
-    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
-    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
-    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
-    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
-                                             "vm1 = pidfile:%s;pidfile:%s\n"
-                                             "vm2 = pidfile:%s\n",
-                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) c = NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
@@ -639,28 +664,29 @@ test_repair(void)
         g_test_skip("needs two CPUs and NUMA support");
         return;
     }
-    c = vn_test_config_from_text(conf, &error);
+    run_dir_init(&d, "");
+    c = vn_test_config_from_text(d.conf, &error);
     g_assert_no_error(error);
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d.dir, TRUE);
     vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
 
     /* not running (no QEMU pid file): skipped, nothing touched */
-    dp = spawn_sleep(dp_pidfile);
+    dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
     g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
     qemu = spawn_fake_qemu(&tid);
-    shared = spawn_sleep(shared_pidfile);
+    shared = spawn_sleep(d.shared_pidfile);
     move_process(shared, away);
     got = g_strdup_printf("%d\n", (int)qemu);
-    g_assert_true(g_file_set_contents(qemu_pidfile, got, -1, NULL));
+    g_assert_true(g_file_set_contents(d.qemu_pidfile, got, -1, NULL));
     g_clear_pointer(&got, g_free);
     move_process(tid, away);
     vhost_line = g_strdup_printf("vhost worker: thread %d: CPUs %d -> %d", (int)tid, away, cpu);
     dp_prefix = g_strdup_printf("data plane pidfile:%s: process %d: 1 thread(s), CPUs %d -> %d, ",
-                                dp_pidfile, (int)dp, away, cpu);
+                                d.dp_pidfile, (int)dp, away, cpu);
     g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     dump_log(done);
     dump_log(failed);
@@ -683,7 +709,7 @@ test_repair(void)
 
     /* a back-end restarted with a new pid and the wrong affinity */
     stop(dp);
-    dp = spawn_sleep(dp_pidfile);
+    dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
     g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     g_assert_cmpuint(done->len, ==, 1);
@@ -691,7 +717,7 @@ test_repair(void)
 
     /* its pid file gone: a failure line, the rest still checked */
     g_ptr_array_set_size(done, 0);
-    g_assert_cmpint(g_unlink(dp_pidfile), ==, 0);
+    g_assert_cmpint(g_unlink(d.dp_pidfile), ==, 0);
     move_process(tid, away);
     g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
     dump_log(failed);
@@ -704,7 +730,6 @@ test_repair(void)
     stop(qemu);
     stop(dp);
     stop(shared);
-    vn_test_remove_tree(dir);
 }
 
 /* DRIFTED_ONLY leaves a thread or process in place alone, without a line. */
