@@ -397,6 +397,21 @@ dump_log(const GPtrArray *log)
         g_test_message("log: %s", (const gchar *)g_ptr_array_index(log, i));
 }
 
+/* `ids` holds `id` alone, and steering it (`whole_process`) to `cpus`
+ * and `nodes` succeeds. */
+static void
+steer_one(const GArray *ids, pid_t id, gboolean whole_process, const VnBitmap *cpus,
+          const VnBitmap *nodes, GPtrArray *log)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpuint(ids->len, ==, 1);
+    g_assert_cmpint(g_array_index(ids, pid_t, 0), ==, id);
+    g_assert_true(vn_dataplane_steer(ids, whole_process, cpus, nodes, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
+}
+
 /* What steering a process to node 0 logs for its pages: the move, or
  * (only where the kernel or a syscall emulator such as valgrind lacks
  * migrate_pages(2), as a direct probe shows) that it is unavailable. */
@@ -427,11 +442,7 @@ test_steer_vhost_thread(void)
 
     tids = vn_dataplane_vhost_threads("/", qemu, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(tids->len, ==, 1);
-    g_assert_cmpint(g_array_index(tids, pid_t, 0), ==, tid);
-    g_assert_true(vn_dataplane_steer(tids, FALSE, cpus, NULL, log, &error));
-    g_assert_no_error(error);
-    dump_log(log);
+    steer_one(tids, tid, FALSE, cpus, NULL, log);
     g_assert_true(log_has(log, expect));
     got = allowed_list(tid);
     g_assert_cmpstr(got, ==, cpu_text);
@@ -475,11 +486,7 @@ test_steer_process(void)
     }
     pids = vn_dataplane_resolve(spec, NULL, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(pids->len, ==, 1);
-    g_assert_cmpint(g_array_index(pids, pid_t, 0), ==, pid);
-    g_assert_true(vn_dataplane_steer(pids, TRUE, cpus, nodes, log, &error));
-    g_assert_no_error(error);
-    dump_log(log);
+    steer_one(pids, pid, TRUE, cpus, nodes, log);
     pages = pages_moved_text();
     expect = g_strdup_printf("process %d: 1 thread(s) -> CPUs %d; %s", (int)pid, cpu, pages);
     g_assert_true(log_has(log, expect));
