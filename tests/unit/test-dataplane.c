@@ -535,17 +535,22 @@ test_steer_gone_and_refused(void)
     g_assert_nonnull(strstr(error->message, "sched_setaffinity"));
 }
 
-/* A temporary libvirt run directory for vm1 (as $VNUMA_LIBVIRT_RUN_DIR):
- * its QEMU's pid file vm1.pid, and the pid files of its own data-plane
- * back-end (dp.pid) and of one it shares with vm2 (shared.pid), which
- * `conf` names in [dataplane] (`extra`: more specs of vm1). */
+/* vm1 on one CPU: its ledger record (one cell on `cpus`), a temporary
+ * libvirt run directory (set as $VNUMA_LIBVIRT_RUN_DIR) for its QEMU's pid
+ * file vm1.pid, and the pid files of its own data-plane back-end (dp.pid)
+ * and of one it shares with vm2 (shared.pid), which `config` names in
+ * [dataplane] (`extra`: more specs of vm1). */
 typedef struct {
     gchar *dir, *qemu_pidfile, *dp_pidfile, *shared_pidfile, *conf;
+    VnConfig *config;
+    VnLedgerRecord *record;
 } RunDir;
 
 static void
-run_dir_init(RunDir *d, const gchar *extra)
+run_dir_init(RunDir *d, const gchar *extra, const gchar *cpus)
 {
+    g_autoptr(GError) error = NULL;
+
     d->dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
     d->qemu_pidfile = g_build_filename(d->dir, "vm1.pid", NULL);
     d->dp_pidfile = g_build_filename(d->dir, "dp.pid", NULL);
@@ -554,13 +559,22 @@ run_dir_init(RunDir *d, const gchar *extra)
                               "vm1 = pidfile:%s;pidfile:%s%s\n"
                               "vm2 = pidfile:%s\n",
                               d->dp_pidfile, d->shared_pidfile, extra, d->shared_pidfile);
+    d->config = vn_test_config_from_text(d->conf, &error);
+    g_assert_no_error(error);
+    d->record = vn_ledger_record_new("uuid-vm1", "vm1");
+    vn_ledger_record_add_cell(d->record, 0, 0, 1, cpus, 65536);
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d->dir, TRUE);
 }
 
 static void
 run_dir_clear(RunDir *d)
 {
-    if (d->dir) /* not made when the test was skipped */
+    if (d->dir) { /* not made when the test was skipped */
+        g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
         vn_test_remove_tree(d->dir);
+    }
+    g_clear_pointer(&d->config, vn_config_free);
+    g_clear_pointer(&d->record, vn_ledger_record_free);
     g_free(d->dir);
     g_free(d->qemu_pidfile);
     g_free(d->dp_pidfile);
@@ -578,15 +592,12 @@ test_follow(void)
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
     g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = NULL;
-    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
     g_autofree gchar *qemu_text = NULL, *shared_before = NULL, *shared_line = NULL, *got = NULL;
     pid_t tid, qemu;
     GPid dp, shared;
 
-    run_dir_init(&d, ";unit:vn-absent.service");
-    c = vn_test_config_from_text(d.conf, &error);
+    run_dir_init(&d, ";unit:vn-absent.service", cpu_text);
     qemu = spawn_fake_qemu(&tid);
     dp = spawn_sleep(d.dp_pidfile);
     shared = spawn_sleep(d.shared_pidfile);
@@ -595,12 +606,9 @@ test_follow(void)
     shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in [dataplane], not "
                                   "steered",
                                   d.shared_pidfile);
-    g_assert_no_error(error);
     g_assert_true(g_file_set_contents(d.qemu_pidfile, qemu_text, -1, NULL));
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d.dir, TRUE);
-    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
 
-    g_assert_false(vn_dataplane_follow(r, c, log, &error));
+    g_assert_false(vn_dataplane_follow(d.record, d.config, log, &error));
     dump_log(log);
     g_assert_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER);
     g_assert_nonnull(strstr(error->message, "1 step(s) failed"));
@@ -615,7 +623,6 @@ test_follow(void)
                                    "data plane unit:vn-absent.service: no cgroup"));
     g_assert_true(g_str_has_suffix(g_ptr_array_index(log, log->len - 1), "; not steered"));
 
-    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
     stop(qemu);
     stop(dp);
     stop(shared);
@@ -659,8 +666,6 @@ test_repair(void)
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
     g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = NULL;
-    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) failed = g_ptr_array_new_with_free_func(g_free);
     g_autofree gchar *vhost_line = NULL, *dp_prefix = NULL, *got = NULL;
@@ -671,16 +676,12 @@ test_repair(void)
         g_test_skip("needs two CPUs and NUMA support");
         return;
     }
-    run_dir_init(&d, "");
-    c = vn_test_config_from_text(d.conf, &error);
-    g_assert_no_error(error);
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d.dir, TRUE);
-    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
+    run_dir_init(&d, "", cpu_text);
 
     /* not running (no QEMU pid file): skipped, nothing touched */
     dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
@@ -694,7 +695,7 @@ test_repair(void)
     vhost_line = g_strdup_printf("vhost worker: thread %d: CPUs %d -> %d", (int)tid, away, cpu);
     dp_prefix = g_strdup_printf("data plane pidfile:%s: process %d: 1 thread(s), CPUs %d -> %d, ",
                                 d.dp_pidfile, (int)dp, away, cpu);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     dump_log(done);
     dump_log(failed);
     g_assert_cmpuint(failed->len, ==, 0);
@@ -711,14 +712,14 @@ test_repair(void)
 
     /* everything in place: nothing to do, nothing said */
     g_ptr_array_set_size(done, 0);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
     /* a back-end restarted with a new pid and the wrong affinity */
     stop(dp);
     dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_cmpuint(done->len, ==, 1);
     assert_process_on(dp, cpu_text);
 
@@ -726,14 +727,13 @@ test_repair(void)
     g_ptr_array_set_size(done, 0);
     g_assert_cmpint(g_unlink(d.dp_pidfile), ==, 0);
     move_process(tid, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     dump_log(failed);
     g_assert_cmpuint(done->len, ==, 1);
     g_assert_cmpstr(g_ptr_array_index(done, 0), ==, vhost_line);
     g_assert_cmpuint(failed->len, ==, 1);
     g_assert_true(g_str_has_prefix(g_ptr_array_index(failed, 0), "data plane pidfile:"));
 
-    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
     stop(qemu);
     stop(dp);
     stop(shared);
