@@ -11,6 +11,7 @@
 #include "vnd.h"
 
 #include "vn-config-build.h"
+#include "vn-json-build.h"
 
 /* libsoup 3.2's table has no 431 (RFC 6585). */
 static const gchar *
@@ -61,8 +62,7 @@ vnd_answer_error(guint status, const gchar *message)
     gsize len;
 
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "error");
-    json_builder_add_string_value(b, message);
+    vn_json_add_string(b, "error", message);
     json_builder_end_object(b);
     root = json_builder_get_root(b);
     json_generator_set_root(gen, root);

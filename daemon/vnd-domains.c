@@ -14,6 +14,7 @@
 #include "vn-numa-maps.h"
 #include "vn-ledger-record-json.h"
 #include "vn-size.h"
+#include "vn-json-build.h"
 
 #include <math.h>
 
@@ -45,8 +46,7 @@ add_measured(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
         json_builder_add_null_value(b);
         json_builder_set_member_name(b, "locality_percent");
         json_builder_add_null_value(b);
-        json_builder_set_member_name(b, "measure_error");
-        json_builder_add_string_value(b, error->message);
+        vn_json_add_string(b, "measure_error", error->message);
         return;
     }
     json_builder_begin_object(b);
@@ -54,8 +54,7 @@ add_measured(JsonBuilder *b, const VnLedgerRecord *r, const gchar *sysroot)
         g_autofree gchar *key = g_strdup_printf("%u", n);
         if (!u->node_kib[n])
             continue;
-        json_builder_set_member_name(b, key);
-        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(u->node_kib[n]));
+        vn_json_add_int(b, key, (gint64)vn_size_kib_to_mib(u->node_kib[n]));
     }
     json_builder_end_object(b);
     loc = vn_numa_usage_locality(u, nodes);

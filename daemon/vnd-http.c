@@ -1,5 +1,6 @@
 /* vnd-http.c: JSON in and out of a SoupServerMessage. */
 #include "vnd.h"
+#include "vn-json-build.h"
 #include "vn-json-parse.h"
 #include "vnd-spec.h"
 
@@ -63,8 +64,7 @@ vnd_reply_error(SoupServerMessage *msg, const GError *error)
         error->domain == VND_ERROR ? (guint)error->code : SOUP_STATUS_INTERNAL_SERVER_ERROR;
 
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "error");
-    json_builder_add_string_value(b, error->message);
+    vn_json_add_string(b, "error", error->message);
     json_builder_end_object(b);
     node = json_builder_get_root(b);
     vnd_reply_json(msg, status, node);

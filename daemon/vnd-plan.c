@@ -8,6 +8,7 @@
 #include "vn-engine.h"
 #include "vn-placement-json.h"
 #include "vn-plan.h"
+#include "vn-json-build.h"
 
 #include <math.h>
 #include <string.h>
@@ -179,14 +180,10 @@ fit_json(gboolean fits, guint cells, gint score, GPtrArray *reasons, const VnPla
     g_autoptr(JsonBuilder) b = json_builder_new();
 
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "fits");
-    json_builder_add_boolean_value(b, fits);
-    json_builder_set_member_name(b, "single_node");
-    json_builder_add_boolean_value(b, fits && cells == 1);
-    json_builder_set_member_name(b, "cells");
-    json_builder_add_int_value(b, cells);
-    json_builder_set_member_name(b, "score");
-    json_builder_add_int_value(b, score);
+    vn_json_add_bool(b, "fits", fits);
+    vn_json_add_bool(b, "single_node", fits && cells == 1);
+    vn_json_add_int(b, "cells", cells);
+    vn_json_add_int(b, "score", score);
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
     for (guint i = 0; p && i < p->cells->len; i++)

@@ -19,6 +19,7 @@
 #include "vn-json-parse.h"
 #include "vn-placement-json.h"
 #include "vn-rebalance.h"
+#include "vn-json-build.h"
 
 #ifndef VNUMAD_VNUMACTL
 #define VNUMAD_VNUMACTL "/usr/local/sbin/vnumactl"
@@ -30,8 +31,7 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
     g_autoptr(JsonBuilder) b = json_builder_new();
 
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "dry_run");
-    json_builder_add_boolean_value(b, TRUE);
+    vn_json_add_bool(b, "dry_run", TRUE);
     vn_moves_add_json(b, t, moves, notes, NULL);
     json_builder_end_object(b);
     return json_builder_get_root(b);

@@ -15,6 +15,7 @@
 #include "vn-ledger-domain.h"
 #include "vn-ledger-record-json.h"
 #include "vn-placement-json.h"
+#include "vn-json-build.h"
 
 #include <string.h>
 
@@ -232,8 +233,7 @@ static void
 add_reservation(JsonBuilder *b, const VnLedgerRecord *r)
 {
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "id");
-    json_builder_add_string_value(b, r->uuid + strlen(VND_RESERVATION_PREFIX));
+    vn_json_add_string(b, "id", r->uuid + strlen(VND_RESERVATION_PREFIX));
     vn_ledger_record_add_json(b, r);
     json_builder_end_object(b);
 }

@@ -72,31 +72,47 @@ holds(JsonNode *n, GType type)
     return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == type;
 }
 
+/* The member `name` in *ret_n when it holds a value of `type` (NULL when
+ * absent); FALSE with "name: must" when it holds something else. */
+static gboolean
+get_typed(JsonObject *o, const gchar *name, GType type, const gchar *must, JsonNode **ret_n,
+          GError **error)
+{
+    JsonNode *n = json_object_get_member(o, name);
+
+    *ret_n = NULL;
+    if (n && !holds(n, type))
+        return bad(error, name, "%s", must);
+    *ret_n = n;
+    return TRUE;
+}
+
 /* An integer member within [min, max]; absent leaves *ret alone. */
 static gboolean
 get_int(JsonObject *o, const gchar *name, gint64 min, gint64 max, gint64 *ret, GError **error)
 {
-    JsonNode *n = json_object_get_member(o, name);
+    g_autofree gchar *must = g_strdup_printf(
+        "must be an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, min, max);
+    JsonNode *n;
 
-    if (!n)
-        return TRUE;
-    if (!holds(n, G_TYPE_INT64) || json_node_get_int(n) < min || json_node_get_int(n) > max)
-        return bad(error, name, "must be an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
-                   min, max);
-    *ret = json_node_get_int(n);
+    if (!get_typed(o, name, G_TYPE_INT64, must, &n, error))
+        return FALSE;
+    if (n && (json_node_get_int(n) < min || json_node_get_int(n) > max))
+        return bad(error, name, "%s", must);
+    if (n)
+        *ret = json_node_get_int(n);
     return TRUE;
 }
 
 static gboolean
 get_bool(JsonObject *o, const gchar *name, gboolean *ret, GError **error)
 {
-    JsonNode *n = json_object_get_member(o, name);
+    JsonNode *n;
 
-    if (!n)
-        return TRUE;
-    if (!holds(n, G_TYPE_BOOLEAN))
-        return bad(error, name, "must be true or false");
-    *ret = json_node_get_boolean(n);
+    if (!get_typed(o, name, G_TYPE_BOOLEAN, "must be true or false", &n, error))
+        return FALSE;
+    if (n)
+        *ret = json_node_get_boolean(n);
     return TRUE;
 }
 
@@ -104,14 +120,34 @@ get_bool(JsonObject *o, const gchar *name, gboolean *ret, GError **error)
 static gboolean
 get_string(JsonObject *o, const gchar *name, const gchar **ret, GError **error)
 {
-    JsonNode *n = json_object_get_member(o, name);
+    JsonNode *n;
 
     *ret = NULL;
-    if (!n)
-        return TRUE;
-    if (!holds(n, G_TYPE_STRING))
-        return bad(error, name, "must be a string");
-    *ret = json_node_get_string(n);
+    if (!get_typed(o, name, G_TYPE_STRING, "must be a string", &n, error))
+        return FALSE;
+    *ret = n ? json_node_get_string(n) : NULL;
+    return TRUE;
+}
+
+/* An element `where` of an array of objects with only the members
+ * `allowed`: its object in *ret_o. */
+static gboolean
+get_element_object(JsonNode *n, const gchar *where, const gchar *const *allowed, JsonObject **ret_o,
+                   GError **error)
+{
+    g_autoptr(GList) members = NULL;
+
+    if (!JSON_NODE_HOLDS_OBJECT(n)) {
+        g_autofree gchar *names = g_strjoinv("\", \"", (gchar **)allowed);
+        return bad(error, where, "must be an object {\"%s\"}", names);
+    }
+    members = json_object_get_members(json_node_get_object(n));
+    for (GList *l = members; l; l = l->next)
+        if (!g_strv_contains(allowed, l->data)) {
+            g_autofree gchar *shown = vn_json_escape(l->data);
+            return bad(error, where, "unknown member \"%s\"", shown);
+        }
+    *ret_o = json_node_get_object(n);
     return TRUE;
 }
 
@@ -173,15 +209,8 @@ get_device(JsonNode *n, guint i, VnRequest *r, GError **error)
     const gchar *name = NULL;
     JsonObject *o;
 
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-        return bad(error, where, "must be an object {\"node\", \"iothread\", \"name\"}");
-    o = json_node_get_object(n);
-    g_autoptr(GList) members = json_object_get_members(o);
-    for (GList *l = members; l; l = l->next)
-        if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *shown = vn_json_escape(l->data);
-            return bad(error, where, "unknown member \"%s\"", shown);
-        }
+    if (!get_element_object(n, where, allowed, &o, error))
+        return FALSE;
     if (!get_int(o, "node", 0, VN_REQUEST_MAX_NODE_ID, &node, error) ||
         !get_int(o, "iothread", 0, VN_REQUEST_MAX_IOTHREADS, &iothread, error) ||
         !get_string(o, "name", &name, error)) {
@@ -226,15 +255,8 @@ get_cell_size(JsonNode *n, guint i, VnRequest *r, GError **error)
     gint64 vcpus = -1, mib = -1;
     JsonObject *o;
 
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-        return bad(error, where, "must be an object {\"vcpus\", \"memory_mib\"}");
-    o = json_node_get_object(n);
-    g_autoptr(GList) members = json_object_get_members(o);
-    for (GList *l = members; l; l = l->next)
-        if (!g_strv_contains(allowed, l->data)) {
-            g_autofree gchar *shown = vn_json_escape(l->data);
-            return bad(error, where, "unknown member \"%s\"", shown);
-        }
+    if (!get_element_object(n, where, allowed, &o, error))
+        return FALSE;
     if (!get_int(o, "vcpus", 0, VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error)) {
         g_prefix_error(error, "%s.", where);

@@ -5,6 +5,7 @@
  * the same host.
  */
 #include "vn-baselines.h"
+#include "vn-names.h"
 
 G_DEFINE_QUARK(vn-baseline-error-quark, vn_baseline_error);
 
@@ -15,22 +16,7 @@ static const gchar *const baseline_names[VN_BASELINE_MAX] = {
     [VN_BASELINE_NO_PINNING] = "no-pinning",
 };
 
-const gchar *
-vn_baseline_to_string(VnBaseline b)
-{
-    return b < VN_BASELINE_MAX ? baseline_names[b] : NULL;
-}
-
-gboolean
-vn_baseline_from_string(const gchar *s, VnBaseline *ret_b)
-{
-    for (guint i = 0; i < VN_BASELINE_MAX; i++)
-        if (g_strcmp0(s, baseline_names[i]) == 0) {
-            *ret_b = (VnBaseline)i;
-            return TRUE;
-        }
-    return FALSE;
-}
+VN_DEFINE_ENUM_STRINGS(VnBaseline, vn_baseline, baseline_names, VN_BASELINE_MAX)
 
 typedef struct {
     const VnTopology *t;

@@ -1,5 +1,6 @@
 /* vn-load.c: load and policy values. */
 #include "vn-load.h"
+#include "vn-names.h"
 
 VnLoad *
 vn_load_new(const VnTopology *t)
@@ -60,22 +61,7 @@ static const gchar *const balance_names[VN_BALANCE_MAX + 1] = {
     [VN_BALANCE_MAX] = NULL,
 };
 
-const gchar *
-vn_balance_to_string(VnBalance b)
-{
-    return b < VN_BALANCE_MAX ? balance_names[b] : NULL;
-}
-
-gboolean
-vn_balance_from_string(const gchar *s, VnBalance *ret_b)
-{
-    for (guint i = 0; i < VN_BALANCE_MAX; i++)
-        if (g_strcmp0(s, balance_names[i]) == 0) {
-            *ret_b = (VnBalance)i;
-            return TRUE;
-        }
-    return FALSE;
-}
+VN_DEFINE_ENUM_STRINGS(VnBalance, vn_balance, balance_names, VN_BALANCE_MAX)
 
 const gchar *const *
 vn_balance_names(void)

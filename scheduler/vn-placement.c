@@ -1,5 +1,6 @@
 /* vn-placement.c: the placement value. */
 #include "vn-placement.h"
+#include "vn-names.h"
 
 static void
 cell_clear(gpointer p)
@@ -121,10 +122,7 @@ vn_memory_mode_to_string(VnMemoryMode m)
 gint
 vn_memory_mode_from_string(const gchar *s)
 {
-    for (gint i = 0; s && memory_mode_names[i]; i++)
-        if (g_str_equal(memory_mode_names[i], s))
-            return i;
-    return -1;
+    return vn_name_index(memory_mode_names, VN_MEMORY_MODE_MAX, s);
 }
 
 VnMemoryMode

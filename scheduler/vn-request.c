@@ -1,5 +1,6 @@
 /* vn-request.c: the VM request value and its enum string tables. */
 #include "vn-request.h"
+#include "vn-names.h"
 
 static const gchar *const smt_names[VN_SMT_MAX] = { "prefer", "isolate", "require" };
 static const gchar *const priority_names[VN_PRIORITY_MAX] = { "low", "normal", "high" };
@@ -69,36 +70,6 @@ vn_request_forget_even_cell_sizes(VnRequest *r)
     g_clear_pointer(&r->cell_sizes, g_array_unref);
 }
 
-const gchar *
-vn_smt_policy_to_string(VnSmtPolicy p)
-{
-    return p < VN_SMT_MAX ? smt_names[p] : NULL;
-}
+VN_DEFINE_ENUM_STRINGS(VnSmtPolicy, vn_smt_policy, smt_names, VN_SMT_MAX)
 
-gboolean
-vn_smt_policy_from_string(const gchar *s, VnSmtPolicy *ret_p)
-{
-    for (guint i = 0; i < VN_SMT_MAX; i++)
-        if (g_strcmp0(s, smt_names[i]) == 0) {
-            *ret_p = (VnSmtPolicy)i;
-            return TRUE;
-        }
-    return FALSE;
-}
-
-const gchar *
-vn_priority_to_string(VnPriority p)
-{
-    return p < VN_PRIORITY_MAX ? priority_names[p] : NULL;
-}
-
-gboolean
-vn_priority_from_string(const gchar *s, VnPriority *ret_p)
-{
-    for (guint i = 0; i < VN_PRIORITY_MAX; i++)
-        if (g_strcmp0(s, priority_names[i]) == 0) {
-            *ret_p = (VnPriority)i;
-            return TRUE;
-        }
-    return FALSE;
-}
+VN_DEFINE_ENUM_STRINGS(VnPriority, vn_priority, priority_names, VN_PRIORITY_MAX)

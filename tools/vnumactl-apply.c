@@ -26,18 +26,6 @@ quiet_libvirt(void *data, virErrorPtr e)
     /* errors are reported through GError, once, by us */
 }
 
-/* vnuma.conf ($VNUMA_CONFIG or the default) for this host. */
-static VnConfig *
-load_config(GError **error)
-{
-    VnSourceOptions none = { 0 };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnConfig) config = NULL;
-    if (!vn_source_load(&none, &t, NULL, &config, error))
-        return NULL;
-    return g_steal_pointer(&config);
-}
-
 static void
 print_log(const gchar *name, const GPtrArray *log)
 {
@@ -158,7 +146,7 @@ vn_cmd_apply(int argc, char **argv)
         return vn_cli_fail_printf("--timeout %d: not within 0..3600 seconds", timeout_s);
     if (!state_dir && g_getenv("VNUMA_STATE_DIR"))
         state_dir = g_strdup(g_getenv("VNUMA_STATE_DIR"));
-    g_autoptr(VnConfig) config = load_config(&error);
+    g_autoptr(VnConfig) config = vn_cli_host_config(&error);
     if (!config && !state_dir)
         return vn_cli_fail(error);
     const gchar *dir = state_dir ? state_dir : config->state_dir;

@@ -85,3 +85,15 @@ vn_cli_print_json(JsonNode *node)
 
     g_print("%s\n", text);
 }
+
+VnConfig *
+vn_cli_host_config(GError **error)
+{
+    VnSourceOptions none = { 0 };
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) config = NULL;
+
+    if (!vn_source_load(&none, &t, NULL, &config, error))
+        return NULL;
+    return g_steal_pointer(&config);
+}

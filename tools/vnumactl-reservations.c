@@ -15,13 +15,9 @@
 static gchar *
 state_dir_from_config(GError **error)
 {
-    VnSourceOptions none = { 0 };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnConfig) config = vn_cli_host_config(error);
 
-    if (!vn_source_load(&none, &t, NULL, &config, error))
-        return NULL;
-    return g_strdup(config->state_dir);
+    return config ? g_strdup(config->state_dir) : NULL;
 }
 
 static void

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "vn-history.h"
+#include "vn-json-build.h"
 #include "vn-ledger-domain.h"
 #include "vn-status.h"
 #include "vn-topology-svg.h"
@@ -27,8 +28,6 @@
 static gchar *
 resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
 {
-    VnSourceOptions none = { 0 };
-    g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) loaded = NULL;
 
     if (option)
@@ -37,9 +36,8 @@ resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
         return g_strdup(g_getenv("VNUMA_STATE_DIR"));
     if (config)
         return g_strdup(config->state_dir);
-    if (!vn_source_load(&none, &t, NULL, &loaded, error))
-        return NULL;
-    return g_strdup(loaded->state_dir);
+    loaded = vn_cli_host_config(error);
+    return loaded ? g_strdup(loaded->state_dir) : NULL;
 }
 
 /* The ledger's commitments replace whatever the source counted (the live
@@ -177,44 +175,27 @@ add_share(JsonBuilder *b, const gchar *name, gdouble v)
 }
 
 static void
-add_int(JsonBuilder *b, const gchar *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void
-add_string(JsonBuilder *b, const gchar *name, const gchar *v)
-{
-    json_builder_set_member_name(b, name);
-    if (v)
-        json_builder_add_string_value(b, v);
-    else
-        json_builder_add_null_value(b);
-}
-
-static void
 vm_to_json(JsonBuilder *b, const VnStatusVm *v)
 {
     const VnLedgerRecord *r = v->record;
     g_autofree gchar *when = r->time > 0 ? time_text(r->time) : NULL;
 
     json_builder_begin_object(b);
-    add_string(b, "name", r->name);
-    add_string(b, "state", vn_ledger_state_to_string(r->state));
-    add_int(b, "vcpus", vn_ledger_record_vcpus(r));
-    add_string(b, "priority", vn_priority_to_string(r->priority));
-    add_string(b, "last_move", when);
+    vn_json_add_string(b, "name", r->name);
+    vn_json_add_string(b, "state", vn_ledger_state_to_string(r->state));
+    vn_json_add_int(b, "vcpus", vn_ledger_record_vcpus(r));
+    vn_json_add_string(b, "priority", vn_priority_to_string(r->priority));
+    vn_json_add_string(b, "last_move", when);
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
     for (guint c = 0; c < r->cells->len; c++) {
         const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
         json_builder_begin_object(b);
-        add_int(b, "cell", cell->id);
-        add_int(b, "node", cell->node_os_id);
-        add_int(b, "vcpus", cell->vcpus);
-        add_string(b, "cpus", cell->cpus);
-        add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(cell->memory_kib));
+        vn_json_add_int(b, "cell", cell->id);
+        vn_json_add_int(b, "node", cell->node_os_id);
+        vn_json_add_int(b, "vcpus", cell->vcpus);
+        vn_json_add_string(b, "cpus", cell->cpus);
+        vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(cell->memory_kib));
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -224,14 +205,14 @@ vm_to_json(JsonBuilder *b, const VnStatusVm *v)
         for (guint i = 0; i < v->memory->len; i++) {
             const VnStatusNodeMemory *m = &g_array_index(v->memory, VnStatusNodeMemory, i);
             g_autofree gchar *key = g_strdup_printf("%u", m->node_os_id);
-            add_int(b, key, (gint64)vn_size_kib_to_mib(m->kib));
+            vn_json_add_int(b, key, (gint64)vn_size_kib_to_mib(m->kib));
         }
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);
     }
     add_share(b, "locality", v->locality);
-    add_string(b, "not_measured", v->not_measured);
+    vn_json_add_string(b, "not_measured", v->not_measured);
     json_builder_end_object(b);
 }
 
@@ -239,12 +220,12 @@ static void
 node_to_json(JsonBuilder *b, const VnStatusNode *n)
 {
     json_builder_begin_object(b);
-    add_int(b, "id", n->os_id);
-    add_int(b, "cpus", n->n_cpus);
-    add_int(b, "committed_vcpus", n->committed_vcpus);
-    add_int(b, "vcpu_capacity", (gint64)n->vcpu_capacity);
-    add_int(b, "committed_memory_mib", (gint64)vn_size_kib_to_mib(n->committed_memory_kib));
-    add_int(b, "usable_memory_mib", (gint64)vn_size_kib_to_mib(n->mem_usable_kib));
+    vn_json_add_int(b, "id", n->os_id);
+    vn_json_add_int(b, "cpus", n->n_cpus);
+    vn_json_add_int(b, "committed_vcpus", n->committed_vcpus);
+    vn_json_add_int(b, "vcpu_capacity", (gint64)n->vcpu_capacity);
+    vn_json_add_int(b, "committed_memory_mib", (gint64)vn_size_kib_to_mib(n->committed_memory_kib));
+    vn_json_add_int(b, "usable_memory_mib", (gint64)vn_size_kib_to_mib(n->mem_usable_kib));
     json_builder_set_member_name(b, "free_memory_mib");
     if (n->mem_free_kib == G_MAXUINT64)
         json_builder_add_null_value(b);
@@ -252,7 +233,7 @@ node_to_json(JsonBuilder *b, const VnStatusNode *n)
         json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_free_kib));
     add_share(b, "cpu_busy", n->cpu_busy);
     add_share(b, "numa_miss_share", n->miss_share);
-    add_string(b, "numa_miss_level", vn_status_level_to_string(n->miss_level));
+    vn_json_add_string(b, "numa_miss_level", vn_status_level_to_string(n->miss_level));
     json_builder_end_object(b);
 }
 
@@ -346,12 +327,12 @@ print_log_json(GPtrArray *entries)
     for (guint i = 0; i < entries->len; i++) {
         const VnHistoryEntry *e = g_ptr_array_index(entries, i);
         json_builder_begin_object(b);
-        add_string(b, "time", e->time);
-        add_string(b, "vm", e->vm);
-        add_string(b, "phase", e->phase);
-        add_string(b, "decision", e->decision);
-        add_string(b, "nodes", e->nodes);
-        add_string(b, "reason", e->reason);
+        vn_json_add_string(b, "time", e->time);
+        vn_json_add_string(b, "vm", e->vm);
+        vn_json_add_string(b, "phase", e->phase);
+        vn_json_add_string(b, "decision", e->decision);
+        vn_json_add_string(b, "nodes", e->nodes);
+        vn_json_add_string(b, "reason", e->reason);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

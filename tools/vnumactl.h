@@ -74,3 +74,7 @@ void vn_cli_print_warnings(const VnPlacement *p);
 
 /* Prints `node` as pretty JSON and a newline on stdout. */
 void vn_cli_print_json(JsonNode *node);
+
+/* vnuma.conf ($VNUMA_CONFIG or the default) for this host, as
+ * vn_source_load() reads it without a topology source option. */
+VnConfig *vn_cli_host_config(GError **error);

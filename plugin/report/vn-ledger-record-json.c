@@ -1,45 +1,25 @@
 /* vn-ledger-record-json.c: a ledger record for people and programs (see
  * the header); one writer, so the CLI and the API cannot round apart. */
 #include "vn-ledger-record-json.h"
+#include "vn-json-build.h"
 #include "vn-size.h"
-
-static void
-add_int(JsonBuilder *b, const gchar *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void
-add_string(JsonBuilder *b, const gchar *name, const gchar *v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_string_value(b, v);
-}
-
-static void
-add_bool(JsonBuilder *b, const gchar *name, gboolean v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_boolean_value(b, v);
-}
 
 /* "memory_mib" and the exact "memory_kib" beside it */
 static void
 add_memory(JsonBuilder *b, guint64 kib)
 {
-    add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(kib));
-    add_int(b, "memory_kib", (gint64)kib);
+    vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(kib));
+    vn_json_add_int(b, "memory_kib", (gint64)kib);
 }
 
 static void
 add_cell(JsonBuilder *b, const VnLedgerCell *c)
 {
     json_builder_begin_object(b);
-    add_int(b, "id", c->id);
-    add_int(b, "node", c->node_os_id);
-    add_string(b, "cpus", c->cpus);
-    add_int(b, "vcpus", c->vcpus);
+    vn_json_add_int(b, "id", c->id);
+    vn_json_add_int(b, "node", c->node_os_id);
+    vn_json_add_string(b, "cpus", c->cpus);
+    vn_json_add_int(b, "vcpus", c->vcpus);
     add_memory(b, c->memory_kib);
     json_builder_end_object(b);
 }
@@ -49,20 +29,20 @@ vn_ledger_record_add_json(JsonBuilder *b, const VnLedgerRecord *r)
 {
     g_return_if_fail(b != NULL && r != NULL);
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-    add_string(b, "name", r->name);
-    add_string(b, "uuid", r->uuid);
-    add_string(b, "state", vn_ledger_state_to_string(r->state));
-    add_bool(b, "needs_apply", r->needs_apply);
-    add_bool(b, "dedicated", r->dedicated);
-    add_bool(b, "foreign", r->foreign);
-    add_string(b, "priority", vn_priority_to_string(r->priority));
-    add_int(b, "hugepage_kib", (gint64)r->hugepage_kib);
-    add_string(b, "nodes", nodes);
-    add_int(b, "vcpus", vn_ledger_record_vcpus(r));
+    vn_json_add_string(b, "name", r->name);
+    vn_json_add_string(b, "uuid", r->uuid);
+    vn_json_add_string(b, "state", vn_ledger_state_to_string(r->state));
+    vn_json_add_bool(b, "needs_apply", r->needs_apply);
+    vn_json_add_bool(b, "dedicated", r->dedicated);
+    vn_json_add_bool(b, "foreign", r->foreign);
+    vn_json_add_string(b, "priority", vn_priority_to_string(r->priority));
+    vn_json_add_int(b, "hugepage_kib", (gint64)r->hugepage_kib);
+    vn_json_add_string(b, "nodes", nodes);
+    vn_json_add_int(b, "vcpus", vn_ledger_record_vcpus(r));
     add_memory(b, vn_ledger_record_memory_kib(r));
-    add_int(b, "last_change", r->time);
+    vn_json_add_int(b, "last_change", r->time);
     if (r->expires)
-        add_int(b, "expires", r->expires);
+        vn_json_add_int(b, "expires", r->expires);
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
     for (guint i = 0; i < r->cells->len; i++)

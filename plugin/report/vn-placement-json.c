@@ -2,14 +2,14 @@
 #include "vn-placement-json.h"
 #include "vn-cpulist.h"
 #include "vn-size.h"
+#include "vn-json-build.h"
 
 static void
 add_cpulist(JsonBuilder *b, const gchar *member, const VnBitmap *cpus)
 {
     g_autofree gchar *s = vn_cpulist_format(cpus);
 
-    json_builder_set_member_name(b, member);
-    json_builder_add_string_value(b, s);
+    vn_json_add_string(b, member, s);
 }
 
 static void
@@ -20,14 +20,11 @@ add_cell(JsonBuilder *b, const VnCell *c)
     for (guint v = c->vcpu_first; v < c->vcpu_first + c->n_vcpus; v++)
         vn_bitmap_set(vcpus, v);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "id");
-    json_builder_add_int_value(b, c->id);
-    json_builder_set_member_name(b, "node");
-    json_builder_add_int_value(b, c->node_os_id);
+    vn_json_add_int(b, "id", c->id);
+    vn_json_add_int(b, "node", c->node_os_id);
     add_cpulist(b, "vcpus", vcpus);
     add_cpulist(b, "cpus", c->cpus);
-    json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(c->memory_kib));
+    vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(c->memory_kib));
     json_builder_end_object(b);
 }
 
@@ -44,21 +41,16 @@ add_candidates(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
         for (guint n = 0; n < c->nodes->len; n++)
             json_builder_add_int_value(b, t->nodes[g_array_index(c->nodes, guint, n)].os_id);
         json_builder_end_array(b);
-        json_builder_set_member_name(b, "feasible");
-        json_builder_add_boolean_value(b, c->feasible);
-        json_builder_set_member_name(b, "chosen");
-        json_builder_add_boolean_value(b, c->chosen);
+        vn_json_add_bool(b, "feasible", c->feasible);
+        vn_json_add_bool(b, "chosen", c->chosen);
         if (c->feasible) {
-            json_builder_set_member_name(b, "internal_distance");
-            json_builder_add_int_value(b, c->internal_distance);
-            json_builder_set_member_name(b, "device_distance");
-            json_builder_add_int_value(b, c->device_distance);
+            vn_json_add_int(b, "internal_distance", c->internal_distance);
+            vn_json_add_int(b, "device_distance", c->device_distance);
             json_builder_set_member_name(b, "load_after");
             json_builder_add_double_value(b, c->load_after);
         }
         if (c->note) {
-            json_builder_set_member_name(b, "note");
-            json_builder_add_string_value(b, c->note);
+            vn_json_add_string(b, "note", c->note);
         }
         json_builder_end_object(b);
     }
@@ -101,18 +93,14 @@ add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
     for (guint i = 0; i < p->iothreads->len; i++) {
         const VnIOThreadPin *io = &g_array_index(p->iothreads, VnIOThreadPin, i);
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "id");
-        json_builder_add_int_value(b, io->id);
+        vn_json_add_int(b, "id", io->id);
         add_cpulist(b, "cpus", io->cpus);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "dedicated");
-    json_builder_add_boolean_value(b, p->dedicated);
-    json_builder_set_member_name(b, "threads_per_core");
-    json_builder_add_int_value(b, p->threads_per_core);
-    json_builder_set_member_name(b, "hugepage_kib");
-    json_builder_add_int_value(b, (gint64)p->hugepage_kib);
+    vn_json_add_bool(b, "dedicated", p->dedicated);
+    vn_json_add_int(b, "threads_per_core", p->threads_per_core);
+    vn_json_add_int(b, "hugepage_kib", (gint64)p->hugepage_kib);
     if (p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus))
         add_cpulist(b, "isolated_cpus", p->isolated_cpus);
     json_builder_end_object(b);
@@ -139,8 +127,7 @@ vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
     g_autoptr(JsonBuilder) b = json_builder_new();
 
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "error");
-    json_builder_add_string_value(b, error->message);
+    vn_json_add_string(b, "error", error->message);
     vn_json_add_strings(b, "reasons", reasons);
     json_builder_end_object(b);
     return json_builder_get_root(b);
@@ -150,22 +137,14 @@ static void
 add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
 {
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "vm");
-    json_builder_add_string_value(b, m->vm);
-    json_builder_set_member_name(b, "cell");
-    json_builder_add_int_value(b, m->cell);
-    json_builder_set_member_name(b, "from");
-    json_builder_add_int_value(b, t->nodes[m->from_node].os_id);
-    json_builder_set_member_name(b, "to");
-    json_builder_add_int_value(b, t->nodes[m->to_node].os_id);
-    json_builder_set_member_name(b, "vcpus");
-    json_builder_add_int_value(b, m->vcpus);
-    json_builder_set_member_name(b, "memory_mib");
-    json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(m->memory_kib));
-    json_builder_set_member_name(b, "reason");
-    json_builder_add_string_value(b, m->reason);
-    json_builder_set_member_name(b, "applied");
-    json_builder_add_boolean_value(b, applied);
+    vn_json_add_string(b, "vm", m->vm);
+    vn_json_add_int(b, "cell", m->cell);
+    vn_json_add_int(b, "from", t->nodes[m->from_node].os_id);
+    vn_json_add_int(b, "to", t->nodes[m->to_node].os_id);
+    vn_json_add_int(b, "vcpus", m->vcpus);
+    vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(m->memory_kib));
+    vn_json_add_string(b, "reason", m->reason);
+    vn_json_add_bool(b, "applied", applied);
     json_builder_end_object(b);
 }
 

@@ -1,6 +1,7 @@
 /* vn-config-schema.c: the table of vnuma.conf, and how each kind of value
  * is read, written back and copied. */
 #include "vn-config-schema.h"
+#include "vn-names.h"
 
 #include <gio/gio.h>
 #include <stdarg.h>
@@ -32,15 +33,6 @@ hook_conflict_names(void)
     return names;
 }
 
-static gint
-name_index(const gchar *const *names, const gchar *s)
-{
-    for (gint i = 0; s && names[i]; i++)
-        if (g_str_equal(names[i], s))
-            return i;
-    return -1;
-}
-
 const gchar *
 vn_hook_manage_to_string(VnHookManage m)
 {
@@ -51,7 +43,7 @@ vn_hook_manage_to_string(VnHookManage m)
 gint
 vn_hook_manage_from_string(const gchar *s)
 {
-    return name_index(hook_manage_names(), s);
+    return vn_name_index(hook_manage_names(), VN_HOOK_MANAGE_MAX, s);
 }
 
 const gchar *
@@ -64,7 +56,7 @@ vn_hook_conflict_to_string(VnHookConflict c)
 gint
 vn_hook_conflict_from_string(const gchar *s)
 {
-    return name_index(hook_conflict_names(), s);
+    return vn_name_index(hook_conflict_names(), VN_HOOK_CONFLICT_MAX, s);
 }
 
 /* [api] tcp_listen: a literal IP and a port, "127.0.0.1:8470" or "[::1]:8470". */
@@ -254,7 +246,8 @@ read_double(const VnConfigKey *k, const gchar *text, gdouble *ret_value, GError 
 static gboolean
 read_choice(const VnConfigKey *k, const gchar *text, guint *ret_value, GError **error)
 {
-    gint v = name_index(k->names(), text);
+    const gchar *const *names = k->names();
+    gint v = vn_name_index(names, g_strv_length((gchar **)names), text);
 
     if (v < 0) {
         g_autofree gchar *choices = g_strjoinv(", ", (gchar **)k->names());

@@ -1,5 +1,6 @@
 /* vn-dataplane-spec.c: [dataplane] specs, parsed (nothing is read). */
 #include "vn-dataplane-spec.h"
+#include "vn-names.h"
 
 #include <string.h>
 
@@ -18,10 +19,7 @@ vn_dataplane_spec_kind_to_string(VnDataplaneSpecKind k)
 gint
 vn_dataplane_spec_kind_from_string(const gchar *s)
 {
-    for (gint i = 0; s && spec_kind_names[i]; i++)
-        if (g_str_equal(spec_kind_names[i], s))
-            return i;
-    return -1;
+    return vn_name_index(spec_kind_names, VN_DATAPLANE_SPEC_MAX, s);
 }
 
 /* ---- specs ---- */

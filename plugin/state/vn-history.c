@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include "vn-json-parse.h"
+#include "vn-json-build.h"
 
 G_DEFINE_QUARK(vn-history-error-quark, vn_history_error);
 
@@ -150,8 +151,7 @@ entry_line(const VnHistoryEntry *e)
 
     json_builder_begin_object(b);
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        json_builder_set_member_name(b, names[i]);
-        json_builder_add_string_value(b, values[i] ? values[i] : "");
+        vn_json_add_string(b, names[i], values[i] ? values[i] : "");
     }
     json_builder_end_object(b);
     root = json_builder_get_root(b);

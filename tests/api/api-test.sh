@@ -29,10 +29,7 @@ trap cleanup EXIT
 unset VNUMA_TOPOLOGY VNUMA_LIBVIRT_RUN_DIR
 export VNUMA_CONFIG=$data/config/empty.conf
 
-n=0 failed=0
-ok()   { n=$((n + 1)); echo "ok $n - $1"; }
-nok()  { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local what=$1; shift; if "$@" >/dev/null; then ok "$what"; else nok "$what" "command: $*"; fi; }
+. "$src/tests/api/tap.sh"
 
 # start NAME SOCKET ARGS... : vnumad in the foreground, ready when the socket answers
 start() {
@@ -766,5 +763,4 @@ for name in replay reload loop ledger tcp$attempt ${pid_drift:+drift}; do
     if [ "$st" = 0 ]; then ok "$name: clean exit"; else nok "$name: clean exit" "exit $st" "$(tail -5 "$tmp/$name.log")"; fi
 done
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

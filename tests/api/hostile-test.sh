@@ -37,10 +37,7 @@ trap cleanup EXIT
 unset VNUMA_TOPOLOGY VNUMA_LIBVIRT_RUN_DIR
 export VNUMA_STATE_DIR=$tmp/state
 
-n=0 failed=0
-ok()   { n=$((n + 1)); echo "ok $n - $1"; }
-nok()  { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local what=$1; shift; if "$@" >/dev/null; then ok "$what"; else nok "$what" "command: $*"; fi; }
+. "$src/tests/api/tap.sh"
 # hostile WHAT ADDRESS CASE ARGS...: the client's line describes what it saw
 hostile() {
     local what=$1 out; shift
@@ -171,5 +168,4 @@ if kill -0 "$pid" 2>/dev/null; then
     check "SIGTERM: clean exit" test $? = 0
 fi
 pid=
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

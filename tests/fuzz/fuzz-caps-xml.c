@@ -4,13 +4,6 @@
 #include "vn-fuzz.h"
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    vn_fuzz_init();
-    return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     VnSourceOptions o = { .capabilities = (gchar *)vn_fuzz_write("capabilities.xml", data, size) };

@@ -4,23 +4,22 @@
 #include "vn-fuzz.h"
 #include "vn-config.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+read_config(const gchar *path, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    vn_fuzz_topology();
-    return 0;
+    return vn_config_load(path, vn_fuzz_topology(), error);
+}
+
+static void
+use_config(gpointer c)
+{
+    vn_fuzz_use_topology(vn_fuzz_topology(), ((VnConfig *)c)->policy);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const gchar *path = vn_fuzz_write("vnuma.conf", data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = vn_config_load(path, vn_fuzz_topology(), &error);
-
-    vn_fuzz_check(c != NULL, error, path);
-    if (c)
-        vn_fuzz_use_topology(vn_fuzz_topology(), c->policy);
+    vn_fuzz_read_file("vnuma.conf", data, size, read_config, use_config,
+                      (GDestroyNotify)vn_config_free);
     return 0;
 }

@@ -27,9 +27,16 @@ same_entry(const VnHistoryEntry *a, const VnHistoryEntry *b)
            g_str_equal(a->nodes, b->nodes) && g_str_equal(a->reason, b->reason);
 }
 
-static void
-round_trip(GPtrArray *entries)
+static gpointer
+read_history(const gchar *path, const gchar *origin, GError **error)
 {
+    return vn_history_read(vn_fuzz_dir(), 0, error);
+}
+
+static void
+round_trip(gpointer data)
+{
+    GPtrArray *entries = data;
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) again = NULL;
 
@@ -52,12 +59,7 @@ round_trip(GPtrArray *entries)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const gchar *path = vn_fuzz_write(VN_HISTORY_FILE, data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) entries = vn_history_read(vn_fuzz_dir(), 0, &error);
-
-    vn_fuzz_check(entries != NULL, error, path);
-    if (entries)
-        round_trip(entries);
+    vn_fuzz_read_file(VN_HISTORY_FILE, data, size, read_history, round_trip,
+                      (GDestroyNotify)g_ptr_array_unref);
     return 0;
 }

@@ -9,22 +9,22 @@
 #include "vn-fuzz.h"
 #include "vn-topology-source.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+read_topology(const gchar *path, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    return 0;
+    return vn_topology_load_hwloc_xml(path, error);
+}
+
+static void
+use_topology(gpointer t)
+{
+    vn_fuzz_use_topology(t, NULL);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const gchar *path = vn_fuzz_write("topology.xml", data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnTopology) t = vn_topology_load_hwloc_xml(path, &error);
-
-    vn_fuzz_check(t != NULL, error, path);
-    if (t)
-        vn_fuzz_use_topology(t, NULL);
+    vn_fuzz_read_file("topology.xml", data, size, read_topology, use_topology,
+                      (GDestroyNotify)vn_topology_free);
     return 0;
 }

@@ -8,12 +8,10 @@
 
 #include <string.h>
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+read_ledger(const gchar *path, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    vn_fuzz_topology();
-    return 0;
+    return vn_ledger_snapshot(vn_fuzz_dir(), error);
 }
 
 static void
@@ -33,8 +31,9 @@ round_trip(const VnLedger *l)
 }
 
 static void
-use(const VnLedger *l)
+use(gpointer data)
 {
+    const VnLedger *l = data;
     g_autoptr(VnLoad) load = vn_fuzz_load_new();
     g_autoptr(GPtrArray) residents = NULL;
     GPtrArray *records = vn_ledger_records(l);
@@ -50,19 +49,12 @@ use(const VnLedger *l)
             (!reason || !*reason))
             vn_fuzz_fail("a record does not fit without a reason", NULL);
     }
+    round_trip(l);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const gchar *path = vn_fuzz_write("ledger.json", data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnLedger) l = vn_ledger_snapshot(vn_fuzz_dir(), &error);
-
-    vn_fuzz_check(l != NULL, error, path);
-    if (!l)
-        return 0;
-    use(l);
-    round_trip(l);
+    vn_fuzz_read_file("ledger.json", data, size, read_ledger, use, (GDestroyNotify)vn_ledger_free);
     return 0;
 }

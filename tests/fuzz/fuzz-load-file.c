@@ -5,16 +5,16 @@
 #include "vn-load-file.h"
 #include "vn-plan.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+read_load(const gchar *path, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    vn_fuzz_topology();
-    return 0;
+    g_autoptr(VnLoad) load = vn_fuzz_load_new();
+
+    return vn_load_read_file(path, vn_fuzz_topology(), load, error) ? g_steal_pointer(&load) : NULL;
 }
 
 static void
-plan_on(const VnLoad *load)
+plan_on(gpointer load)
 {
     g_autoptr(VnRequest) r = vn_request_new();
     g_autoptr(GPtrArray) reasons = NULL;
@@ -30,13 +30,6 @@ plan_on(const VnLoad *load)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const gchar *path = vn_fuzz_write("load.json", data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnLoad) load = vn_fuzz_load_new();
-    gboolean ok = vn_load_read_file(path, vn_fuzz_topology(), load, &error);
-
-    vn_fuzz_check(ok, error, path);
-    if (ok)
-        plan_on(load);
+    vn_fuzz_read_file("load.json", data, size, read_load, plan_on, (GDestroyNotify)vn_load_free);
     return 0;
 }

@@ -7,16 +7,16 @@
 
 #define ORIGIN "fuzz/numa_maps"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+parse(const gchar *text, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    return 0;
+    return vn_numa_maps_parse(text, origin, error);
 }
 
 static void
-check_usage(const VnNumaUsage *u)
+check_usage(gpointer data)
 {
+    const VnNumaUsage *u = data;
     g_autoptr(GArray) one = g_array_sized_new(FALSE, FALSE, sizeof(guint), 1);
     guint64 sum = 0;
 
@@ -37,12 +37,6 @@ check_usage(const VnNumaUsage *u)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    g_autofree gchar *text = vn_fuzz_text(data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnNumaUsage) u = vn_numa_maps_parse(text, ORIGIN, &error);
-
-    vn_fuzz_check(u != NULL, error, ORIGIN);
-    if (u)
-        check_usage(u);
+    vn_fuzz_read_text(ORIGIN, data, size, parse, check_usage, (GDestroyNotify)vn_numa_usage_free);
     return 0;
 }

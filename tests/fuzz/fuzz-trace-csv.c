@@ -11,12 +11,10 @@
 
 #define ORIGIN "fuzz-trace.csv"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static gpointer
+parse(const gchar *text, const gchar *origin, GError **error)
 {
-    vn_fuzz_init();
-    vn_fuzz_topology();
-    return 0;
+    return vn_trace_parse(text, origin, error);
 }
 
 static void
@@ -52,18 +50,17 @@ replay(const VnTrace *trace, VnSimPolicy which)
         vn_fuzz_fail("the replay's imbalance is not a number >= 1", NULL);
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void
+use(gpointer trace)
 {
-    g_autofree gchar *text = vn_fuzz_text(data, size);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnTrace) trace = vn_trace_parse(text, ORIGIN, &error);
-
-    vn_fuzz_check(trace != NULL, error, ORIGIN);
-    if (!trace)
-        return 0;
     round_trip(trace);
     replay(trace, VN_SIM_POLICY_VNUMA);
     replay(trace, VN_SIM_POLICY_FIRST_FIT);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vn_fuzz_read_text(ORIGIN, data, size, parse, use, (GDestroyNotify)vn_trace_free);
     return 0;
 }

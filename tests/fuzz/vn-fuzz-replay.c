@@ -11,28 +11,15 @@
 #include <glob.h>
 #include <string.h>
 
-typedef struct {
-    gchar *path;
-} ReplayCase;
-
-static void
-replay_case_free(gpointer data)
-{
-    ReplayCase *c = data;
-
-    g_free(c->path);
-    g_free(c);
-}
-
+/* One case: `data` is the file's path. */
 static void
 replay_one(gconstpointer data)
 {
-    const ReplayCase *c = data;
     g_autoptr(GError) error = NULL;
     g_autofree gchar *contents = NULL;
     gsize len;
 
-    if (!g_file_get_contents(c->path, &contents, &len, &error))
+    if (!g_file_get_contents(data, &contents, &len, &error))
         g_error("%s", error->message);
     /* a copy of exactly `len` bytes, so ASan sees a read past the end as
      * libFuzzer would (contents has a NUL after them); never NULL, as
@@ -84,7 +71,7 @@ int
 main(int argc, char **argv)
 {
     g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GPtrArray) cases = g_ptr_array_new_with_free_func(replay_case_free);
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
     guint n = 0;
 
     g_test_init(&argc, &argv, NULL);
@@ -96,7 +83,6 @@ main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         g_autoptr(GPtrArray) files = list_files(argv[i]);
         for (guint j = 0; j < files->len; j++) {
-            ReplayCase *c = g_new0(ReplayCase, 1);
             g_autofree gchar *base = g_path_get_basename(files->pdata[j]);
             g_autofree gchar *test = g_strdup_printf("/fuzz/%s/%s", argv[1], base);
             /* two seeds of one name in different folders: keep both */
@@ -105,9 +91,8 @@ main(int argc, char **argv)
                 test = g_strdup_printf("/fuzz/%s/%s-%u", argv[1], base, ++n);
             }
             g_hash_table_add(seen, g_strdup(test));
-            c->path = g_strdup(files->pdata[j]);
-            g_ptr_array_add(cases, c);
-            g_test_add_data_func(test, c, replay_one);
+            g_ptr_array_add(paths, g_strdup(files->pdata[j]));
+            g_test_add_data_func(test, g_ptr_array_index(paths, paths->len - 1), replay_one);
         }
     }
     return g_test_run();

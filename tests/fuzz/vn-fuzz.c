@@ -63,6 +63,14 @@ vn_fuzz_init(void)
         vn_fuzz_fail("cannot make a temporary directory", error);
     atexit(remove_tmp_dir);
     tmp_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    vn_fuzz_topology();
+}
+
+__attribute__((weak)) int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    vn_fuzz_init();
+    return 0;
 }
 
 gchar *
@@ -201,4 +209,36 @@ vn_fuzz_load_source(const VnSourceOptions *o, const gchar *origin)
     vn_fuzz_check(ok, error, origin);
     if (ok)
         vn_fuzz_use_topology(t, NULL);
+}
+
+static void
+read_and_use(const gchar *input, const gchar *origin, VnFuzzReadFunc read, VnFuzzUseFunc use,
+             GDestroyNotify free_func)
+{
+    g_autoptr(GError) error = NULL;
+    gpointer value = read(input, origin, &error);
+
+    vn_fuzz_check(value != NULL, error, origin);
+    if (!value)
+        return;
+    use(value);
+    free_func(value);
+}
+
+void
+vn_fuzz_read_file(const gchar *name, const uint8_t *data, size_t size, VnFuzzReadFunc read,
+                  VnFuzzUseFunc use, GDestroyNotify free_func)
+{
+    const gchar *path = vn_fuzz_write(name, data, size);
+
+    read_and_use(path, path, read, use, free_func);
+}
+
+void
+vn_fuzz_read_text(const gchar *name, const uint8_t *data, size_t size, VnFuzzReadFunc read,
+                  VnFuzzUseFunc use, GDestroyNotify free_func)
+{
+    g_autofree gchar *text = vn_fuzz_text(data, size);
+
+    read_and_use(text, name, read, use, free_func);
 }

@@ -18,13 +18,15 @@
 #include "vn-source.h"
 #include "vn-topology.h"
 
+/* A target that needs nothing but vn_fuzz_init() leaves
+ * LLVMFuzzerInitialize out: vn-fuzz.c holds a weak one that calls it. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Once per process: GLib warnings and criticals abort() (a
- * g_return_if_fail hit by input is a finding), and the environment
+ * g_return_if_fail hit by input is a finding), the environment
  * variables through which vnuma would look at this host's files are
- * cleared. */
+ * cleared, and the fixture host (vn_fuzz_topology()) is loaded. */
 void vn_fuzz_init(void);
 
 /* The input as a NUL-terminated string (a copy; an embedded NUL ends it
@@ -57,6 +59,22 @@ void vn_fuzz_use_topology(const VnTopology *t, const VnPolicy *policy);
  * no config, no load), checks the error contract against `origin` and
  * uses what it accepted. */
 void vn_fuzz_load_source(const VnSourceOptions *o, const gchar *origin);
+
+/* A target's reader: the input (its path, or its text) read into a
+ * value, NULL with `error` set when refused; `origin` names the input. */
+typedef gpointer (*VnFuzzReadFunc)(const gchar *input, const gchar *origin, GError **error);
+/* What the target checks in, and does with, a value its reader accepted. */
+typedef void (*VnFuzzUseFunc)(gpointer value);
+/* The body most targets share: the input written to the file `name` in
+ * the temporary directory (vn_fuzz_read_file(): its path is both the
+ * input and the origin) or taken as text whose origin is `name`
+ * (vn_fuzz_read_text()), read by `read`, the error contract checked
+ * against the origin, and what was accepted handed to `use`, then freed
+ * with `free_func`. */
+void vn_fuzz_read_file(const gchar *name, const uint8_t *data, size_t size, VnFuzzReadFunc read,
+                       VnFuzzUseFunc use, GDestroyNotify free_func);
+void vn_fuzz_read_text(const gchar *name, const uint8_t *data, size_t size, VnFuzzReadFunc read,
+                       VnFuzzUseFunc use, GDestroyNotify free_func);
 
 /* The error contract of every reader: it fails with an error or succeeds
  * without one, and the error is one non-empty line of UTF-8 that names

@@ -25,15 +25,15 @@
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 #include "vn-xml-file.h"
+#include "vn-test-files.h"
+#include "vn-test-plan.h"
 #include "vn-test-schema.h"
 
 #define GOLDEN_TIME "2026-11-29T22:00:00Z"
 
 typedef struct {
     gchar *dir;
-    VnTopology *t;
-    VnLoad *load;
-    VnPolicy *policy;
+    VnTestHost h; /* topology, load (load.json when there is one), default policy */
     VnDomainWriteOptions o;
     gchar *sysroot;
     VnDomainMetadata *placement; /* from placement.xml, or NULL */
@@ -43,9 +43,7 @@ static void
 case_free(Case *c)
 {
     g_free(c->dir);
-    vn_topology_free(c->t);
-    vn_load_free(c->load);
-    vn_policy_free(c->policy);
+    vn_test_host_clear(&c->h);
     g_free(c->sysroot);
     vn_domain_metadata_free(c->placement);
     g_free(c);
@@ -133,11 +131,9 @@ case_new(const gchar *dir)
     g_autoptr(GError) error = NULL;
 
     c->dir = g_strdup(dir);
-    c->t = load_topology(dir);
-    c->load = vn_load_new(c->t);
-    c->policy = vn_policy_new_default(c->t);
+    vn_test_host_init(&c->h, load_topology(dir));
     if (g_file_test(load, G_FILE_TEST_EXISTS))
-        g_assert_true(vn_load_read_file(load, c->t, c->load, &error));
+        g_assert_true(vn_load_read_file(load, c->h.t, c->h.load, &error));
     g_assert_no_error(error);
     load_options(c);
     c->placement = load_placement(dir);
@@ -154,13 +150,13 @@ place(Case *c, VnDomain *d, gchar **ret_err)
     g_autoptr(GString) err = NULL;
 
     if (c->placement) {
-        p = vn_domain_metadata_to_placement(c->placement, c->t, &error);
+        p = vn_domain_metadata_to_placement(c->placement, c->h.t, &error);
         g_assert_no_error(error);
-        if (vn_domain_apply_placement(d, c->t, p, &c->o, &error))
+        if (vn_domain_apply_placement(d, c->h.t, p, &c->o, &error))
             return TRUE;
     } else {
         const VnEngineHost host = {
-            .t = c->t, .load = c->load, .policy = c->policy, .sysroot = c->sysroot
+            .t = c->h.t, .load = c->h.load, .policy = c->h.policy, .sysroot = c->sysroot
         };
         g_auto(VnEngineResult) res = { 0 };
         if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &c->o, &res, &error))
@@ -252,20 +248,13 @@ run_case(gconstpointer data)
     g_assert_cmpstr(out, ==, out2);
 }
 
-static gint
-by_name(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
 int
 main(int argc, char **argv)
 {
     const gchar *here = g_getenv("VN_SOURCE_ROOT");
     g_autofree gchar *root = NULL;
-    g_autoptr(GDir) dir = NULL;
+    g_autoptr(GPtrArray) entries = NULL;
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    const gchar *name;
 
     g_test_init(&argc, &argv, NULL);
     if (!here) {
@@ -273,15 +262,14 @@ main(int argc, char **argv)
         return 77;
     }
     root = g_build_filename(here, "tests", "golden", NULL);
-    dir = g_dir_open(root, 0, NULL);
-    g_assert_nonnull(dir);
-    while ((name = g_dir_read_name(dir))) {
+    entries = vn_test_dir_names(root, NULL);
+    for (guint i = 0; i < entries->len; i++) {
+        const gchar *name = entries->pdata[i];
         g_autofree gchar *path = g_build_filename(root, name, "domain.xml", NULL);
         g_autofree gchar *link = g_build_filename(root, name, "domain", NULL);
         if (g_file_test(path, G_FILE_TEST_IS_REGULAR) || g_file_test(link, G_FILE_TEST_IS_REGULAR))
             g_ptr_array_add(names, g_strdup(name));
     }
-    g_ptr_array_sort(names, by_name);
     for (guint i = 0; i < names->len; i++) {
         g_autofree gchar *test = g_strdup_printf("/golden/%s", (gchar *)names->pdata[i]);
         gchar *case_dir = g_build_filename(root, names->pdata[i], NULL);

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <string.h>
 #include "vn-config.h"
+#include "vn-test-files.h"
 #include "vn-domain.h"
 #include "vn-engine.h"
 #include "vn-topology-source.h"
@@ -315,14 +316,8 @@ static void
 add_golden(GPtrArray *domains)
 {
     g_autofree gchar *root = g_build_filename(g_getenv("VN_SOURCE_ROOT"), "tests", "golden", NULL);
-    g_autoptr(GDir) dir = g_dir_open(root, 0, NULL);
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    const gchar *name;
+    g_autoptr(GPtrArray) names = vn_test_dir_names(root, NULL);
 
-    g_assert_nonnull(dir);
-    while ((name = g_dir_read_name(dir)))
-        g_ptr_array_add(names, g_strdup(name));
-    g_ptr_array_sort(names, (GCompareFunc)(void (*)(void))g_strcmp0);
     for (guint i = 0; i < names->len; i++) {
         g_autofree gchar *xml = g_build_filename(root, names->pdata[i], "domain.xml", NULL);
         g_autofree gchar *ref = g_build_filename(root, names->pdata[i], "domain", NULL);

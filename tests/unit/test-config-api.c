@@ -6,46 +6,54 @@
 #include "vn-config-build.h"
 #include "vn-test-fixture.h"
 
+/* The [api] and [rebalance] values of a config, in its members' order. */
+typedef struct {
+    const gchar *api_socket, *api_tcp_listen, *api_bearer_token;
+    guint api_idle_timeout_s, api_max_connections;
+    gboolean rebalance_auto;
+    guint rebalance_interval_s, rebalance_hot_intervals;
+    gboolean dataplane_repair;
+} ApiValues;
+
+static void
+assert_values(const gchar *text, const ApiValues *v)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) c = vn_test_config_from_text(text, &error);
+
+    g_assert_no_error(error);
+    g_assert_cmpstr(c->api_socket, ==, v->api_socket);
+    g_assert_cmpstr(c->api_tcp_listen, ==, v->api_tcp_listen);
+    g_assert_cmpstr(c->api_bearer_token, ==, v->api_bearer_token);
+    g_assert_cmpuint(c->api_idle_timeout_s, ==, v->api_idle_timeout_s);
+    g_assert_cmpuint(c->api_max_connections, ==, v->api_max_connections);
+    g_assert_cmpint(c->rebalance_auto, ==, v->rebalance_auto);
+    g_assert_cmpuint(c->rebalance_interval_s, ==, v->rebalance_interval_s);
+    g_assert_cmpuint(c->rebalance_hot_intervals, ==, v->rebalance_hot_intervals);
+    g_assert_cmpint(c->dataplane_repair, ==, v->dataplane_repair);
+}
+
 static void
 test_defaults(void)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = vn_test_config_from_text("", &error);
+    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, FALSE, 10, 3, TRUE };
 
-    g_assert_no_error(error);
-    g_assert_cmpstr(c->api_socket, ==, VNUMA_DEFAULT_API_SOCKET);
-    g_assert_null(c->api_tcp_listen);
-    g_assert_null(c->api_bearer_token);
-    g_assert_cmpuint(c->api_idle_timeout_s, ==, 30);
-    g_assert_cmpuint(c->api_max_connections, ==, 128);
-    g_assert_false(c->rebalance_auto);
-    g_assert_cmpuint(c->rebalance_interval_s, ==, 10);
-    g_assert_cmpuint(c->rebalance_hot_intervals, ==, 3);
-    g_assert_true(c->dataplane_repair);
+    assert_values("", &v);
 }
 
 static void
 test_good(void)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c =
-        vn_test_config_from_text("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
-                                 "bearer_token = 0123456789abcdef\n"
-                                 "idle_timeout = 2\nmax_connections = 512\n"
-                                 "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
-                                 "dataplane_repair = false\n",
-                                 &error);
+    const ApiValues v = {
+        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, TRUE, 1, 100, FALSE
+    };
 
-    g_assert_no_error(error);
-    g_assert_cmpstr(c->api_socket, ==, "/run/x/api.sock");
-    g_assert_cmpstr(c->api_tcp_listen, ==, "[::1]:8470");
-    g_assert_cmpstr(c->api_bearer_token, ==, "0123456789abcdef");
-    g_assert_cmpuint(c->api_idle_timeout_s, ==, 2);
-    g_assert_cmpuint(c->api_max_connections, ==, 512);
-    g_assert_true(c->rebalance_auto);
-    g_assert_cmpuint(c->rebalance_interval_s, ==, 1);
-    g_assert_cmpuint(c->rebalance_hot_intervals, ==, 100);
-    g_assert_false(c->dataplane_repair);
+    assert_values("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
+                  "bearer_token = 0123456789abcdef\n"
+                  "idle_timeout = 2\nmax_connections = 512\n"
+                  "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
+                  "dataplane_repair = false\n",
+                  &v);
 }
 
 /* Each refused with VN_CONFIG_ERROR_INVALID naming the key. */

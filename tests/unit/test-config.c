@@ -1,6 +1,7 @@
 /* test-config.c: vn_config_load() on the files of tests/data/config. */
 #include "vn-config.h"
 #include "vn-config-build.h"
+#include "vn-cpulist.h"
 #include "vn-test-fixture.h"
 
 static VnConfig *
@@ -16,21 +17,60 @@ load_ok(const gchar *name, const VnTopology *t)
     return c;
 }
 
+/* What a config holds, field by field. */
+typedef struct {
+    const gchar *reserved_cpus; /* cpulist, "" for none */
+    guint64 reserved_memory_kib, overhead_base_kib, overhead_per_gib_kib;
+    guint headroom_percent;
+    gdouble cpu_overcommit;
+    VnMemoryMode memory_mode;
+    VnBalance balance;
+    VnHookManage hook_manage;
+    VnHookConflict hook_on_conflict;
+    gboolean hook_strict;
+    const gchar *state_dir;
+} ConfigValues;
+
+/* The defaults and tests/data/config/full.conf: reserved_cpus,
+ * reserved_memory_kib, overhead_base_kib, overhead_per_gib_kib,
+ * headroom_percent, cpu_overcommit, memory_mode, balance, hook_manage,
+ * hook_on_conflict, hook_strict, state_dir. */
+enum {
+    DEFAULTS,
+    FULL
+};
+static const ConfigValues values[] = {
+    [DEFAULTS] = { "", 0, 32 * 1024, 8 * 1024, 5, 4.0, VN_MEMORY_MODE_AUTO, VN_BALANCE_LOAD,
+                   VN_HOOK_MANAGE_OPTED_IN, VN_HOOK_CONFLICT_REPLAN, FALSE,
+                   VNUMA_DEFAULT_STATE_DIR },
+    [FULL] = { "0,4", 2 * 1024 * 1024, 64 * 1024, 16384, 10, 2.5, VN_MEMORY_MODE_STRICT,
+               VN_BALANCE_MEMORY_PACKING, VN_HOOK_MANAGE_ALL, VN_HOOK_CONFLICT_REFUSE, TRUE,
+               "/var/lib/vnuma-test" },
+};
+
+static void
+assert_values(const VnConfig *c, const ConfigValues *v)
+{
+    g_autofree gchar *reserved = vn_cpulist_format(c->policy->reserved_cpus);
+
+    g_assert_cmpstr(reserved, ==, v->reserved_cpus);
+    g_assert_cmpuint(c->policy->reserved_memory_kib, ==, v->reserved_memory_kib);
+    g_assert_cmpuint(c->policy->overhead_base_kib, ==, v->overhead_base_kib);
+    g_assert_cmpuint(c->policy->overhead_per_gib_kib, ==, v->overhead_per_gib_kib);
+    g_assert_cmpuint(c->policy->headroom_percent, ==, v->headroom_percent);
+    g_assert_cmpfloat(c->policy->cpu_overcommit, ==, v->cpu_overcommit);
+    g_assert_cmpint(c->memory_mode, ==, v->memory_mode);
+    g_assert_cmpint(c->policy->balance, ==, v->balance);
+    g_assert_cmpint(c->hook_manage, ==, v->hook_manage);
+    g_assert_cmpint(c->hook_on_conflict, ==, v->hook_on_conflict);
+    g_assert_cmpint(c->hook_strict, ==, v->hook_strict);
+    g_assert_cmpstr(c->state_dir, ==, v->state_dir);
+}
+
 static void
 assert_defaults(const VnConfig *c)
 {
-    g_assert_true(vn_bitmap_is_empty(c->policy->reserved_cpus));
-    g_assert_cmpuint(c->policy->reserved_memory_kib, ==, 0);
-    g_assert_cmpuint(c->policy->overhead_base_kib, ==, 32 * 1024);
-    g_assert_cmpuint(c->policy->overhead_per_gib_kib, ==, 8 * 1024);
-    g_assert_cmpuint(c->policy->headroom_percent, ==, 5);
-    g_assert_cmpfloat(c->policy->cpu_overcommit, ==, 4.0);
-    g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_AUTO);
-    g_assert_cmpint(c->policy->balance, ==, VN_BALANCE_LOAD);
-    g_assert_cmpint(c->hook_manage, ==, VN_HOOK_MANAGE_OPTED_IN);
-    g_assert_cmpint(c->hook_on_conflict, ==, VN_HOOK_CONFLICT_REPLAN);
-    g_assert_false(c->hook_strict);
-    g_assert_cmpstr(c->state_dir, ==, VNUMA_DEFAULT_STATE_DIR);
+    assert_values(c, &values[DEFAULTS]);
 }
 
 static void
@@ -39,20 +79,7 @@ test_config_full(void)
     g_autoptr(VnTopology) t = vn_test_topology_new();
     g_autoptr(VnConfig) c = load_ok("full.conf", t);
 
-    g_assert_cmpuint(vn_bitmap_count(c->policy->reserved_cpus), ==, 2);
-    g_assert_true(vn_bitmap_test(c->policy->reserved_cpus, 0));
-    g_assert_true(vn_bitmap_test(c->policy->reserved_cpus, 4));
-    g_assert_cmpuint(c->policy->reserved_memory_kib, ==, 2 * 1024 * 1024);
-    g_assert_cmpuint(c->policy->overhead_base_kib, ==, 64 * 1024);
-    g_assert_cmpuint(c->policy->overhead_per_gib_kib, ==, 16384);
-    g_assert_cmpuint(c->policy->headroom_percent, ==, 10);
-    g_assert_cmpfloat(c->policy->cpu_overcommit, ==, 2.5);
-    g_assert_cmpint(c->memory_mode, ==, VN_MEMORY_MODE_STRICT);
-    g_assert_cmpint(c->policy->balance, ==, VN_BALANCE_MEMORY_PACKING);
-    g_assert_cmpint(c->hook_manage, ==, VN_HOOK_MANAGE_ALL);
-    g_assert_cmpint(c->hook_on_conflict, ==, VN_HOOK_CONFLICT_REFUSE);
-    g_assert_true(c->hook_strict);
-    g_assert_cmpstr(c->state_dir, ==, "/var/lib/vnuma-test");
+    assert_values(c, &values[FULL]);
 }
 
 static void

@@ -22,6 +22,7 @@
 #include "vn-config.h"
 #include "vn-cpulist.h"
 #include "vn-dataplane.h"
+#include "vn-test-files.h"
 #include "vn-test-fixture.h"
 
 /* "4250,4251" */
@@ -116,26 +117,14 @@ test_resolve_case(gconstpointer data)
     g_assert_cmpstr(got, ==, expect);
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
 /* One test per directory under tests/data/dataplane/<kind>, by name. */
 static void
 add_cases(GPtrArray *keep, const gchar *kind, GTestDataFunc fn)
 {
     g_autofree gchar *root = vn_test_data_path("dataplane", kind, NULL);
-    g_autoptr(GDir) d = g_dir_open(root, 0, NULL);
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    const gchar *name;
+    g_autoptr(GPtrArray) names = vn_test_dir_names(root, NULL);
 
-    g_assert_nonnull(d);
-    while ((name = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_strdup(name));
     g_assert_cmpuint(names->len, >, 0);
-    g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
         const gchar *n = g_ptr_array_index(names, i);
         g_autofree gchar *path = g_strdup_printf("/dataplane/%s/%s", kind, n);
@@ -408,6 +397,21 @@ dump_log(const GPtrArray *log)
         g_test_message("log: %s", (const gchar *)g_ptr_array_index(log, i));
 }
 
+/* `ids` holds `id` alone, and steering it (`whole_process`) to `cpus`
+ * and `nodes` succeeds. */
+static void
+steer_one(const GArray *ids, pid_t id, gboolean whole_process, const VnBitmap *cpus,
+          const VnBitmap *nodes, GPtrArray *log)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpuint(ids->len, ==, 1);
+    g_assert_cmpint(g_array_index(ids, pid_t, 0), ==, id);
+    g_assert_true(vn_dataplane_steer(ids, whole_process, cpus, nodes, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
+}
+
 /* What steering a process to node 0 logs for its pages: the move, or
  * (only where the kernel or a syscall emulator such as valgrind lacks
  * migrate_pages(2), as a direct probe shows) that it is unavailable. */
@@ -438,11 +442,7 @@ test_steer_vhost_thread(void)
 
     tids = vn_dataplane_vhost_threads("/", qemu, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(tids->len, ==, 1);
-    g_assert_cmpint(g_array_index(tids, pid_t, 0), ==, tid);
-    g_assert_true(vn_dataplane_steer(tids, FALSE, cpus, NULL, log, &error));
-    g_assert_no_error(error);
-    dump_log(log);
+    steer_one(tids, tid, FALSE, cpus, NULL, log);
     g_assert_true(log_has(log, expect));
     got = allowed_list(tid);
     g_assert_cmpstr(got, ==, cpu_text);
@@ -486,11 +486,7 @@ test_steer_process(void)
     }
     pids = vn_dataplane_resolve(spec, NULL, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(pids->len, ==, 1);
-    g_assert_cmpint(g_array_index(pids, pid_t, 0), ==, pid);
-    g_assert_true(vn_dataplane_steer(pids, TRUE, cpus, nodes, log, &error));
-    g_assert_no_error(error);
-    dump_log(log);
+    steer_one(pids, pid, TRUE, cpus, nodes, log);
     pages = pages_moved_text();
     expect = g_strdup_printf("process %d: 1 thread(s) -> CPUs %d; %s", (int)pid, cpu, pages);
     g_assert_true(log_has(log, expect));
@@ -539,39 +535,80 @@ test_steer_gone_and_refused(void)
     g_assert_nonnull(strstr(error->message, "sched_setaffinity"));
 }
 
+/* vm1 on one CPU: its ledger record (one cell on `cpus`), a temporary
+ * libvirt run directory (set as $VNUMA_LIBVIRT_RUN_DIR) for its QEMU's pid
+ * file vm1.pid, and the pid files of its own data-plane back-end (dp.pid)
+ * and of one it shares with vm2 (shared.pid), which `config` names in
+ * [dataplane] (`extra`: more specs of vm1). */
+typedef struct {
+    gchar *dir, *qemu_pidfile, *dp_pidfile, *shared_pidfile, *conf;
+    VnConfig *config;
+    VnLedgerRecord *record;
+} RunDir;
+
+static void
+run_dir_init(RunDir *d, const gchar *extra, const gchar *cpus)
+{
+    g_autoptr(GError) error = NULL;
+
+    d->dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
+    d->qemu_pidfile = g_build_filename(d->dir, "vm1.pid", NULL);
+    d->dp_pidfile = g_build_filename(d->dir, "dp.pid", NULL);
+    d->shared_pidfile = g_build_filename(d->dir, "shared.pid", NULL);
+    d->conf = g_strdup_printf("[dataplane]\n"
+                              "vm1 = pidfile:%s;pidfile:%s%s\n"
+                              "vm2 = pidfile:%s\n",
+                              d->dp_pidfile, d->shared_pidfile, extra, d->shared_pidfile);
+    d->config = vn_test_config_from_text(d->conf, &error);
+    g_assert_no_error(error);
+    d->record = vn_ledger_record_new("uuid-vm1", "vm1");
+    vn_ledger_record_add_cell(d->record, 0, 0, 1, cpus, 65536);
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", d->dir, TRUE);
+}
+
+static void
+run_dir_clear(RunDir *d)
+{
+    if (d->dir) { /* not made when the test was skipped */
+        g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
+        vn_test_remove_tree(d->dir);
+    }
+    g_clear_pointer(&d->config, vn_config_free);
+    g_clear_pointer(&d->record, vn_ledger_record_free);
+    g_free(d->dir);
+    g_free(d->qemu_pidfile);
+    g_free(d->dp_pidfile);
+    g_free(d->shared_pidfile);
+    g_free(d->conf);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunDir, run_dir_clear)
+
 /* vn_dataplane_follow(): the whole step of `vnumactl apply`. */
 static void
 test_follow(void)
 {
     gint cpu = target_cpu();
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
-    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
-    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
-    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
-    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
-    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
-                                             "vm1 = pidfile:%s;pidfile:%s;unit:vn-absent.service\n"
-                                             "vm2 = pidfile:%s\n",
-                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = vn_test_config_from_text(conf, &error);
-    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
-    pid_t tid, qemu = spawn_fake_qemu(&tid);
-    GPid dp = spawn_sleep(dp_pidfile), shared = spawn_sleep(shared_pidfile);
-    g_autofree gchar *qemu_text = g_strdup_printf("%d\n", (int)qemu);
-    g_autofree gchar *shared_before = allowed_list(shared);
-    g_autofree gchar *shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in "
-                                                    "[dataplane], not steered",
-                                                    shared_pidfile);
-    g_autofree gchar *got = NULL;
+    g_autofree gchar *qemu_text = NULL, *shared_before = NULL, *shared_line = NULL, *got = NULL;
+    pid_t tid, qemu;
+    GPid dp, shared;
 
-    g_assert_no_error(error);
-    g_assert_true(g_file_set_contents(qemu_pidfile, qemu_text, -1, NULL));
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
-    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
+    run_dir_init(&d, ";unit:vn-absent.service", cpu_text);
+    qemu = spawn_fake_qemu(&tid);
+    dp = spawn_sleep(d.dp_pidfile);
+    shared = spawn_sleep(d.shared_pidfile);
+    qemu_text = g_strdup_printf("%d\n", (int)qemu);
+    shared_before = allowed_list(shared);
+    shared_line = g_strdup_printf("data plane pidfile:%s: shared by 2 VMs in [dataplane], not "
+                                  "steered",
+                                  d.shared_pidfile);
+    g_assert_true(g_file_set_contents(d.qemu_pidfile, qemu_text, -1, NULL));
 
-    g_assert_false(vn_dataplane_follow(r, c, log, &error));
+    g_assert_false(vn_dataplane_follow(d.record, d.config, log, &error));
     dump_log(log);
     g_assert_error(error, VN_DATAPLANE_ERROR, VN_DATAPLANE_ERROR_STEER);
     g_assert_nonnull(strstr(error->message, "1 step(s) failed"));
@@ -586,11 +623,9 @@ test_follow(void)
                                    "data plane unit:vn-absent.service: no cgroup"));
     g_assert_true(g_str_has_suffix(g_ptr_array_index(log, log->len - 1), "; not steered"));
 
-    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
     stop(qemu);
     stop(dp);
     stop(shared);
-    vn_test_remove_tree(dir);
 }
 
 /* The first CPU this process may run on other than `not`; -1 if none. */
@@ -629,17 +664,8 @@ test_repair(void)
 {
     gint cpu = target_cpu(), away = other_cpu(cpu);
     g_autofree gchar *cpu_text = g_strdup_printf("%d", cpu);
-    g_autofree gchar *dir = g_dir_make_tmp("vnuma-dataplane-XXXXXX", NULL);
-    g_autofree gchar *dp_pidfile = g_build_filename(dir, "dp.pid", NULL);
-    g_autofree gchar *shared_pidfile = g_build_filename(dir, "shared.pid", NULL);
-    g_autofree gchar *qemu_pidfile = g_build_filename(dir, "vm1.pid", NULL);
-    g_autofree gchar *conf = g_strdup_printf("[dataplane]\n"
-                                             "vm1 = pidfile:%s;pidfile:%s\n"
-                                             "vm2 = pidfile:%s\n",
-                                             dp_pidfile, shared_pidfile, shared_pidfile);
+    g_auto(RunDir) d = { 0 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnConfig) c = NULL;
-    g_autoptr(VnLedgerRecord) r = vn_ledger_record_new("uuid-vm1", "vm1");
     g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) failed = g_ptr_array_new_with_free_func(g_free);
     g_autofree gchar *vhost_line = NULL, *dp_prefix = NULL, *got = NULL;
@@ -650,29 +676,26 @@ test_repair(void)
         g_test_skip("needs two CPUs and NUMA support");
         return;
     }
-    c = vn_test_config_from_text(conf, &error);
-    g_assert_no_error(error);
-    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
-    vn_ledger_record_add_cell(r, 0, 0, 1, cpu_text, 65536);
+    run_dir_init(&d, "", cpu_text);
 
     /* not running (no QEMU pid file): skipped, nothing touched */
-    dp = spawn_sleep(dp_pidfile);
+    dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
     qemu = spawn_fake_qemu(&tid);
-    shared = spawn_sleep(shared_pidfile);
+    shared = spawn_sleep(d.shared_pidfile);
     move_process(shared, away);
     got = g_strdup_printf("%d\n", (int)qemu);
-    g_assert_true(g_file_set_contents(qemu_pidfile, got, -1, NULL));
+    g_assert_true(g_file_set_contents(d.qemu_pidfile, got, -1, NULL));
     g_clear_pointer(&got, g_free);
     move_process(tid, away);
     vhost_line = g_strdup_printf("vhost worker: thread %d: CPUs %d -> %d", (int)tid, away, cpu);
     dp_prefix = g_strdup_printf("data plane pidfile:%s: process %d: 1 thread(s), CPUs %d -> %d, ",
-                                dp_pidfile, (int)dp, away, cpu);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+                                d.dp_pidfile, (int)dp, away, cpu);
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     dump_log(done);
     dump_log(failed);
     g_assert_cmpuint(failed->len, ==, 0);
@@ -689,33 +712,31 @@ test_repair(void)
 
     /* everything in place: nothing to do, nothing said */
     g_ptr_array_set_size(done, 0);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_cmpuint(done->len + failed->len, ==, 0);
 
     /* a back-end restarted with a new pid and the wrong affinity */
     stop(dp);
-    dp = spawn_sleep(dp_pidfile);
+    dp = spawn_sleep(d.dp_pidfile);
     move_process(dp, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     g_assert_cmpuint(done->len, ==, 1);
     assert_process_on(dp, cpu_text);
 
     /* its pid file gone: a failure line, the rest still checked */
     g_ptr_array_set_size(done, 0);
-    g_assert_cmpint(g_unlink(dp_pidfile), ==, 0);
+    g_assert_cmpint(g_unlink(d.dp_pidfile), ==, 0);
     move_process(tid, away);
-    g_assert_true(vn_dataplane_repair(r, c, NULL, done, failed, &error));
+    g_assert_true(vn_dataplane_repair(d.record, d.config, NULL, done, failed, &error));
     dump_log(failed);
     g_assert_cmpuint(done->len, ==, 1);
     g_assert_cmpstr(g_ptr_array_index(done, 0), ==, vhost_line);
     g_assert_cmpuint(failed->len, ==, 1);
     g_assert_true(g_str_has_prefix(g_ptr_array_index(failed, 0), "data plane pidfile:"));
 
-    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
     stop(qemu);
     stop(dp);
     stop(shared);
-    vn_test_remove_tree(dir);
 }
 
 /* DRIFTED_ONLY leaves a thread or process in place alone, without a line. */

@@ -35,14 +35,30 @@ static const struct {
       VND_HEAD_TOO_LARGE, 0 },
 };
 
-static GByteArray *
-input(guint i)
-{
-    GByteArray *b = g_byte_array_new();
+/* One case's scan: its input is the head, then "NEXT"; a scan is given
+ * `len` bytes of it (the head alone when more is expected, all of it
+ * otherwise). */
+typedef struct {
+    guint i;
+    GByteArray *b;
+    gsize len;
+    VndHeadScan scan;
+} Scan;
 
-    g_byte_array_append(b, (const guint8 *)cases[i].head, (guint)strlen(cases[i].head));
-    g_byte_array_append(b, (const guint8 *)"NEXT", 4);
-    return b;
+static void
+scan_setup(Scan *s, gconstpointer data)
+{
+    s->i = GPOINTER_TO_UINT(data);
+    s->b = g_byte_array_new();
+    g_byte_array_append(s->b, (const guint8 *)cases[s->i].head, (guint)strlen(cases[s->i].head));
+    g_byte_array_append(s->b, (const guint8 *)"NEXT", 4);
+    s->len = cases[s->i].result == VND_HEAD_MORE ? strlen(cases[s->i].head) : s->b->len;
+}
+
+static void
+scan_teardown(Scan *s, gconstpointer data)
+{
+    g_byte_array_unref(s->b);
 }
 
 static void
@@ -55,34 +71,25 @@ check(guint i, VndHeadScan *scan, VndHeadResult r)
 
 /* All at once. */
 static void
-test_whole(gconstpointer data)
+test_whole(Scan *s, gconstpointer data)
 {
-    guint i = GPOINTER_TO_UINT(data);
-    g_autoptr(GByteArray) b = input(i);
-    VndHeadScan scan = { 0 };
-    gsize len = cases[i].result == VND_HEAD_MORE ? strlen(cases[i].head) : b->len;
-
-    check(i, &scan, vnd_head_scan(&scan, b->data, len, &limits));
+    check(s->i, &s->scan, vnd_head_scan(&s->scan, s->b->data, s->len, &limits));
 }
 
 /* One byte more per call, as a slow client sends it: the same answer,
  * each byte looked at once. */
 static void
-test_bytewise(gconstpointer data)
+test_bytewise(Scan *s, gconstpointer data)
 {
-    guint i = GPOINTER_TO_UINT(data);
-    g_autoptr(GByteArray) b = input(i);
-    VndHeadScan scan = { 0 };
-    gsize len = cases[i].result == VND_HEAD_MORE ? strlen(cases[i].head) : b->len;
     VndHeadResult r = VND_HEAD_MORE;
 
-    for (gsize n = 1; n <= len && r == VND_HEAD_MORE; n++) {
-        r = vnd_head_scan(&scan, b->data, n, &limits);
-        g_assert_cmpuint(scan.offset, ==, n);
+    for (gsize n = 1; n <= s->len && r == VND_HEAD_MORE; n++) {
+        r = vnd_head_scan(&s->scan, s->b->data, n, &limits);
+        g_assert_cmpuint(s->scan.offset, ==, n);
     }
-    check(i, &scan, r);
+    check(s->i, &s->scan, r);
     /* settled: more bytes change nothing */
-    g_assert_cmpint(vnd_head_scan(&scan, b->data, b->len, &limits), ==, r);
+    g_assert_cmpint(vnd_head_scan(&s->scan, s->b->data, s->b->len, &limits), ==, r);
 }
 
 int
@@ -92,8 +99,8 @@ main(int argc, char **argv)
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree gchar *whole = g_strdup_printf("/daemon/head/whole/%s", cases[i].name);
         g_autofree gchar *bytewise = g_strdup_printf("/daemon/head/bytewise/%s", cases[i].name);
-        g_test_add_data_func(whole, GUINT_TO_POINTER(i), test_whole);
-        g_test_add_data_func(bytewise, GUINT_TO_POINTER(i), test_bytewise);
+        g_test_add(whole, Scan, GUINT_TO_POINTER(i), scan_setup, test_whole, scan_teardown);
+        g_test_add(bytewise, Scan, GUINT_TO_POINTER(i), scan_setup, test_bytewise, scan_teardown);
     }
     return g_test_run();
 }

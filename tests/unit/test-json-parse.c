@@ -3,6 +3,7 @@
  * loader refuses, and what stays accepted. */
 #include <glib/gstdio.h>
 #include "vn-json-parse.h"
+#include "vn-test-fixture.h"
 
 /* `n` copies of `open`, then `middle`, then `n` copies of `close`. */
 static gchar *
@@ -238,14 +239,11 @@ static void
 test_file(void)
 {
     g_autofree gchar *dir = g_dir_make_tmp("vn-json-XXXXXX", NULL);
-    g_autofree gchar *deep = g_build_filename(dir, "deep.json", NULL);
-    g_autofree gchar *good = g_build_filename(dir, "good.json", NULL);
-    g_autofree gchar *missing = g_build_filename(dir, "missing.json", NULL);
     g_autofree gchar *text = nest(100000, "[", "", "]");
+    g_autofree gchar *deep = vn_test_write_file(dir, "deep.json", text);
+    g_autofree gchar *good = vn_test_write_file(dir, "good.json", "{\"a\":\"x\"}\n");
+    g_autofree gchar *missing = g_build_filename(dir, "missing.json", NULL);
     g_autoptr(GError) error = NULL;
-
-    g_assert_true(g_file_set_contents(deep, text, -1, NULL));
-    g_assert_true(g_file_set_contents(good, "{\"a\":\"x\"}\n", -1, NULL));
 
     g_autoptr(JsonNode) root = vn_json_parse_file(deep, &error);
     g_assert_null(root);
@@ -266,9 +264,7 @@ test_file(void)
     g_assert_no_error(error);
     g_assert_cmpstr(json_object_get_string_member(json_node_get_object(root), "a"), ==, "x");
 
-    g_unlink(deep);
-    g_unlink(good);
-    g_rmdir(dir);
+    vn_test_remove_tree(dir);
 }
 
 int

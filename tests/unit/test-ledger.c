@@ -1,6 +1,7 @@
 /* test-ledger.c: the ledger file, its accounting, its lock and its crash
  * safety, with real processes (this binary re-executed) for the last two. */
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,24 @@ make_record(const gchar *uuid, const gchar *name, guint node, const gchar *cpus,
     r->time = 1764450000;
     vn_ledger_record_add_cell(r, 0, node, vcpus, cpus, mem_mib * 1024);
     return r;
+}
+
+/* The ledger text of `generation` holding the records given (taken),
+ * the list ended by NULL. */
+static gchar *format_records(guint64 generation, ...) G_GNUC_NULL_TERMINATED;
+
+static gchar *
+format_records(guint64 generation, ...)
+{
+    g_autoptr(GPtrArray) recs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
+    va_list ap;
+
+    va_start(ap, generation);
+    for (VnLedgerRecord *r; (r = va_arg(ap, VnLedgerRecord *));)
+        g_ptr_array_add(recs, r);
+    va_end(ap);
+    return vn_ledger_format(recs, generation);
 }
 
 static void
@@ -101,10 +120,7 @@ test_round_trip(void)
 static void
 test_defaults_left_out(void)
 {
-    g_autoptr(GPtrArray) recs =
-        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
-    g_ptr_array_add(recs, make_record("u-a", "vm-a", 0, "0-3", 2, 512));
-    g_autofree gchar *text = vn_ledger_format(recs, 7);
+    g_autofree gchar *text = format_records(7, make_record("u-a", "vm-a", 0, "0-3", 2, 512), NULL);
     static const gchar *const left_out[] = { "needs_apply",  "dedicated", "priority",
                                              "hugepage_kib", "expires",   " " };
     for (guint i = 0; i < G_N_ELEMENTS(left_out); i++)
@@ -297,11 +313,8 @@ test_lock_timeout(void)
 static void
 test_duplicate_uuid(void)
 {
-    g_autoptr(GPtrArray) recs =
-        g_ptr_array_new_with_free_func((GDestroyNotify)vn_ledger_record_free);
-    g_ptr_array_add(recs, make_record("u", "a", 0, "0", 1, 64));
-    g_ptr_array_add(recs, make_record("u", "b", 0, "0", 1, 64));
-    g_autofree gchar *text = vn_ledger_format(recs, 3);
+    g_autofree gchar *text = format_records(3, make_record("u", "a", 0, "0", 1, 64),
+                                            make_record("u", "b", 0, "0", 1, 64), NULL);
     GPtrArray *out = NULL;
     guint64 gen = 0;
     g_autoptr(GError) err = NULL;

@@ -2,18 +2,46 @@
 #include "vn-load-file.h"
 #include "vn-test-fixture.h"
 
+/* vn_test_topology_new()'s host, a load of it and the file read into it. */
+typedef struct {
+    VnTopology *t;
+    VnLoad *load;
+    gchar *path;
+} Fixture;
+
 static void
-test_load_good(void)
+fixture_setup(Fixture *f, gconstpointer data)
 {
-    g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autoptr(VnLoad) load = vn_load_new(t);
+    f->t = vn_test_topology_new();
+    f->load = vn_load_new(f->t);
+}
+
+static void
+fixture_teardown(Fixture *f, gconstpointer data)
+{
+    vn_load_free(f->load);
+    vn_topology_free(f->t);
+    g_free(f->path);
+}
+
+/* vn_load_read_file() of tests/data/load/`file` into f->load. */
+static gboolean
+read_into(Fixture *f, const gchar *file, GError **error)
+{
+    f->path = vn_test_data_path("load", file, NULL);
+    return vn_load_read_file(f->path, f->t, f->load, error);
+}
+
+static void
+test_load_good(Fixture *f, gconstpointer data)
+{
+    VnLoad *load = f->load;
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *path = vn_test_data_path("load", "two-node.json", NULL);
 
     /* what a ledger put there first is added to, not replaced */
     load->nodes[0].committed_vcpus = 3;
     load->nodes[1].cpu_busy = 0.5;
-    g_assert_true(vn_load_read_file(path, t, load, &error));
+    g_assert_true(read_into(f, "two-node.json", &error));
     g_assert_no_error(error);
 
     g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 15);
@@ -37,14 +65,12 @@ test_load_good(void)
 }
 
 static void
-test_load_empty(void)
+test_load_empty(Fixture *f, gconstpointer data)
 {
-    g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autoptr(VnLoad) load = vn_load_new(t);
+    VnLoad *load = f->load;
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *path = vn_test_data_path("load", "empty.json", NULL);
 
-    g_assert_true(vn_load_read_file(path, t, load, &error));
+    g_assert_true(read_into(f, "empty.json", &error));
     g_assert_no_error(error);
     for (guint i = 0; i < load->n_nodes; i++) {
         g_assert_cmpuint(load->nodes[i].committed_vcpus, ==, 0);
@@ -93,17 +119,16 @@ static const BadLoadCase bad_cases[] = {
 };
 
 static void
-test_load_bad(gconstpointer data)
+test_load_bad(Fixture *f, gconstpointer data)
 {
     const BadLoadCase *c = data;
-    g_autoptr(VnTopology) t = vn_test_topology_new();
-    g_autoptr(VnLoad) load = vn_load_new(t);
+    VnLoad *load = f->load;
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *path = vn_test_data_path("load", c->file, NULL);
-    g_autofree gchar *prefix = g_strdup_printf("%s: ", path);
+    g_autofree gchar *prefix = NULL;
 
     load->nodes[0].committed_vcpus = 7;
-    g_assert_false(vn_load_read_file(path, t, load, &error));
+    g_assert_false(read_into(f, c->file, &error));
+    prefix = g_strdup_printf("%s: ", f->path);
     g_assert_error(error, VN_LOAD_FILE_ERROR, c->code);
     g_test_message("%s", error->message);
     g_assert_true(g_str_has_prefix(error->message, prefix));
@@ -119,11 +144,13 @@ int
 main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/plugin/load-file/good", test_load_good);
-    g_test_add_func("/plugin/load-file/empty", test_load_empty);
+    g_test_add("/plugin/load-file/good", Fixture, NULL, fixture_setup, test_load_good,
+               fixture_teardown);
+    g_test_add("/plugin/load-file/empty", Fixture, NULL, fixture_setup, test_load_empty,
+               fixture_teardown);
     for (gsize i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
         g_autofree gchar *name = g_strdup_printf("/plugin/load-file/bad/%s", bad_cases[i].file);
-        g_test_add_data_func(name, &bad_cases[i], test_load_bad);
+        g_test_add(name, Fixture, &bad_cases[i], fixture_setup, test_load_bad, fixture_teardown);
     }
     return g_test_run();
 }

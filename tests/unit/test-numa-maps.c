@@ -4,6 +4,7 @@
 #include <string.h>
 #include "vn-ledger.h"
 #include "vn-numa-maps.h"
+#include "vn-test-fixture.h"
 
 static gchar *
 fixture(const gchar *name)
@@ -66,21 +67,14 @@ static void
 test_read_sysroot(void)
 {
     g_autofree gchar *root = g_dir_make_tmp("vn-numa-maps-XXXXXX", NULL);
-    g_autofree gchar *run = g_build_filename(root, "run/libvirt/qemu", NULL);
-    g_autofree gchar *proc = g_build_filename(root, "proc/77", NULL);
-    g_autofree gchar *pidfile = g_build_filename(run, "vm1.pid", NULL);
-    g_autofree gchar *maps = g_build_filename(proc, "numa_maps", NULL);
-    g_autofree gchar *badpid = g_build_filename(run, "vm2.pid", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnNumaUsage) u = NULL;
     gint64 pid = 0;
 
-    g_assert_cmpint(g_mkdir_with_parents(run, 0755), ==, 0);
-    g_assert_cmpint(g_mkdir_with_parents(proc, 0755), ==, 0);
-    g_assert_true(g_file_set_contents(pidfile, "77\n", -1, NULL));
-    g_assert_true(g_file_set_contents(badpid, "seventy\n", -1, NULL));
-    g_assert_true(
-        g_file_set_contents(maps, "7f00 default anon=2 N3=2 kernelpagesize_kB=4\n", -1, NULL));
+    g_free(vn_test_write_file(root, "run/libvirt/qemu/vm1.pid", "77\n"));
+    g_free(vn_test_write_file(root, "run/libvirt/qemu/vm2.pid", "seventy\n"));
+    g_free(vn_test_write_file(root, "proc/77/numa_maps",
+                              "7f00 default anon=2 N3=2 kernelpagesize_kB=4\n"));
 
     g_assert_true(vn_numa_maps_domain_pid(root, "/run/libvirt/qemu", "vm1", &pid, &error));
     g_assert_no_error(error);
@@ -101,10 +95,7 @@ test_read_sysroot(void)
     g_assert_null(vn_numa_maps_read(root, 78, &error));
     g_assert_error(error, VN_NUMA_MAPS_ERROR, VN_NUMA_MAPS_ERROR_READ);
 
-    g_unlink(maps);
-    g_unlink(pidfile);
-    g_unlink(badpid);
-    g_rmdir(proc);
+    vn_test_remove_tree(root);
 }
 
 /* `expires` round-trips through the file, is absent when 0, and only
@@ -139,6 +130,16 @@ test_ledger_expires(void)
     }
 }
 
+/* A reservation's hold on the ledger, expiring at `expires`. */
+static void
+put_hold(VnLedger *l, const gchar *uuid, const gchar *name, gint64 expires)
+{
+    VnLedgerRecord *r = vn_ledger_record_new(uuid, name);
+
+    r->expires = expires;
+    vn_ledger_put(l, r);
+}
+
 static void
 test_ledger_reclaim_expired(void)
 {
@@ -150,12 +151,8 @@ test_ledger_reclaim_expired(void)
     VnLedgerRecord *r;
 
     g_assert_no_error(error);
-    r = vn_ledger_record_new("reservation:old", "old");
-    r->expires = 100;
-    vn_ledger_put(l, r);
-    r = vn_ledger_record_new("reservation:new", "new");
-    r->expires = 300;
-    vn_ledger_put(l, r);
+    put_hold(l, "reservation:old", "old", 100);
+    put_hold(l, "reservation:new", "new", 300);
     r = vn_ledger_record_new("plain", "plain");
     r->state = VN_LEDGER_STATE_RUNNING;
     vn_ledger_put(l, r);
@@ -177,15 +174,10 @@ test_ledger_take_reservation(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) l = vn_ledger_open(dir, &error);
     g_autoptr(VnLedgerRecord) held = NULL;
-    VnLedgerRecord *r;
 
     g_assert_no_error(error);
-    r = vn_ledger_record_new("reservation:1", "vm1");
-    r->expires = 500;
-    vn_ledger_put(l, r);
-    r = vn_ledger_record_new("reservation:2", "vm2");
-    r->expires = 100;
-    vn_ledger_put(l, r);
+    put_hold(l, "reservation:1", "vm1", 500);
+    put_hold(l, "reservation:2", "vm2", 100);
     vn_ledger_put(l, vn_ledger_record_new("uuid-vm3", "vm3"));
 
     held = vn_ledger_take_reservation(l, "vm1", 200);

@@ -10,6 +10,7 @@
  * ([placement] balance: the oracle ranks no load, so memory packing must
  * meet it too).  Cases are discovered by listing the data directories.
  */
+#include "vn-test-files.h"
 #include "vn-test-plan.h"
 #include "vn-topology-source.h"
 
@@ -138,6 +139,19 @@ check_host_packing(gconstpointer data)
     check_host_balance(data, VN_BALANCE_MEMORY_PACKING);
 }
 
+/* The 8-node R815 (tests/data/hwloc/64amd64-4p2n4ca2co.xml, 16 GiB
+ * nodes), its default policy and no load. */
+static void
+r815_host_init(VnTestHost *h)
+{
+    g_autofree gchar *path =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
+    g_autoptr(GError) error = NULL;
+
+    vn_test_host_init(h, vn_topology_load_hwloc_xml(path, &error));
+    g_assert_no_error(error);
+}
+
 /* On the 8-node R815 (16 GiB nodes), every node but node 7 has 8 GiB
  * committed.  A small VM (2 vCPUs, 2 GiB) comes, then a big one (4 vCPUs,
  * 14 GiB: only an empty node holds it alone).  Returns the small VM's
@@ -145,9 +159,6 @@ check_host_packing(gconstpointer data)
 static void
 plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nodes)
 {
-    g_autofree gchar *path =
-        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
-    g_autoptr(GError) error = NULL;
     g_autoptr(VnRequest) small = vn_test_request(2, 2);
     g_autoptr(VnRequest) big = vn_test_request(4, 14);
     g_autoptr(VnPlacement) p = NULL;
@@ -155,8 +166,7 @@ plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nod
     VnTestHost h;
     gint empty;
 
-    vn_test_host_init(&h, vn_topology_load_hwloc_xml(path, &error));
-    g_assert_no_error(error);
+    r815_host_init(&h);
     /* the default is today's least-loaded placement */
     g_assert_cmpint(h.policy->balance, ==, VN_BALANCE_LOAD);
     h.policy->balance = balance;
@@ -203,9 +213,6 @@ test_balance_packing_keeps_node_free(void)
 static void
 test_balance_packing_capacity(void)
 {
-    g_autofree gchar *path =
-        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
-    g_autoptr(GError) error = NULL;
     g_autoptr(VnRequest) fits = vn_test_request(2, 4);
     g_autoptr(VnRequest) too_big = vn_test_request(2, 5);
     g_autoptr(VnPlacement) p = NULL;
@@ -213,8 +220,7 @@ test_balance_packing_capacity(void)
     VnTestHost h;
     gint full;
 
-    vn_test_host_init(&h, vn_topology_load_hwloc_xml(path, &error));
-    g_assert_no_error(error);
+    r815_host_init(&h);
     h.policy->balance = VN_BALANCE_MEMORY_PACKING;
     full = vn_topology_node_by_os_id(h.t, 7);
     h.load->nodes[full].committed_memory_kib = 10 * GIB + GIB / 2;
@@ -233,14 +239,11 @@ static void
 add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
 {
     g_autofree gchar *dir = g_build_filename(data, sub, NULL);
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
+    g_autoptr(GPtrArray) names = vn_test_dir_names(dir, suffix);
 
-    g_assert_nonnull(d);
-    while ((name = g_dir_read_name(d))) {
+    for (guint i = 0; i < names->len; i++) {
+        const gchar *name = names->pdata[i];
         g_autofree gchar *test = NULL;
-        if (!g_str_has_suffix(name, suffix))
-            continue;
         test = g_strdup_printf("/plan/real/%s/%s", sub, name);
         g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host, g_free);
         g_free(test);

@@ -73,24 +73,20 @@ test_source_replay(void)
                           .sysroot = sysroot,
                           .load_file = load_file,
                           .config_file = config_file };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnLoad) load = NULL;
-    g_autoptr(VnConfig) config = NULL;
-    g_autoptr(GError) error = NULL;
+    g_auto(VnTestSource) s = { 0 };
 
-    g_assert_true(vn_source_load(&o, &t, &load, &config, &error));
-    g_assert_no_error(error);
-    g_assert_cmpuint(t->n_nodes, ==, 2);
-    g_assert_cmpuint(t->nodes[0].mem_free_kib, ==, 3145728);
-    g_assert_cmpuint(t->nodes[1].mem_free_kib, ==, 12582912);
+    vn_test_source_load(&o, &s);
+    g_assert_cmpuint(s.t->n_nodes, ==, 2);
+    g_assert_cmpuint(s.t->nodes[0].mem_free_kib, ==, 3145728);
+    g_assert_cmpuint(s.t->nodes[1].mem_free_kib, ==, 12582912);
     /* node 0: busy since boot from proc/stat; node 1: the file's 0.75 */
-    g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy, 4720.0 / 29060.0, 1e-12);
-    g_assert_cmpfloat_with_epsilon(load->nodes[1].cpu_busy, 0.75, 1e-12);
-    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 12);
-    g_assert_cmpuint(load->nodes[1].committed_memory_kib, ==, 2048 * 1024);
-    g_assert_cmpuint(vn_bitmap_count(load->dedicated_cpus), ==, 2);
-    g_assert_cmpstr(config->path, ==, config_file);
-    g_assert_true(vn_bitmap_test(config->policy->reserved_cpus, 4));
+    g_assert_cmpfloat_with_epsilon(s.load->nodes[0].cpu_busy, 4720.0 / 29060.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon(s.load->nodes[1].cpu_busy, 0.75, 1e-12);
+    g_assert_cmpuint(s.load->nodes[0].committed_vcpus, ==, 12);
+    g_assert_cmpuint(s.load->nodes[1].committed_memory_kib, ==, 2048 * 1024);
+    g_assert_cmpuint(vn_bitmap_count(s.load->dedicated_cpus), ==, 2);
+    g_assert_cmpstr(s.config->path, ==, config_file);
+    g_assert_true(vn_bitmap_test(s.config->policy->reserved_cpus, 4));
 }
 
 /* Without a sysroot a file topology is not measured; without ret_load and
@@ -116,19 +112,15 @@ test_source_env_topology(void)
     g_autofree gchar *xml = vn_test_data_path("hwloc", "64amd64-4p2n4ca2co.xml", NULL);
     g_autofree gchar *config_file = vn_test_data_path("config", "empty.conf", NULL);
     VnSourceOptions o = { .config_file = config_file };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnLoad) load = NULL;
-    g_autoptr(VnConfig) config = NULL;
-    g_autoptr(GError) error = NULL;
+    g_auto(VnTestSource) s = { 0 };
 
     g_setenv("VNUMA_TOPOLOGY", xml, TRUE);
-    g_assert_true(vn_source_load(&o, &t, &load, &config, &error));
+    vn_test_source_load(&o, &s);
     g_unsetenv("VNUMA_TOPOLOGY");
-    g_assert_no_error(error);
-    g_assert_cmpuint(t->n_nodes, ==, 8);
-    g_assert_nonnull(strstr(t->source, "64amd64-4p2n4ca2co.xml"));
+    g_assert_cmpuint(s.t->n_nodes, ==, 8);
+    g_assert_nonnull(strstr(s.t->source, "64amd64-4p2n4ca2co.xml"));
     /* a file is not the live host: nothing measured */
-    g_assert_cmpfloat(load->nodes[0].cpu_busy, <, 0.0);
+    g_assert_cmpfloat(s.load->nodes[0].cpu_busy, <, 0.0);
 }
 
 /* Errors from the config and the load file come through unchanged. */
@@ -186,9 +178,9 @@ test_source_ledger(void)
     g_autofree gchar *state_dir = g_dir_make_tmp("vnuma-state-XXXXXX", NULL);
     VnSourceOptions live = { .config_file = config_file };
     VnSourceOptions file = { .config_file = config_file, .topology_file = xml };
-    g_autoptr(VnTopology) t = NULL, ft = NULL;
-    g_autoptr(VnLoad) load = NULL, fload = NULL;
-    g_autoptr(VnConfig) config = NULL, fconfig = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_auto(VnTestSource) s = { 0 };
+    g_auto(VnTestSource) fs = { 0 };
     g_autoptr(GError) error = NULL;
     g_autofree gchar *ledger_file = g_build_filename(state_dir, "ledger.json", NULL);
     g_autofree gchar *lock_file = g_build_filename(state_dir, "ledger.lock", NULL);
@@ -200,17 +192,15 @@ test_source_ledger(void)
     write_ledger(state_dir, t);
     g_clear_pointer(&t, vn_topology_free);
 
-    g_assert_true(vn_source_load(&live, &t, &load, &config, &error));
-    g_assert_no_error(error);
-    g_assert_cmpstr(config->state_dir, ==, state_dir);
-    g_assert_cmpuint(load->nodes[0].committed_vcpus, ==, 2);
-    g_assert_cmpuint(load->nodes[0].committed_memory_kib, ==,
-                     1024 * 1024 + vn_policy_overhead_kib(config->policy, 1024 * 1024));
+    vn_test_source_load(&live, &s);
+    g_assert_cmpstr(s.config->state_dir, ==, state_dir);
+    g_assert_cmpuint(s.load->nodes[0].committed_vcpus, ==, 2);
+    g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==,
+                     1024 * 1024 + vn_policy_overhead_kib(s.config->policy, 1024 * 1024));
 
-    g_assert_true(vn_source_load(&file, &ft, &fload, &fconfig, &error));
-    g_assert_no_error(error);
-    g_assert_cmpuint(fload->nodes[0].committed_vcpus, ==, 0);
-    g_assert_cmpuint(fload->nodes[0].committed_memory_kib, ==, 0);
+    vn_test_source_load(&file, &fs);
+    g_assert_cmpuint(fs.load->nodes[0].committed_vcpus, ==, 0);
+    g_assert_cmpuint(fs.load->nodes[0].committed_memory_kib, ==, 0);
 
     g_unsetenv("VNUMA_STATE_DIR");
     g_unlink(ledger_file);

@@ -2,15 +2,11 @@
  * hwloc and capabilities fixture and the live host; stale or broken caches
  * are told apart. */
 #include <glib/gstdio.h>
+#include "vn-test-files.h"
+#include "vn-test-fixture.h"
 #include "vn-topology-cache.h"
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
-
-static gchar *
-data_path(const gchar *a, const gchar *b)
-{
-    return g_build_filename(g_getenv("VN_TEST_DATA"), a, b, NULL);
-}
 
 static gchar *
 as_json(const VnTopology *t)
@@ -52,14 +48,11 @@ test_fixtures(void)
 {
     static const gchar *const dirs[] = { "hwloc", "caps" };
     for (guint d = 0; d < G_N_ELEMENTS(dirs); d++) {
-        g_autofree gchar *dir = data_path(dirs[d], NULL);
-        g_autoptr(GDir) gd = g_dir_open(dir, 0, NULL);
-        const gchar *name;
+        g_autofree gchar *dir = vn_test_data_path(dirs[d], NULL);
+        g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
         guint n = 0;
-        while (gd && (name = g_dir_read_name(gd))) {
-            if (!g_str_has_suffix(name, ".xml"))
-                continue;
-            g_autofree gchar *path = g_build_filename(dir, name, NULL);
+        for (guint i = 0; i < paths->len; i++) {
+            const gchar *path = paths->pdata[i];
             g_autoptr(VnTopology) t = d == 0 ? vn_topology_load_hwloc_xml(path, NULL)
                                              : vn_topology_load_capabilities(path, NULL);
             if (!t)
@@ -146,7 +139,7 @@ test_bad(void)
 static void
 test_damaged(void)
 {
-    g_autofree gchar *file = data_path("hwloc", "64amd64-4p2n4ca2co.xml");
+    g_autofree gchar *file = vn_test_data_path("hwloc", "64amd64-4p2n4ca2co.xml", NULL);
     g_autoptr(VnTopology) t = vn_topology_load_hwloc_xml(file, NULL);
     g_assert_nonnull(t);
     g_autoptr(GBytes) bytes = vn_topology_cache_to_bytes(t, "k");

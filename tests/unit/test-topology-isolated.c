@@ -12,6 +12,7 @@
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
 #include "vn-topology-source-private.h"
+#include "vn-test-files.h"
 #include "vn-test-fixture.h"
 
 static gchar *
@@ -53,18 +54,11 @@ static void
 test_same_as_in_process(void)
 {
     g_autofree gchar *dir = vn_test_data_path("hwloc", NULL);
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-    guint n = 0;
+    g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
 
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *path = g_build_filename(dir, name, NULL);
-        if (!g_str_has_suffix(name, ".xml"))
-            continue;
-        assert_same(vn_topology_load_hwloc_xml, path);
-        n++;
-    }
-    g_assert_cmpuint(n, >=, 7);
+    for (guint i = 0; i < paths->len; i++)
+        assert_same(vn_topology_load_hwloc_xml, paths->pdata[i]);
+    g_assert_cmpuint(paths->len, >=, 7);
     assert_same(vn_topology_load_synthetic, "pack:2 numa:2 core:4 pu:2");
     assert_no_children();
 }
@@ -99,23 +93,18 @@ static void
 test_hwloc_crash(void)
 {
     g_autofree gchar *dir = vn_test_data_path("hwloc-crash", NULL);
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    const gchar *name;
-    guint n = 0;
+    g_autoptr(GPtrArray) paths = vn_test_dir_paths(dir, ".xml");
 
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree gchar *path = g_build_filename(dir, name, NULL);
+    for (guint i = 0; i < paths->len; i++) {
+        const gchar *path = paths->pdata[i];
         g_autofree gchar *expected =
             g_strdup_printf("%s: hwloc crashed reading it (signal %d)", path, SIGSEGV);
         g_autoptr(GError) error = NULL;
-        if (!g_str_has_suffix(name, ".xml"))
-            continue;
         g_assert_null(vn_topology_load_isolated(vn_topology_load_hwloc_xml, path, path, &error));
         g_assert_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_HWLOC);
         g_assert_cmpstr(error->message, ==, expected);
-        n++;
     }
-    g_assert_cmpuint(n, >=, 1);
+    g_assert_cmpuint(paths->len, >=, 1);
     assert_no_children();
 }
 

@@ -8,39 +8,16 @@
  */
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vn-cpulist.h"
 #include "vn-test-fixture.h"
 #include "vn-topology-source.h"
 
-static gchar *data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
-
-static gchar *
-data_path(const gchar *first, ...)
-{
-    const gchar *root = g_getenv("VN_TEST_DATA");
-    g_autoptr(GPtrArray) parts = g_ptr_array_new();
-    va_list ap;
-
-    if (!root) {
-        g_printerr("VN_TEST_DATA is not set; run through meson test\n");
-        exit(77);
-    }
-    g_ptr_array_add(parts, (gpointer)root);
-    va_start(ap, first);
-    for (const gchar *p = first; p; p = va_arg(ap, const gchar *))
-        g_ptr_array_add(parts, (gpointer)p);
-    va_end(ap);
-    g_ptr_array_add(parts, NULL);
-    return g_build_filenamev((gchar **)parts->pdata);
-}
-
 static VnTopology *
 load_fixture(const gchar *dir, const gchar *file)
 {
-    g_autofree gchar *path = data_path(dir, file, NULL);
+    g_autofree gchar *path = vn_test_data_path(dir, file, NULL);
     g_autoptr(GError) error = NULL;
     VnTopology *t;
 
@@ -262,7 +239,7 @@ test_hwloc_heteromem(void)
 static void
 test_hwloc_heteromem_hbm_first(void)
 {
-    g_autofree gchar *good = data_path("hwloc", "heteromem.xml", NULL);
+    g_autofree gchar *good = vn_test_data_path("hwloc", "heteromem.xml", NULL);
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-XXXXXX", NULL);
     g_autofree gchar *text = NULL;
     g_autofree gchar *path = NULL;
@@ -414,8 +391,8 @@ static void
 test_hwloc_errors(void)
 {
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-XXXXXX", NULL);
-    g_autofree gchar *good = data_path("hwloc", "hagrid.xml", NULL);
-    g_autofree gchar *caps = data_path("caps", "caps-test.xml", NULL);
+    g_autofree gchar *good = vn_test_data_path("hwloc", "hagrid.xml", NULL);
+    g_autofree gchar *caps = vn_test_data_path("caps", "caps-test.xml", NULL);
     g_autofree gchar *text = NULL;
     g_autofree gchar *missing = g_build_filename(dir, "missing.xml", NULL);
     g_autofree gchar *truncated = NULL, *empty = NULL, *bogus = NULL;
@@ -470,7 +447,7 @@ test_hwloc_error_line(void)
 static VnTopology *
 load_hagrid_with(const gchar *dir, const gchar *distances, GError **error)
 {
-    g_autofree gchar *good = data_path("hwloc", "hagrid.xml", NULL);
+    g_autofree gchar *good = vn_test_data_path("hwloc", "hagrid.xml", NULL);
     g_autofree gchar *text = NULL;
     g_autofree gchar *edited = NULL;
     g_autofree gchar *path = NULL;
@@ -711,8 +688,8 @@ test_caps_errors(void)
 static void
 test_caps_wrong_file(void)
 {
-    g_autofree gchar *hwloc = data_path("hwloc", "hagrid.xml", NULL);
-    g_autofree gchar *missing = data_path("caps", "no-such-file.xml", NULL);
+    g_autofree gchar *hwloc = vn_test_data_path("hwloc", "hagrid.xml", NULL);
+    g_autofree gchar *missing = vn_test_data_path("caps", "no-such-file.xml", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(GError) error2 = NULL;
 
@@ -727,7 +704,7 @@ test_caps_wrong_file(void)
 static void
 test_sysfs_update(void)
 {
-    g_autofree gchar *root = data_path("sysroot", "real-2node", NULL);
+    g_autofree gchar *root = vn_test_data_path("sysroot", "real-2node", NULL);
     g_autoptr(VnTopology) t = load_fixture("caps", "caps-qemu-kvm.xml");
     g_autoptr(GError) error = NULL;
 
@@ -747,7 +724,7 @@ test_sysfs_update(void)
 static void
 test_sysfs_add(void)
 {
-    g_autofree gchar *root = data_path("sysroot", "real-2node", NULL);
+    g_autofree gchar *root = vn_test_data_path("sysroot", "real-2node", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(VnTopology) t = vn_topology_load_synthetic("pack:2 numa:1 core:2 pu:1", &error);
     const VnNode *n;

@@ -139,24 +139,20 @@ test_source_sysroot_alone(void)
     g_autofree gchar *config_file = g_build_filename(tmp, "vnuma.conf", NULL);
     g_autofree gchar *text = g_strdup_printf("[paths]\nstate_dir = %s\n", state);
     VnSourceOptions o = { .sysroot = root, .config_file = config_file };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnLoad) load = NULL;
-    g_autoptr(VnConfig) config = NULL;
-    g_autoptr(GError) error = NULL;
+    g_auto(VnTestSource) s = { 0 };
 
     g_assert_true(g_file_set_contents(config_file, text, -1, NULL));
     g_assert_false(vn_source_is_this_host(&o));
-    g_assert_true(vn_source_load(&o, &t, &load, &config, &error));
+    vn_test_source_load(&o, &s);
     vn_test_remove_tree(tmp);
-    g_assert_no_error(error);
-    assert_capture(t);
+    assert_capture(s.t);
     /* node 0 = CPUs 0-1 since boot: busy (31646+1742+45681+77+279 +
      * 60398+3622+6245+1) of that plus idle (16667088+21517 + 16698327+91) */
-    g_assert_cmpfloat_with_epsilon(load->nodes[0].cpu_busy, 149691.0 / (149691.0 + 33387023.0),
+    g_assert_cmpfloat_with_epsilon(s.load->nodes[0].cpu_busy, 149691.0 / (149691.0 + 33387023.0),
                                    1e-9);
     for (guint i = 0; i < 8; i++) {
-        g_assert_cmpfloat(load->nodes[i].cpu_busy, >=, 0.0);
-        g_assert_cmpuint(load->nodes[i].committed_vcpus, ==, 0); /* no ledger */
+        g_assert_cmpfloat(s.load->nodes[i].cpu_busy, >=, 0.0);
+        g_assert_cmpuint(s.load->nodes[i].committed_vcpus, ==, 0); /* no ledger */
     }
 }
 
@@ -168,17 +164,13 @@ test_source_no_stat(void)
     g_autofree gchar *config_file = vn_test_data_path("config", "empty.conf", NULL);
     g_autofree gchar *note = g_strdup_printf("; CPU busy unknown: no %s/proc/stat", root);
     VnSourceOptions o = { .sysroot = root, .config_file = config_file };
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnLoad) load = NULL;
-    g_autoptr(VnConfig) config = NULL;
-    g_autoptr(GError) error = NULL;
+    g_auto(VnTestSource) s = { 0 };
 
-    g_assert_true(vn_source_load(&o, &t, &load, &config, &error));
-    g_assert_no_error(error);
-    assert_capture(t);
-    g_assert_true(g_str_has_suffix(t->source, note));
+    vn_test_source_load(&o, &s);
+    assert_capture(s.t);
+    g_assert_true(g_str_has_suffix(s.t->source, note));
     for (guint i = 0; i < 8; i++)
-        g_assert_cmpfloat(load->nodes[i].cpu_busy, <, 0.0);
+        g_assert_cmpfloat(s.load->nodes[i].cpu_busy, <, 0.0);
 }
 
 int

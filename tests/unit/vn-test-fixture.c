@@ -26,6 +26,17 @@ vn_test_data_path(const gchar *first, ...)
     return g_build_filenamev((gchar **)parts->pdata);
 }
 
+gchar *
+vn_test_write_file(const gchar *dir, const gchar *rel, const gchar *contents)
+{
+    gchar *path = g_build_filename(dir, rel, NULL);
+    g_autofree gchar *parent = g_path_get_dirname(path);
+
+    g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+    g_assert_true(g_file_set_contents(path, contents, -1, NULL));
+    return path;
+}
+
 void
 vn_test_remove_tree(const gchar *dir)
 {
@@ -76,4 +87,21 @@ vn_test_config_from_text(const gchar *text, GError **error)
     c = vn_config_load(path, t, error);
     g_unlink(path);
     return c;
+}
+
+void
+vn_test_source_load(const VnSourceOptions *o, VnTestSource *s)
+{
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true(vn_source_load(o, &s->t, &s->load, &s->config, &error));
+    g_assert_no_error(error);
+}
+
+void
+vn_test_source_clear(VnTestSource *s)
+{
+    g_clear_pointer(&s->t, vn_topology_free);
+    g_clear_pointer(&s->load, vn_load_free);
+    g_clear_pointer(&s->config, vn_config_free);
 }

@@ -3,11 +3,16 @@
 
 #include <glib.h>
 #include "vn-config.h"
+#include "vn-source.h"
 #include "vn-topology.h"
 
 /* Path of a file under tests/data ($VN_TEST_DATA); skips the test run
  * with exit 77 when the variable is not set (not run by meson). */
 gchar *vn_test_data_path(const gchar *first, ...) G_GNUC_NULL_TERMINATED;
+
+/* Writes `contents` to `dir`/`rel`, making the folders on the way; the
+ * test fails when it cannot.  Returns the file's path. */
+gchar *vn_test_write_file(const gchar *dir, const gchar *rel, const gchar *contents);
 
 /* Removes `dir` and everything below it (symlinks are removed, not
  * followed); what cannot be removed is left. */
@@ -22,3 +27,17 @@ VnTopology *vn_test_topology_new(void);
 /* Loads `text` as a vnuma.conf for vn_test_topology_new()'s host (through
  * a temporary file, removed again); NULL + error when it is refused. */
 VnConfig *vn_test_config_from_text(const gchar *text, GError **error);
+
+/* What vn_source_load() gives a command: the topology, its load and the
+ * config (vn_test_source_clear() frees them). */
+typedef struct {
+    VnTopology *t;
+    VnLoad *load;
+    VnConfig *config;
+} VnTestSource;
+
+/* vn_source_load() of `o` with the load and the config asked for; the
+ * test fails unless it succeeds without an error. */
+void vn_test_source_load(const VnSourceOptions *o, VnTestSource *s);
+void vn_test_source_clear(VnTestSource *s);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnTestSource, vn_test_source_clear)

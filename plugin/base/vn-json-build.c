@@ -1,0 +1,26 @@
+/* vn-json-build.c: see vn-json-build.h. */
+#include "vn-json-build.h"
+
+void
+vn_json_add_int(JsonBuilder *b, const gchar *name, gint64 v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+void
+vn_json_add_string(JsonBuilder *b, const gchar *name, const gchar *v)
+{
+    json_builder_set_member_name(b, name);
+    if (v)
+        json_builder_add_string_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+void
+vn_json_add_bool(JsonBuilder *b, const gchar *name, gboolean v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_boolean_value(b, v);
+}
