@@ -123,6 +123,7 @@ depart(VnSim *s, guint i)
 
     if (!p)
         return;
+    vn_sim_account_departed(s, g_ptr_array_index(s->requests, i), p);
     vn_load_release(s->load, s->t, s->policy, g_ptr_array_index(s->requests, i), p);
     g_clear_pointer(&g_ptr_array_index(s->placed, i), vn_placement_free);
 }
@@ -163,7 +164,8 @@ run(VnSim *s, GError **error)
 
 gboolean
 vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
-            const VnTrace *trace, VnSimPolicy which, VnSimMetrics *ret_metrics, GError **error)
+            const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+            VnSimMetrics *ret_metrics, GError **error)
 {
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(GPtrArray) requests = NULL;
@@ -182,7 +184,7 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
     g_ptr_array_set_size(placed, trace->vms->len);
-    vn_sim_init(&s, t, &by_load, trace, which, load, requests, placed);
+    vn_sim_init(&s, t, &by_load, trace, which, model, load, requests, placed);
     s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing : &by_load;
     if (!run(&s, error)) {
         vn_sim_clear(&s);

@@ -23,6 +23,7 @@ typedef struct {
     gchar *trace;
     gchar **policies;
     gboolean json;
+    gdouble guest_locality;
     VnSourceOptions source;
 } SimOptions;
 
@@ -117,6 +118,10 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
         json_builder_add_null_value(b);
     add_number(b, "imbalance", m->imbalance);
     add_number(b, "remote_share", m->remote_share);
+    add_number(b, "slowdown", m->slowdown);
+    add_number(b, "distance_slowdown", m->distance_slowdown);
+    add_number(b, "effective_gib_hours", m->effective_gib_hours);
+    add_number(b, "peak_committed", m->peak_committed);
     json_builder_end_object(b);
 }
 
@@ -134,6 +139,13 @@ print_json(const gchar *file, const GArray *results)
     json_builder_add_string_value(b, file);
     add_uint(b, "vms", first->vms);
     add_number(b, "offered_gib_hours", first->offered_gib_hours);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "model");
+    json_builder_begin_object(b);
+    add_number(b, "distance_weight", VN_SIM_MODEL_DISTANCE_WEIGHT);
+    add_number(b, "guest_locality", first->guest_locality);
+    add_number(b, "contention_knee", VN_SIM_MODEL_CONTENTION_KNEE);
+    add_number(b, "contention_max", VN_SIM_MODEL_CONTENTION_MAX);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "policies");
     json_builder_begin_object(b);
@@ -162,25 +174,35 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
     printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
            first->offered_gib_hours);
     printf("host: %s: %u nodes\n\n", t->source, t->n_nodes);
-    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s\n", "policy", "admitted", "rejected",
-           "served_GiBh", "rej_feas", "split", "split_un", "split_dst", "min_dst", "imbalance",
-           "remote");
+    printf("model: latency 1 + %.1f x (SLIT ratio - 1), guest locality %.2f, contention from "
+           "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
+           VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
+           VN_SIM_MODEL_CONTENTION_MAX);
+    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
+           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "split_dst",
+           "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown", "effect_GiBh");
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
         const VnSimMetrics *m = &r->m;
         g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
         g_autofree gchar *min = distance_text(m, m->min_split_distance);
 
-        printf("%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%%\n",
-               vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
-               m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
-               m->remote_share * 100.0);
+        printf(
+            "%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f %12.1f\n",
+            vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
+            m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
+            m->remote_share * 100.0, m->peak_committed * 100.0, m->distance_slowdown, m->slowdown,
+            m->effective_gib_hours);
     }
     printf(
         "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
         "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
         "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
-        "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
+        "over time; remote: expected share of remote memory accesses (memory x time weighted,\n"
+        "uniform model); peak: highest share of host memory committed; dist_slw/slowdown: "
+        "expected\n"
+        "memory slowdown from distance alone / with bandwidth contention (1 = all local);\n"
+        "effect_GiBh: served GiB-hours / slowdown.  The model and its sources: vnumactl(8).\n");
 }
 
 /* A replay spans hours or months: a free-memory or CPU-busy reading taken
@@ -207,6 +229,9 @@ vn_cmd_simulate(int argc, char **argv)
           "(repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
+        { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
+          "Share of a guest cell's memory accesses kept in its own cell, 0 to 1 (default 0.8)",
+          "SHARE" },
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
@@ -226,9 +251,16 @@ vn_cmd_simulate(int argc, char **argv)
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
+    VnSimModel model;
 
+    vn_sim_model_init(&model);
+    o.guest_locality = model.guest_locality;
     if (!vn_cli_parse(ctx, &argc, &argv))
         return VN_EXIT_ERROR;
+    if (!isfinite(o.guest_locality) || o.guest_locality < 0 || o.guest_locality > 1)
+        return vn_cli_fail_printf("--guest-locality: a share from 0 to 1 is required (got %g)",
+                                  o.guest_locality);
+    model.guest_locality = o.guest_locality;
     if (!o.trace)
         return vn_cli_fail_printf("--trace: required (a CSV file, see --help)");
     if (!policies_from_options(&o, results))
@@ -239,7 +271,7 @@ vn_cmd_simulate(int argc, char **argv)
     forget_measurements(t, load);
     for (guint i = 0; i < results->len; i++) {
         SimResult *r = &g_array_index(results, SimResult, i);
-        if (!vn_simulate(t, load, config->policy, trace, r->policy, &r->m, &error))
+        if (!vn_simulate(t, load, config->policy, trace, r->policy, &model, &r->m, &error))
             return vn_cli_fail_printf("%s: %s", o.trace, error->message);
     }
     if (o.json)
