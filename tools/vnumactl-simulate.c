@@ -1,7 +1,8 @@
 /* vnumactl simulate / trace-gen: what-if replays of VM traces.
  *
  *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
- *   vnumactl trace-gen --vms N --seed S [--hours H] [--output FILE]
+ *   vnumactl trace-gen --vms N --seed S [--hours H | --rate R] [--size-mix MIX]
+ *                      [--lifetime-mix MIX] [--output FILE]
  *
  * simulate replays the trace on the host from the topology source options
  * (starting from its committed load: the live host's ledger, --load; not
@@ -281,19 +282,42 @@ vn_cmd_simulate(int argc, char **argv)
     return VN_EXIT_OK;
 }
 
+/* "--NAME: 'VALUE' is not one of a, b, c" */
+static int
+fail_not_one_of(const gchar *option, const gchar *value, const gchar *const *names)
+{
+    g_autofree gchar *list = g_strjoinv(", ", (gchar **)names);
+
+    return vn_cli_fail_printf("--%s: '%s' is not one of %s", option, value, list);
+}
+
 int
 vn_cmd_trace_gen(int argc, char **argv)
 {
     gint vms = 0;
     gint64 seed = -1;
-    gdouble hours = 720;
+    gdouble hours = NAN, rate = NAN;
     g_autofree gchar *output = NULL;
+    g_autofree gchar *size_name = NULL;
+    g_autofree gchar *lifetime_name = NULL;
+    VnTraceSizeMix size = VN_TRACE_SIZE_AZURE;
+    VnTraceLifetimeMix lifetime = VN_TRACE_LIFETIME_AZURE;
     const GOptionEntry entries[] = {
         { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
         { "seed", 0, 0, G_OPTION_ARG_INT64, &seed,
           "Random seed: the same seed gives the same trace (required)", "S" },
         { "hours", 0, 0, G_OPTION_ARG_DOUBLE, &hours,
           "Arrivals spread over this many hours (default 720)", "H" },
+        { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &rate,
+          "Load level: this many arrivals per hour on average (instead of --hours)", "R" },
+        { "size-mix", 0, 0, G_OPTION_ARG_STRING, &size_name,
+          "VM sizes: azure (published mix, default), small (up to 8 vCPUs) or large (4 to 64 "
+          "vCPUs, wide VMs common)",
+          "MIX" },
+        { "lifetime-mix", 0, 0, G_OPTION_ARG_STRING, &lifetime_name,
+          "Lifetimes: azure (published mix, default), short (all under 2 h) or long (2 h to 30 "
+          "days)",
+          "MIX" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout",
           "FILE" },
         { NULL },
@@ -311,9 +335,23 @@ vn_cmd_trace_gen(int argc, char **argv)
         return vn_cli_fail_printf("--vms: a number from 1 to 10000000 is required (got %d)", vms);
     if (seed < 0 || seed > G_MAXUINT32)
         return vn_cli_fail_printf("--seed: a number from 0 to %u is required", G_MAXUINT32);
+    if (!isnan(hours) && !isnan(rate))
+        return vn_cli_fail_printf("--rate: give --rate or --hours, not both");
+    if (!isnan(rate)) {
+        if (!isfinite(rate) || rate <= 0 || rate > 1e6)
+            return vn_cli_fail_printf(
+                "--rate: a number of arrivals per hour above 0 and at most 1000000 is required");
+        hours = vms / rate;
+    }
+    if (isnan(hours))
+        hours = 720;
     if (!isfinite(hours) || hours <= 0 || hours > 1e6)
         return vn_cli_fail_printf("--hours: a number above 0 and at most 1000000 is required");
-    trace = vn_trace_generate((guint)vms, (guint32)seed, hours);
+    if (size_name && !vn_trace_size_mix_from_string(size_name, &size))
+        return fail_not_one_of("size-mix", size_name, vn_trace_size_mix_names());
+    if (lifetime_name && !vn_trace_lifetime_mix_from_string(lifetime_name, &lifetime))
+        return fail_not_one_of("lifetime-mix", lifetime_name, vn_trace_lifetime_mix_names());
+    trace = vn_trace_generate((guint)vms, (guint32)seed, hours, size, lifetime);
     csv = vn_trace_format(trace);
     if (!output) {
         fputs(csv, stdout);
