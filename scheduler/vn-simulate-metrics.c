@@ -42,8 +42,9 @@ vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace
     s->host_cpu_frac = g_new0(gdouble, n);
     s->node_cpus = g_new0(gdouble, n);
     s->live_latency = g_new0(gdouble, n);
-    s->live_demand = g_new0(gdouble, n);
-    s->scratch_share = g_new0(gdouble, n);
+    s->live_demand = g_new0(gdouble, n * n);
+    s->scratch_share = g_new0(gdouble, n * n);
+    s->rho = g_new0(gdouble, n);
     s->scratch_latency = g_new0(gdouble, n);
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
@@ -63,6 +64,7 @@ vn_sim_clear(VnSim *s)
     g_clear_pointer(&s->live_latency, g_free);
     g_clear_pointer(&s->live_demand, g_free);
     g_clear_pointer(&s->scratch_share, g_free);
+    g_clear_pointer(&s->rho, g_free);
     g_clear_pointer(&s->scratch_latency, g_free);
 }
 
@@ -114,11 +116,11 @@ account_model(VnSim *s, gdouble time)
         s->model_now = MAX(s->model_now, time);
         return;
     }
+    vn_sim_model_demand(s->t, s->live_demand, s->node_cpus, s->rho);
     for (guint i = 0; i < s->t->n_nodes; i++) {
-        gdouble rho = s->node_cpus[i] > 0 ? s->live_demand[i] / s->node_cpus[i] : 1.0;
         gdouble lat = MAX(s->live_latency[i], 0.0);
         dist += lat;
-        slow += lat * vn_sim_model_contention(&s->model, rho);
+        slow += lat * vn_sim_model_contention(&s->model, s->rho[i]);
     }
     s->distance_integral += hours * dist;
     s->slow_integral += hours * slow;
@@ -136,10 +138,10 @@ model_add(VnSim *s, const VnRequest *req, const VnPlacement *p, gdouble sign)
     vn_sim_model_profile(&s->model, s->t, p, req->vcpus, req->memory_kib,
                          s->which == VN_SIM_POLICY_NO_PINNING ? s->host_cpu_frac : NULL,
                          s->scratch_share, s->scratch_latency);
-    for (guint i = 0; i < s->t->n_nodes; i++) {
+    for (guint i = 0; i < s->t->n_nodes; i++)
         s->live_latency[i] += sign * gib * s->scratch_latency[i];
+    for (guint i = 0; i < s->t->n_nodes * s->t->n_nodes; i++)
         s->live_demand[i] += sign * req->vcpus * s->scratch_share[i];
-    }
     s->live_gib += sign * gib;
 }
 

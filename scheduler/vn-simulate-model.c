@@ -43,7 +43,7 @@ add_accesses(const VnSimModel *m, const VnTopology *t, const gdouble *mem_frac, 
         gdouble p = (has_own ? 1.0 - locality : 1.0) * mem_frac[n];
         if (has_own && n == own)
             p += locality;
-        share[n] += weight * p;
+        share[from * t->n_nodes + n] += weight * p;
         latency[n] += weight * p * vn_sim_model_latency(m, t, from, n);
     }
 }
@@ -56,7 +56,7 @@ vn_sim_model_profile(const VnSimModel *m, const VnTopology *t, const VnPlacement
     g_autofree gdouble *mem_frac = g_new0(gdouble, MAX(t->n_nodes, 1));
     gdouble locality = p->cells->len > 1 ? m->guest_locality : 0.0;
 
-    memset(ret_share, 0, sizeof(gdouble) * t->n_nodes);
+    memset(ret_share, 0, sizeof(gdouble) * t->n_nodes * t->n_nodes);
     memset(ret_latency, 0, sizeof(gdouble) * t->n_nodes);
     for (guint c = 0; c < p->cells->len; c++) {
         const VnCell *cell = &g_array_index(p->cells, VnCell, c);
@@ -73,4 +73,26 @@ vn_sim_model_profile(const VnSimModel *m, const VnTopology *t, const VnPlacement
         add_accesses(m, t, mem_frac, w, cell->node, locality, cell->memory_kib > 0, cell->node,
                      ret_share, ret_latency);
     }
+}
+
+void
+vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
+                    gdouble *ret_rho)
+{
+    guint n = t->n_nodes;
+
+    memset(ret_rho, 0, sizeof(gdouble) * n);
+    for (guint from = 0; from < n; from++) {
+        gdouble committed = 0, running;
+        for (guint to = 0; to < n; to++)
+            committed += MAX(demand[from * n + to], 0.0);
+        if (committed <= 0)
+            continue;
+        /* a node's CPUs run at most as many vCPUs as they are */
+        running = cpus[from] > 0 ? MIN(1.0, cpus[from] / committed) : 1.0;
+        for (guint to = 0; to < n; to++)
+            ret_rho[to] += MAX(demand[from * n + to], 0.0) * running;
+    }
+    for (guint to = 0; to < n; to++)
+        ret_rho[to] = cpus[to] > 0 ? ret_rho[to] / cpus[to] : (ret_rho[to] > 0 ? 1.0 : 0.0);
 }

@@ -28,10 +28,12 @@
  * over the host and touch its memory uniformly.
  *
  * Contention: a node's memory bandwidth saturates.  Its demand is the
- * committed vCPUs whose accesses land on its memory (each vCPU counted by
- * the share of its accesses that go there: every committed vCPU is taken
- * to stream memory, a worst case), as a ratio rho to the node's usable
- * CPUs.  Every access to that node's memory costs
+ * vCPUs running at once whose accesses land on its memory, as a ratio rho
+ * to the node's usable CPUs: each node's CPUs run at most as many vCPUs
+ * as they are (its committed vCPUs scaled down to its CPUs when
+ * overcommitted), and each running vCPU counts by the share of its
+ * accesses that go to that memory.  Every running vCPU is taken to stream
+ * memory, a worst case.  Every access to that node's memory costs
  *     contention(rho) = 1 + (contention_max - 1) *
  *                       clamp((rho - contention_knee) / (1 - contention_knee), 0, 1)
  * times more: no cost below the knee (0.5: an assumption), contention_max
@@ -65,13 +67,20 @@ void vn_sim_model_init(VnSimModel *m);
 gdouble vn_sim_model_latency(const VnSimModel *m, const VnTopology *t, guint a, guint b);
 /* Cost multiplier of an access to a node whose demand is `rho`. */
 gdouble vn_sim_model_contention(const VnSimModel *m, gdouble rho);
+/* Per memory node, rho from `demand` (t->n_nodes^2: committed vCPUs on
+ * node m times their access share to node n, summed over the VMs) and
+ * the usable CPUs per node `cpus`.  ret_rho of t->n_nodes, overwritten. */
+void vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
+                         gdouble *ret_rho);
 /* The access profile of placement `p` of a VM with `vcpus` and
- * `memory_kib`: for each memory node n, ret_share[n] is the share of the
- * VM's accesses landing there and ret_latency[n] that share weighted by
- * the latency of each access (so sum ret_latency is the uncontended
- * slowdown).  `cpu_frac` NULL: the vCPUs run where the cells say;
- * otherwise per node the share of the vCPUs running there, and the
- * guest has no cells (no locality).  Arrays of t->n_nodes, overwritten. */
+ * `memory_kib`: ret_share[m * t->n_nodes + n] is the share of the VM's
+ * accesses made from vCPUs on node m to memory on node n (the shares sum
+ * to 1), ret_latency[n] the share landing on n weighted by the latency of
+ * each access (so sum ret_latency is the uncontended slowdown).
+ * `cpu_frac` NULL: the vCPUs run where the cells say; otherwise per node
+ * the share of the vCPUs running there, and the guest has no cells (no
+ * locality).  ret_share holds t->n_nodes^2, ret_latency t->n_nodes;
+ * both overwritten. */
 void vn_sim_model_profile(const VnSimModel *m, const VnTopology *t, const VnPlacement *p,
                           guint vcpus, guint64 memory_kib, const gdouble *cpu_frac,
                           gdouble *ret_share, gdouble *ret_latency);

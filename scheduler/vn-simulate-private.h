@@ -24,12 +24,13 @@ typedef struct {
     gdouble split_distance, min_distance;
     gdouble remote_weighted, remote_weight;
     gdouble imbalance_integral, imbalance_time, imbalance_last, now;
-    /* the performance model (vn-simulate-model.h): per node, over the
-     * VMs running now, sum of GiB x latency-weighted access share and
-     * sum of vCPUs x access share; integrals in GiB-hours */
+    /* the performance model (vn-simulate-model.h), over the VMs running
+     * now: per memory node the sum of GiB x latency-weighted access
+     * share; per (vCPU node, memory node) the sum of vCPUs x access
+     * share; integrals in GiB-hours */
     VnSimModel model;
     gdouble *node_cpus; /* usable CPUs per node */
-    gdouble *live_latency, *live_demand;
+    gdouble *live_latency, *live_demand, *rho;
     gdouble *scratch_share, *scratch_latency;
     gdouble live_gib, model_now;
     gdouble slow_integral, distance_integral, live_integral, peak_committed;

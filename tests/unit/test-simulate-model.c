@@ -78,13 +78,15 @@ test_two_cells_by_distance(void)
     for (guint i = 0; i < 2; i++) {
         g_autoptr(VnTopology) t = pair_host(d[i]);
         g_autoptr(VnPlacement) p = two_cells();
-        gdouble share[2], latency[2];
+        gdouble share[4], latency[2];
         VnSimModel m;
 
         vn_sim_model_init(&m);
         vn_sim_model_profile(&m, t, p, 4, 4 * GIB, NULL, share, latency);
-        g_assert_cmpfloat_with_epsilon(share[0], 0.5, 1e-12);
-        g_assert_cmpfloat_with_epsilon(sum2(share), 1.0, 1e-12);
+        /* from node 0: 0.5 x 0.9 to itself, 0.5 x 0.1 to node 1 */
+        g_assert_cmpfloat_with_epsilon(share[0], 0.45, 1e-12);
+        g_assert_cmpfloat_with_epsilon(share[1], 0.05, 1e-12);
+        g_assert_cmpfloat_with_epsilon(share[2] + share[3], 0.5, 1e-12);
         g_assert_cmpfloat_with_epsilon(sum2(latency), aware[i], 1e-12);
         m.guest_locality = 0.0;
         vn_sim_model_profile(&m, t, p, 4, 4 * GIB, NULL, share, latency);
@@ -101,13 +103,14 @@ test_floating_vcpus(void)
     g_autoptr(VnPlacement) p = vn_placement_new();
     VnCell cell = { .node = 0, .n_vcpus = 4, .memory_kib = 4 * GIB };
     const gdouble frac[] = { 0.5, 0.5 };
-    gdouble share[2], latency[2];
+    gdouble share[4], latency[2];
     VnSimModel m;
 
     g_array_append_val(p->cells, cell);
     vn_sim_model_init(&m);
     vn_sim_model_profile(&m, t, p, 4, 4 * GIB, frac, share, latency);
-    g_assert_cmpfloat_with_epsilon(share[0], 1.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon(share[0] + share[2], 1.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon(share[2], 0.5, 1e-12);
     g_assert_cmpfloat_with_epsilon(sum2(latency), 0.5 + 0.5 * 1.88, 1e-12);
 }
 
@@ -123,6 +126,25 @@ test_contention_curve(void)
     g_assert_cmpfloat_with_epsilon(vn_sim_model_contention(&m, 0.75), 2.5, 1e-12);
     g_assert_cmpfloat_with_epsilon(vn_sim_model_contention(&m, 1.0), 4.0, 1e-12);
     g_assert_cmpfloat_with_epsilon(vn_sim_model_contention(&m, 3.0), 4.0, 1e-12);
+}
+
+/* Node 0 has 12 vCPUs committed on its 4 CPUs, all touching its own
+ * memory: only 4 run at once, rho 1.  Node 1 runs 2 vCPUs, half of whose
+ * accesses go to node 0: rho 1.25 on node 0, 0.25 on node 1. */
+static void
+test_demand_capped_by_cpus(void)
+{
+    g_autoptr(VnTopology) t = pair_host(21);
+    const gdouble cpus[] = { 4, 4 };
+    const gdouble alone[] = { 12, 0, 0, 0 }, both[] = { 12, 0, 1, 1 };
+    gdouble rho[2];
+
+    vn_sim_model_demand(t, alone, cpus, rho);
+    g_assert_cmpfloat_with_epsilon(rho[0], 1.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon(rho[1], 0.0, 1e-12);
+    vn_sim_model_demand(t, both, cpus, rho);
+    g_assert_cmpfloat_with_epsilon(rho[0], 1.25, 1e-12);
+    g_assert_cmpfloat_with_epsilon(rho[1], 0.25, 1e-12);
 }
 
 static VnSimMetrics
@@ -199,6 +221,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim-model/two-cells-by-distance", test_two_cells_by_distance);
     g_test_add_func("/sim-model/floating-vcpus", test_floating_vcpus);
     g_test_add_func("/sim-model/contention-curve", test_contention_curve);
+    g_test_add_func("/sim-model/demand-capped-by-cpus", test_demand_capped_by_cpus);
     g_test_add_func("/sim-model/saturated-node", test_saturated_node);
     g_test_add_func("/sim-model/split-vm-replay", test_split_vm_replay);
     return g_test_run();
