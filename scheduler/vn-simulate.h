@@ -7,8 +7,8 @@
  * give the same metrics.
  *
  * vnuma runs vn_plan() with balance load (the default), vnuma-packing
- * with balance memory-packing (VnBalance), whatever the policy passed in
- * says: the name says what ran, and both can be compared in one run.
+ * with balance memory-packing, vnuma-hole with balance keep-hole
+ * (VnBalance), whatever the policy passed in says: the name says what ran, and both can be compared in one run.
  * The oracles below are vn_plan() with balance load for every policy.
  *
  * Events: a VM arrives at time_s and, when admitted, leaves at
@@ -82,6 +82,7 @@ typedef enum {
     VN_SIM_POLICY_ROUND_ROBIN,
     VN_SIM_POLICY_NO_PINNING,
     VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
+    VN_SIM_POLICY_VNUMA_HOLE,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 

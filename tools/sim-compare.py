@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
-DEFAULT_POLICIES = ["vnuma", "vnuma-packing"] + PEERS
+DEFAULT_POLICIES = ["vnuma", "vnuma-packing", "vnuma-hole"] + PEERS
 
 # name, sockets, nodes per socket, CPUs per node, GiB per node,
 # distance within a socket, across sockets
@@ -174,11 +174,13 @@ def summarize(rows, policies):
     print("  served>=99%%: serves >= 99 %% of the best peer's GiB-h; remote<=: uniform remote share"
           "\n  <= the best pinning peer's; slow<: expected slowdown below every peer's; rej0/split0:"
           "\n  no VM turned away that had a placement / split that one node could hold; all4: all"
-          "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy")
-    print("%-15s %11s %9s %6s %5s %7s %5s %8s" % ("candidate", "served>=99%", "remote<=", "slow<",
-                                                 "rej0", "split0", "all4", "best_eff"))
+          "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy;"
+          "\n  vs vnuma: more effective GiB-h / lower remote share / lower slowdown than vnuma")
+    print("%-15s %11s %9s %6s %5s %7s %5s %8s %14s" % ("candidate", "served>=99%", "remote<=",
+                                                      "slow<", "rej0", "split0", "all4", "best_eff",
+                                                      "vs vnuma e/r/s"))
     for c in cands:
-        k = dict(served=0, remote=0, slow=0, rej=0, split=0, all4=0, eff=0)
+        k = dict(served=0, remote=0, slow=0, rej=0, split=0, all4=0, eff=0, ve=0, vr=0, vs=0)
         for _h, _l, _peak, _rate, res in rows:
             m = res[c]
             peers = [res[p] for p in PEERS if p in res]
@@ -192,8 +194,14 @@ def summarize(rows, policies):
                            ("split", split), ("eff", eff)):
                 k[key] += v
             k["all4"] += served and remote and rej and split
-        print("%-15s %11d %9d %6d %5d %7d %5d %8d" % (c, k["served"], k["remote"], k["slow"],
-                                                     k["rej"], k["split"], k["all4"], k["eff"]))
+            if "vnuma" in res:
+                v = res["vnuma"]
+                k["ve"] += m["effective_gib_hours"] > v["effective_gib_hours"] * 1.001
+                k["vr"] += m["remote_share"] < v["remote_share"] - 0.001
+                k["vs"] += m["slowdown"] < v["slowdown"] - 0.001
+        print("%-15s %11d %9d %6d %5d %7d %5d %8d %14s" %
+              (c, k["served"], k["remote"], k["slow"], k["rej"], k["split"], k["all4"], k["eff"],
+               "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
 
 
 if __name__ == "__main__":

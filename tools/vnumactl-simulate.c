@@ -43,10 +43,11 @@ typedef struct {
     VnSimMetrics m;
 } SimResult;
 
-/* Every policy, as printed: vnuma's two balances first. */
+/* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,     VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_FIRST_FIT,
-    VN_SIM_POLICY_MOST_FREE, VN_SIM_POLICY_ROUND_ROBIN,   VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
+    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,     VN_SIM_POLICY_ROUND_ROBIN,
+    VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -65,8 +66,8 @@ policies_from_options(const SimOptions *o, GArray *ret)
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, first-fit, "
-                               "most-free, round-robin, no-pinning",
+            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
+                               "first-fit, most-free, round-robin, no-pinning",
                                o->policies[i]);
             return FALSE;
         }
@@ -226,8 +227,9 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, first-fit, most-free, round-robin or no-pinning "
-          "(repeatable; default all)",
+          "Only this policy: vnuma, vnuma-packing, vnuma-hole, first-fit, most-free, round-robin "
+          "or "
+          "no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
@@ -247,8 +249,9 @@ vn_cmd_simulate(int argc, char **argv)
     g_option_context_set_description(
         ctx,
         "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
-        "memory-packing), first-fit (Nova), most-free (numad), round-robin, no-pinning (an\n"
-        "unmanaged VM); the two vnuma policies set the balance whatever vnuma.conf says.\n"
+        "memory-packing), vnuma-hole (balance = keep-hole), first-fit (Nova), most-free (numad),\n"
+        "round-robin, no-pinning (an unmanaged VM); the vnuma policies set the balance whatever\n"
+        "vnuma.conf says.\n"
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
