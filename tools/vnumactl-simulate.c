@@ -303,8 +303,7 @@ vn_cmd_trace_gen(int argc, char **argv)
     g_autofree gchar *output = NULL;
     g_autofree gchar *size_name = NULL;
     g_autofree gchar *lifetime_name = NULL;
-    VnTraceSizeMix size = VN_TRACE_SIZE_AZURE;
-    VnTraceLifetimeMix lifetime = VN_TRACE_LIFETIME_AZURE;
+    guint size = VN_TRACE_SIZE_AZURE, lifetime = VN_TRACE_LIFETIME_AZURE;
     const GOptionEntry entries[] = {
         { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
         { "seed", 0, 0, G_OPTION_ARG_INT64, &seed,
@@ -350,11 +349,13 @@ vn_cmd_trace_gen(int argc, char **argv)
         hours = 720;
     if (!isfinite(hours) || hours <= 0 || hours > 1e6)
         return vn_cli_fail_printf("--hours: a number above 0 and at most 1000000 is required");
-    if (size_name && !vn_trace_size_mix_from_string(size_name, &size))
+    if (size_name && !vn_trace_mix_from_string(vn_trace_size_mix_names(), size_name, &size))
         return fail_not_one_of("size-mix", size_name, vn_trace_size_mix_names());
-    if (lifetime_name && !vn_trace_lifetime_mix_from_string(lifetime_name, &lifetime))
+    if (lifetime_name &&
+        !vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), lifetime_name, &lifetime))
         return fail_not_one_of("lifetime-mix", lifetime_name, vn_trace_lifetime_mix_names());
-    trace = vn_trace_generate((guint)vms, (guint32)seed, hours, size, lifetime);
+    trace = vn_trace_generate((guint)vms, (guint32)seed, hours, (VnTraceSizeMix)size,
+                              (VnTraceLifetimeMix)lifetime);
     csv = vn_trace_format(trace);
     if (!output) {
         fputs(csv, stdout);

@@ -59,8 +59,8 @@ typedef enum {
 /* "azure", "small", "large" / "azure", "short", "long"; NULL-terminated. */
 const gchar *const *vn_trace_size_mix_names(void);
 const gchar *const *vn_trace_lifetime_mix_names(void);
-gboolean vn_trace_size_mix_from_string(const gchar *s, VnTraceSizeMix *ret);
-gboolean vn_trace_lifetime_mix_from_string(const gchar *s, VnTraceLifetimeMix *ret);
+/* The index of `s` in `names` (one of the two lists above): the mix. */
+gboolean vn_trace_mix_from_string(const gchar *const *names, const gchar *s, guint *ret);
 
 /* A trace of `n_vms` VMs arriving uniformly at random (a Poisson process)
  * over `hours`, drawn with GLib's Mersenne Twister seeded with `seed`, so

@@ -54,8 +54,8 @@ vn_trace_lifetime_mix_names(void)
     return lifetime_names;
 }
 
-static gboolean
-name_index(const gchar *const *names, const gchar *s, guint *ret)
+gboolean
+vn_trace_mix_from_string(const gchar *const *names, const gchar *s, guint *ret)
 {
     for (guint i = 0; names[i]; i++)
         if (g_strcmp0(s, names[i]) == 0) {
@@ -65,27 +65,6 @@ name_index(const gchar *const *names, const gchar *s, guint *ret)
     return FALSE;
 }
 
-gboolean
-vn_trace_size_mix_from_string(const gchar *s, VnTraceSizeMix *ret)
-{
-    guint i;
-
-    if (!name_index(size_names, s, &i))
-        return FALSE;
-    *ret = (VnTraceSizeMix)i;
-    return TRUE;
-}
-
-gboolean
-vn_trace_lifetime_mix_from_string(const gchar *s, VnTraceLifetimeMix *ret)
-{
-    guint i;
-
-    if (!name_index(lifetime_names, s, &i))
-        return FALSE;
-    *ret = (VnTraceLifetimeMix)i;
-    return TRUE;
-}
 static const Weighted gib_per_vcpu_mix[] = {
     { 0.30, 2 },
     { 0.50, 4 },

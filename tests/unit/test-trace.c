@@ -164,8 +164,7 @@ test_generate_stress_mixes(void)
         vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_SMALL, VN_TRACE_LIFETIME_SHORT);
     g_autoptr(VnTrace) large =
         vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_LARGE, VN_TRACE_LIFETIME_LONG);
-    VnTraceSizeMix size;
-    VnTraceLifetimeMix life;
+    guint mix;
     guint wide = 0;
 
     for (guint i = 0; i < azure->vms->len; i++) {
@@ -182,11 +181,12 @@ test_generate_stress_mixes(void)
     }
     /* 40 % of the large mix has 16 vCPUs or more */
     g_assert_cmpfloat(fabs(wide / 2000.0 - 0.40), <, 0.045);
-    g_assert_true(vn_trace_size_mix_from_string("large", &size) && size == VN_TRACE_SIZE_LARGE);
-    g_assert_true(vn_trace_lifetime_mix_from_string("short", &life) &&
-                  life == VN_TRACE_LIFETIME_SHORT);
-    g_assert_false(vn_trace_size_mix_from_string("huge", &size));
-    g_assert_false(vn_trace_lifetime_mix_from_string(NULL, &life));
+    g_assert_true(vn_trace_mix_from_string(vn_trace_size_mix_names(), "large", &mix));
+    g_assert_cmpuint(mix, ==, VN_TRACE_SIZE_LARGE);
+    g_assert_true(vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), "short", &mix));
+    g_assert_cmpuint(mix, ==, VN_TRACE_LIFETIME_SHORT);
+    g_assert_false(vn_trace_mix_from_string(vn_trace_size_mix_names(), "huge", &mix));
+    g_assert_false(vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), NULL, &mix));
 }
 
 int
