@@ -58,6 +58,7 @@ vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib)
 static const gchar *const balance_names[VN_BALANCE_MAX + 1] = {
     [VN_BALANCE_LOAD] = "load",
     [VN_BALANCE_MEMORY_PACKING] = "memory-packing",
+    [VN_BALANCE_KEEP_HOLE] = "keep-hole",
     [VN_BALANCE_MAX] = NULL,
 };
 

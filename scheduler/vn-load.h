@@ -48,20 +48,35 @@ guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_ki
  *                              go to the fullest nodes that hold them, so
  *                              whole nodes stay free for big VMs arriving
  *                              later (fewer split VMs), at the cost of an
- *                              uneven memory spread. */
+ *                              uneven memory spread.
+ *   VN_BALANCE_KEEP_HOLE       the largest hole kept: the smallest
+ *                                (1 - hole / node) + VN_BALANCE_HOLE_LOAD_WEIGHT x load
+ *                              where hole is the most guest memory any
+ *                              node can still take after placement, node
+ *                              the largest node's memory less the host
+ *                              reservation, and load as for
+ *                              VN_BALANCE_LOAD.  Sets that leave the
+ *                              host's largest free node alone tie on the
+ *                              hole and go to the least loaded, so VMs
+ *                              spread as with load everywhere but on the
+ *                              node the next big VM needs. */
 typedef enum {
     VN_BALANCE_LOAD,
     VN_BALANCE_MEMORY_PACKING,
+    VN_BALANCE_KEEP_HOLE,
     VN_BALANCE_MAX
 } VnBalance;
 
 /* Weight of the free-memory share against CPU use under memory packing:
  * 10 points of free memory weigh as much as 3 points of CPU use. */
 #define VN_BALANCE_PACKING_FREE_WEIGHT 0.3
+/* Weight of the load against the hole kept under keep-hole. */
+#define VN_BALANCE_HOLE_LOAD_WEIGHT 0.25
 
 const gchar *vn_balance_to_string(VnBalance b);
 gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
-/* The names, NULL-terminated, in enum order ("load", "memory-packing"). */
+/* The names, NULL-terminated, in enum order ("load", "memory-packing",
+ * "keep-hole"). */
 const gchar *const *vn_balance_names(void);
 
 typedef struct {

@@ -149,6 +149,58 @@ compute_memory(VnPlanCtx *c, guint i, guint64 overhead_share)
     }
 }
 
+static gint
+room_cmp(gconstpointer a, gconstpointer b, gpointer ctx)
+{
+    const VnPlanCtx *c = ctx;
+    guint64 x = c->cap[*(const guint *)a].mem_kib, y = c->cap[*(const guint *)b].mem_kib;
+
+    if (x != y)
+        return x > y ? -1 : 1;
+    return (*(const guint *)a > *(const guint *)b) - (*(const guint *)a < *(const guint *)b);
+}
+
+/* Balance keep-hole: the usable nodes, most room first. */
+static void
+rank_rooms(VnPlanCtx *c)
+{
+    c->by_room = g_new(guint, MAX(c->n, 1));
+    c->n_by_room = 0;
+    c->hole_base_kib = 0;
+    for (guint i = 0; i < c->n; i++) {
+        if (!c->cap[i].usable)
+            continue;
+        c->by_room[c->n_by_room++] = i;
+        c->hole_base_kib = MAX(c->hole_base_kib, c->cap[i].mem_base_kib);
+    }
+    g_qsort_with_data(c->by_room, (gint)c->n_by_room, sizeof(guint), room_cmp, c);
+}
+
+gdouble
+vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s)
+{
+    guint64 hole = 0;
+
+    if (!c->hole_base_kib)
+        return 0.0;
+    for (guint i = 0; i < s->k; i++) {
+        guint64 room = c->cap[s->nodes[i]].mem_kib;
+        hole = MAX(hole, room > s->mem_kib[i] ? room - s->mem_kib[i] : 0);
+    }
+    /* the roomiest node outside the set: at most k + 1 steps */
+    for (guint r = 0; r < c->n_by_room; r++) {
+        guint node = c->by_room[r];
+        gboolean member = FALSE;
+        for (guint i = 0; i < s->k && !member; i++)
+            member = s->nodes[i] == node;
+        if (!member) {
+            hole = MAX(hole, c->cap[node].mem_kib);
+            break;
+        }
+    }
+    return CLAMP(1.0 - (gdouble)hole / (gdouble)c->hole_base_kib, 0.0, 1.0);
+}
+
 void
 vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
 {
@@ -183,6 +235,8 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
         compute_cpu(c, i);
         compute_memory(c, i, overhead_per_cell_kib);
     }
+    if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+        rank_rooms(c);
 }
 
 void
@@ -193,6 +247,8 @@ vn_plan_capacity_clear(VnPlanCtx *c)
     for (guint i = 0; i < c->n; i++)
         vn_bitmap_free(c->cap[i].free_cpus);
     g_clear_pointer(&c->cap, g_free);
+    g_clear_pointer(&c->by_room, g_free);
+    c->n_by_room = 0;
 }
 
 gdouble

@@ -11,7 +11,8 @@
  * distance (sum of pairwise distances), then nearest to the VM's devices,
  * then the policy's balance (VnBalance): least loaded after placement
  * (the busiest member counts), or with memory packing the least CPU use
- * and free memory left (the busiest and the emptiest member count).
+ * and free memory left (the busiest and the emptiest member count), or
+ * with keep-hole the largest room left on any node, then the load.
  */
 #include "vn-plan-private.h"
 
@@ -110,7 +111,12 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
     s->internal_distance = internal;
     s->device_distance = dev;
     s->load_after = load;
-    balance = packing ? cpu + VN_BALANCE_PACKING_FREE_WEIGHT * free_share : load;
+    if (packing)
+        balance = cpu + VN_BALANCE_PACKING_FREE_WEIGHT * free_share;
+    else if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+        balance = vn_plan_hole_lost(c, s) + VN_BALANCE_HOLE_LOAD_WEIGHT * load;
+    else
+        balance = load;
     /* Lexicographic: distance, then devices, then balance (< 10). */
     s->score = internal * 1e6 + dev * 1e3 + MIN(balance, 9.99) * 100.0;
 }

@@ -40,6 +40,11 @@ typedef struct {
     guint n_dev;
     guint64 *scratch; /* 4 * n words for the split: no allocation per
                             * evaluated set */
+    /* balance keep-hole: usable nodes by guest memory they can take,
+     * largest first, and the largest node's memory less reservation */
+    guint *by_room;
+    guint n_by_room;
+    guint64 hole_base_kib;
 } VnPlanCtx;
 
 /* A chosen node set with its per-node share. */
@@ -65,6 +70,9 @@ const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
 gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
 gdouble vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus);
 gdouble vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib);
+/* Balance keep-hole: 1 - the largest guest memory any node can take
+ * after `s` is placed, as a share of the largest node (0..1). */
+gdouble vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s);
 gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
 
 /* vn-plan-split.c: fills set->vcpus/mem_kib/cells; FALSE if the set cannot

@@ -273,6 +273,12 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
             "least CPU use and free memory (CPU use + %.1f x free memory share after "
             "placement), so whole nodes stay free for big VMs",
             VN_BALANCE_PACKING_FREE_WEIGHT);
+    if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+        vn_placement_add_reason(
+            p,
+            "balance keep-hole: of equally near choices, the one keeping the most room on "
+            "any node for the next big VM, then the least loaded (%.2f x load after placement)",
+            VN_BALANCE_HOLE_LOAD_WEIGHT);
     for (guint i = 1; i < p->candidates->len && i < 3; i++) {
         const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
         g_autofree gchar *alt = NULL;

@@ -12,9 +12,11 @@ node_usable(const VnTopology *t, guint i)
 
 void
 vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace *trace,
-            VnSimPolicy which, VnLoad *load, GPtrArray *requests, GPtrArray *placed)
+            VnSimPolicy which, const VnSimModel *model, VnLoad *load, GPtrArray *requests,
+            GPtrArray *placed)
 {
     guint total = 0;
+    guint n = MAX(t->n_nodes, 1);
 
     s->t = t;
     s->policy = policy;
@@ -32,10 +34,22 @@ vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace
         s->now = MIN(s->now, vm->time_s);
         s->m.offered_gib_hours += vm->memory_kib / KIB_PER_GIB * vm->duration_s / 3600.0;
     }
-    s->host_cpu_frac = g_new0(gdouble, MAX(t->n_nodes, 1));
+    if (model)
+        s->model = *model;
+    else
+        vn_sim_model_init(&s->model);
+    s->model_now = s->now;
+    s->host_cpu_frac = g_new0(gdouble, n);
+    s->node_cpus = g_new0(gdouble, n);
+    s->live_latency = g_new0(gdouble, n);
+    s->live_demand = g_new0(gdouble, n * n);
+    s->scratch_share = g_new0(gdouble, n * n);
+    s->rho = g_new0(gdouble, n);
+    s->scratch_latency = g_new0(gdouble, n);
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
         s->host_cpu_frac[i] = node_usable(t, i) ? vn_bitmap_count(cpus) : 0;
+        s->node_cpus[i] = vn_bitmap_count(cpus);
         total += (guint)s->host_cpu_frac[i];
     }
     for (guint i = 0; i < t->n_nodes; i++)
@@ -46,6 +60,12 @@ void
 vn_sim_clear(VnSim *s)
 {
     g_clear_pointer(&s->host_cpu_frac, g_free);
+    g_clear_pointer(&s->node_cpus, g_free);
+    g_clear_pointer(&s->live_latency, g_free);
+    g_clear_pointer(&s->live_demand, g_free);
+    g_clear_pointer(&s->scratch_share, g_free);
+    g_clear_pointer(&s->rho, g_free);
+    g_clear_pointer(&s->scratch_latency, g_free);
 }
 
 /* max / mean of committed memory as a share of node memory; 0 when
@@ -68,11 +88,75 @@ imbalance_now(const VnSim *s)
     return sum > 0 ? max / (sum / n) : 0;
 }
 
+/* Committed memory as a share of the usable nodes' memory. */
+static gdouble
+committed_now(const VnSim *s)
+{
+    gdouble used = 0, total = 0;
+
+    for (guint i = 0; i < s->t->n_nodes; i++) {
+        if (!node_usable(s->t, i))
+            continue;
+        used += (gdouble)s->load->nodes[i].committed_memory_kib;
+        total += (gdouble)s->t->nodes[i].mem_total_kib;
+    }
+    return total > 0 ? used / total : 0;
+}
+
+/* Integrates the model's slowdown over the running VMs from the last
+ * event to `time` (the whole replay, not only the arrival window). */
+static void
+account_model(VnSim *s, gdouble time)
+{
+    gdouble hours = (time - s->model_now) / 3600.0;
+    gdouble slow = 0, dist = 0;
+
+    s->peak_committed = MAX(s->peak_committed, committed_now(s));
+    if (hours <= 0 || s->live_gib <= 0) {
+        s->model_now = MAX(s->model_now, time);
+        return;
+    }
+    vn_sim_model_demand(s->t, s->live_demand, s->node_cpus, s->rho);
+    for (guint i = 0; i < s->t->n_nodes; i++) {
+        gdouble lat = MAX(s->live_latency[i], 0.0);
+        dist += lat;
+        slow += lat * vn_sim_model_contention(&s->model, s->rho[i]);
+    }
+    s->distance_integral += hours * dist;
+    s->slow_integral += hours * slow;
+    s->live_integral += hours * s->live_gib;
+    s->model_now = time;
+}
+
+/* Adds (sign 1) or removes (-1) a running VM's load on the model's
+ * nodes. */
+static void
+model_add(VnSim *s, const VnRequest *req, const VnPlacement *p, gdouble sign)
+{
+    gdouble gib = req->memory_kib / KIB_PER_GIB;
+
+    vn_sim_model_profile(&s->model, s->t, p, req->vcpus, req->memory_kib,
+                         s->which == VN_SIM_POLICY_NO_PINNING ? s->host_cpu_frac : NULL,
+                         s->scratch_share, s->scratch_latency);
+    for (guint i = 0; i < s->t->n_nodes; i++)
+        s->live_latency[i] += sign * gib * s->scratch_latency[i];
+    for (guint i = 0; i < s->t->n_nodes * s->t->n_nodes; i++)
+        s->live_demand[i] += sign * req->vcpus * s->scratch_share[i];
+    s->live_gib += sign * gib;
+}
+
+void
+vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *p)
+{
+    model_add(s, req, p, -1.0);
+}
+
 void
 vn_sim_account_time(VnSim *s, gdouble time)
 {
     gdouble end = MIN(time, s->last_arrival);
 
+    account_model(s, time);
     if (end > s->now) {
         gdouble imb = imbalance_now(s);
         if (imb > 0) {
@@ -166,6 +250,7 @@ vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req, con
     s->m.served_gib_hours += weight;
     s->remote_weighted += weight * remote_share(s, req, p);
     s->remote_weight += weight;
+    model_add(s, req, p, 1.0);
     if (n_nodes > 1)
         account_split(s, req, distance);
 }
@@ -192,5 +277,10 @@ vn_sim_finish(VnSim *s, VnSimMetrics *ret)
     m.imbalance =
         s->imbalance_time > 0 ? s->imbalance_integral / s->imbalance_time : s->imbalance_last;
     m.remote_share = s->remote_weight > 0 ? s->remote_weighted / s->remote_weight : 0;
+    m.slowdown = s->live_integral > 0 ? s->slow_integral / s->live_integral : 1.0;
+    m.distance_slowdown = s->live_integral > 0 ? s->distance_integral / s->live_integral : 1.0;
+    m.effective_gib_hours = m.served_gib_hours / m.slowdown;
+    m.peak_committed = s->peak_committed;
+    m.guest_locality = s->model.guest_locality;
     *ret = m;
 }

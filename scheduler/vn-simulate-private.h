@@ -4,6 +4,7 @@
 
 #include "vn-placement.h"
 #include "vn-request.h"
+#include "vn-simulate-model.h"
 #include "vn-simulate.h"
 
 typedef struct {
@@ -23,11 +24,22 @@ typedef struct {
     gdouble split_distance, min_distance;
     gdouble remote_weighted, remote_weight;
     gdouble imbalance_integral, imbalance_time, imbalance_last, now;
+    /* the performance model (vn-simulate-model.h), over the VMs running
+     * now: per memory node the sum of GiB x latency-weighted access
+     * share; per (vCPU node, memory node) the sum of vCPUs x access
+     * share; integrals in GiB-hours */
+    VnSimModel model;
+    gdouble *node_cpus; /* usable CPUs per node */
+    gdouble *live_latency, *live_demand, *rho;
+    gdouble *scratch_share, *scratch_latency;
+    gdouble live_gib, model_now;
+    gdouble slow_integral, distance_integral, live_integral, peak_committed;
 } VnSim;
 
 /* vn-simulate-metrics.c */
 void vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace *trace,
-                 VnSimPolicy which, VnLoad *load, GPtrArray *requests, GPtrArray *placed);
+                 VnSimPolicy which, const VnSimModel *model, VnLoad *load, GPtrArray *requests,
+                 GPtrArray *placed);
 void vn_sim_clear(VnSim *s);
 /* Before an event at `time`: integrates the imbalance since the last one. */
 void vn_sim_account_time(VnSim *s, gdouble time);
@@ -38,4 +50,6 @@ void vn_sim_account_last_arrival(VnSim *s);
 void vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
                              const VnPlacement *p);
 void vn_sim_account_rejected(VnSim *s, const VnRequest *req);
+/* Before `p` is released: the VM stops loading the model's nodes. */
+void vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *p);
 void vn_sim_finish(VnSim *s, VnSimMetrics *ret);

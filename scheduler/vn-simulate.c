@@ -16,6 +16,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA] = "vnuma",           [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
     [VN_SIM_POLICY_MOST_FREE] = "most-free",   [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
     [VN_SIM_POLICY_NO_PINNING] = "no-pinning", [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
+    [VN_SIM_POLICY_VNUMA_HOLE] = "vnuma-hole",
 };
 
 const gchar *
@@ -73,7 +74,8 @@ events_new(const VnTrace *trace)
 static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
-    if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING)
+    if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING ||
+        s->which == VN_SIM_POLICY_VNUMA_HOLE)
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
                              error);
@@ -123,6 +125,7 @@ depart(VnSim *s, guint i)
 
     if (!p)
         return;
+    vn_sim_account_departed(s, g_ptr_array_index(s->requests, i), p);
     vn_load_release(s->load, s->t, s->policy, g_ptr_array_index(s->requests, i), p);
     g_clear_pointer(&g_ptr_array_index(s->placed, i), vn_placement_free);
 }
@@ -163,14 +166,15 @@ run(VnSim *s, GError **error)
 
 gboolean
 vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
-            const VnTrace *trace, VnSimPolicy which, VnSimMetrics *ret_metrics, GError **error)
+            const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+            VnSimMetrics *ret_metrics, GError **error)
 {
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
     VnSim s = { 0 };
     /* Shallow copies, borrowing reserved_cpus: only the balance differs. */
-    VnPolicy by_load, packing;
+    VnPolicy by_load, packing, hole;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
@@ -178,12 +182,16 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     by_load.balance = VN_BALANCE_LOAD;
     packing = *policy;
     packing.balance = VN_BALANCE_MEMORY_PACKING;
+    hole = *policy;
+    hole.balance = VN_BALANCE_KEEP_HOLE;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
     g_ptr_array_set_size(placed, trace->vms->len);
-    vn_sim_init(&s, t, &by_load, trace, which, load, requests, placed);
-    s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing : &by_load;
+    vn_sim_init(&s, t, &by_load, trace, which, model, load, requests, placed);
+    s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
+                    : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
+                                                         : &by_load;
     if (!run(&s, error)) {
         vn_sim_clear(&s);
         return FALSE;

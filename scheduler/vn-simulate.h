@@ -7,8 +7,8 @@
  * give the same metrics.
  *
  * vnuma runs vn_plan() with balance load (the default), vnuma-packing
- * with balance memory-packing (VnBalance), whatever the policy passed in
- * says: the name says what ran, and both can be compared in one run.
+ * with balance memory-packing, vnuma-hole with balance keep-hole
+ * (VnBalance), whatever the policy passed in says: the name says what ran, and both can be compared in one run.
  * The oracles below are vn_plan() with balance load for every policy.
  *
  * Events: a VM arrives at time_s and, when admitted, leaves at
@@ -48,12 +48,30 @@
  *                            is an upper bound for a NUMA-aware guest (which
  *                            keeps most accesses in its own cell) and
  *                            the same model for every policy.
+ *
+ * Beside them, the performance model of vn-simulate-model.h (distance as
+ * the latency ratio, guest locality in cells, per-node bandwidth
+ * contention), integrated over every moment a VM runs:
+ *   slowdown                 the expected memory slowdown: the mean over
+ *                            running GiB-hours of each VM's mean access
+ *                            cost (latency x contention) against a local,
+ *                            uncontended access; 1 = all local, no
+ *                            contention.
+ *   distance_slowdown        the same with contention left out.
+ *   effective_gib_hours      served_gib_hours / slowdown: the work served,
+ *                            discounted by the slowdown.
+ *   peak_committed           the highest committed memory (guests and
+ *                            overhead) as a share of the usable nodes'
+ *                            memory, at any moment: how loaded the trace
+ *                            made this host.
+ *   guest_locality           the model's parameter, as run.
  */
 #pragma once
 
 #include <glib.h>
 #include "vn-baselines.h"
 #include "vn-load.h"
+#include "vn-simulate-model.h"
 #include "vn-topology.h"
 #include "vn-trace.h"
 
@@ -64,6 +82,7 @@ typedef enum {
     VN_SIM_POLICY_ROUND_ROBIN,
     VN_SIM_POLICY_NO_PINNING,
     VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
+    VN_SIM_POLICY_VNUMA_HOLE,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -83,6 +102,12 @@ typedef struct {
     gdouble min_split_distance;  /* 0 when split == 0 */
     gdouble imbalance;           /* >= 1; 1 when nothing was ever committed */
     gdouble remote_share;        /* 0..1; 0 when nothing was admitted */
+    /* the performance model (vn-simulate-model.h) */
+    gdouble slowdown;            /* >= 1; 1 when nothing was admitted */
+    gdouble distance_slowdown;   /* the same without contention */
+    gdouble effective_gib_hours; /* served_gib_hours / slowdown */
+    gdouble peak_committed;      /* 0..1 */
+    gdouble guest_locality;      /* the model's, as run */
 } VnSimMetrics;
 
 #define VN_SIMULATE_ERROR (vn_simulate_error_quark())
@@ -94,8 +119,9 @@ typedef enum {
 
 /* Replays `trace` on `t` with `policy` (the host's reservations, overhead,
  * headroom, overcommit) and placement rule `which`, starting from
- * `initial` (copied; NULL = an empty host).  On success writes
+ * `initial` (copied; NULL = an empty host), the performance model
+ * `model` (NULL: vn_sim_model_init()'s defaults).  On success writes
  * *ret_metrics. */
 gboolean vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
-                     const VnTrace *trace, VnSimPolicy which, VnSimMetrics *ret_metrics,
-                     GError **error);
+                     const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+                     VnSimMetrics *ret_metrics, GError **error);

@@ -1,7 +1,8 @@
 /* vnumactl simulate / trace-gen: what-if replays of VM traces.
  *
  *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
- *   vnumactl trace-gen --vms N --seed S [--hours H] [--output FILE]
+ *   vnumactl trace-gen --vms N --seed S [--hours H | --rate R] [--size-mix MIX]
+ *                      [--lifetime-mix MIX] [--output FILE]
  *
  * simulate replays the trace on the host from the topology source options
  * (starting from its committed load: the live host's ledger, --load; not
@@ -23,6 +24,7 @@ typedef struct {
     gchar *trace;
     gchar **policies;
     gboolean json;
+    gdouble guest_locality;
     VnSourceOptions source;
 } SimOptions;
 
@@ -41,10 +43,11 @@ typedef struct {
     VnSimMetrics m;
 } SimResult;
 
-/* Every policy, as printed: vnuma's two balances first. */
+/* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,     VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_FIRST_FIT,
-    VN_SIM_POLICY_MOST_FREE, VN_SIM_POLICY_ROUND_ROBIN,   VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
+    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,     VN_SIM_POLICY_ROUND_ROBIN,
+    VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -63,8 +66,8 @@ policies_from_options(const SimOptions *o, GArray *ret)
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, first-fit, "
-                               "most-free, round-robin, no-pinning",
+            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
+                               "first-fit, most-free, round-robin, no-pinning",
                                o->policies[i]);
             return FALSE;
         }
@@ -117,6 +120,10 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
         json_builder_add_null_value(b);
     add_number(b, "imbalance", m->imbalance);
     add_number(b, "remote_share", m->remote_share);
+    add_number(b, "slowdown", m->slowdown);
+    add_number(b, "distance_slowdown", m->distance_slowdown);
+    add_number(b, "effective_gib_hours", m->effective_gib_hours);
+    add_number(b, "peak_committed", m->peak_committed);
     json_builder_end_object(b);
 }
 
@@ -134,6 +141,13 @@ print_json(const gchar *file, const GArray *results)
     json_builder_add_string_value(b, file);
     add_uint(b, "vms", first->vms);
     add_number(b, "offered_gib_hours", first->offered_gib_hours);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "model");
+    json_builder_begin_object(b);
+    add_number(b, "distance_weight", VN_SIM_MODEL_DISTANCE_WEIGHT);
+    add_number(b, "guest_locality", first->guest_locality);
+    add_number(b, "contention_knee", VN_SIM_MODEL_CONTENTION_KNEE);
+    add_number(b, "contention_max", VN_SIM_MODEL_CONTENTION_MAX);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "policies");
     json_builder_begin_object(b);
@@ -162,25 +176,35 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
     printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
            first->offered_gib_hours);
     printf("host: %s: %u nodes\n\n", t->source, t->n_nodes);
-    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s\n", "policy", "admitted", "rejected",
-           "served_GiBh", "rej_feas", "split", "split_un", "split_dst", "min_dst", "imbalance",
-           "remote");
+    printf("model: latency 1 + %.1f x (SLIT ratio - 1), guest locality %.2f, contention from "
+           "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
+           VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
+           VN_SIM_MODEL_CONTENTION_MAX);
+    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
+           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "split_dst",
+           "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown", "effect_GiBh");
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
         const VnSimMetrics *m = &r->m;
         g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
         g_autofree gchar *min = distance_text(m, m->min_split_distance);
 
-        printf("%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%%\n",
-               vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
-               m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
-               m->remote_share * 100.0);
+        printf(
+            "%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f %12.1f\n",
+            vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
+            m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
+            m->remote_share * 100.0, m->peak_committed * 100.0, m->distance_slowdown, m->slowdown,
+            m->effective_gib_hours);
     }
     printf(
         "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
         "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
         "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
-        "over time; remote: expected share of remote memory accesses (memory x time weighted).\n");
+        "over time; remote: expected share of remote memory accesses (memory x time weighted,\n"
+        "uniform model); peak: highest share of host memory committed; dist_slw/slowdown: "
+        "expected\n"
+        "memory slowdown from distance alone / with bandwidth contention (1 = all local);\n"
+        "effect_GiBh: served GiB-hours / slowdown.  The model and its sources: vnumactl(8).\n");
 }
 
 /* A replay spans hours or months: a free-memory or CPU-busy reading taken
@@ -203,10 +227,14 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, first-fit, most-free, round-robin or no-pinning "
-          "(repeatable; default all)",
+          "Only this policy: vnuma, vnuma-packing, vnuma-hole, first-fit, most-free, round-robin "
+          "or "
+          "no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
+        { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
+          "Share of a guest cell's memory accesses kept in its own cell, 0 to 1 (default 0.8)",
+          "SHARE" },
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
@@ -221,14 +249,22 @@ vn_cmd_simulate(int argc, char **argv)
     g_option_context_set_description(
         ctx,
         "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
-        "memory-packing), first-fit (Nova), most-free (numad), round-robin, no-pinning (an\n"
-        "unmanaged VM); the two vnuma policies set the balance whatever vnuma.conf says.\n"
+        "memory-packing), vnuma-hole (balance = keep-hole), first-fit (Nova), most-free (numad),\n"
+        "round-robin, no-pinning (an unmanaged VM); the vnuma policies set the balance whatever\n"
+        "vnuma.conf says.\n"
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
+    VnSimModel model;
 
+    vn_sim_model_init(&model);
+    o.guest_locality = model.guest_locality;
     if (!vn_cli_parse(ctx, &argc, &argv))
         return VN_EXIT_ERROR;
+    if (!isfinite(o.guest_locality) || o.guest_locality < 0 || o.guest_locality > 1)
+        return vn_cli_fail_printf("--guest-locality: a share from 0 to 1 is required (got %g)",
+                                  o.guest_locality);
+    model.guest_locality = o.guest_locality;
     if (!o.trace)
         return vn_cli_fail_printf("--trace: required (a CSV file, see --help)");
     if (!policies_from_options(&o, results))
@@ -239,7 +275,7 @@ vn_cmd_simulate(int argc, char **argv)
     forget_measurements(t, load);
     for (guint i = 0; i < results->len; i++) {
         SimResult *r = &g_array_index(results, SimResult, i);
-        if (!vn_simulate(t, load, config->policy, trace, r->policy, &r->m, &error))
+        if (!vn_simulate(t, load, config->policy, trace, r->policy, &model, &r->m, &error))
             return vn_cli_fail_printf("%s: %s", o.trace, error->message);
     }
     if (o.json)
@@ -249,19 +285,41 @@ vn_cmd_simulate(int argc, char **argv)
     return VN_EXIT_OK;
 }
 
+/* "--NAME: 'VALUE' is not one of a, b, c" */
+static int
+fail_not_one_of(const gchar *option, const gchar *value, const gchar *const *names)
+{
+    g_autofree gchar *list = g_strjoinv(", ", (gchar **)names);
+
+    return vn_cli_fail_printf("--%s: '%s' is not one of %s", option, value, list);
+}
+
 int
 vn_cmd_trace_gen(int argc, char **argv)
 {
     gint vms = 0;
     gint64 seed = -1;
-    gdouble hours = 720;
+    gdouble hours = NAN, rate = NAN;
     g_autofree gchar *output = NULL;
+    g_autofree gchar *size_name = NULL;
+    g_autofree gchar *lifetime_name = NULL;
+    guint size = VN_TRACE_SIZE_AZURE, lifetime = VN_TRACE_LIFETIME_AZURE;
     const GOptionEntry entries[] = {
         { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
         { "seed", 0, 0, G_OPTION_ARG_INT64, &seed,
           "Random seed: the same seed gives the same trace (required)", "S" },
         { "hours", 0, 0, G_OPTION_ARG_DOUBLE, &hours,
           "Arrivals spread over this many hours (default 720)", "H" },
+        { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &rate,
+          "Load level: this many arrivals per hour on average (instead of --hours)", "R" },
+        { "size-mix", 0, 0, G_OPTION_ARG_STRING, &size_name,
+          "VM sizes: azure (published mix, default), small (up to 8 vCPUs) or large (4 to 64 "
+          "vCPUs, wide VMs common)",
+          "MIX" },
+        { "lifetime-mix", 0, 0, G_OPTION_ARG_STRING, &lifetime_name,
+          "Lifetimes: azure (published mix, default), short (all under 2 h) or long (2 h to 30 "
+          "days)",
+          "MIX" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout",
           "FILE" },
         { NULL },
@@ -279,9 +337,25 @@ vn_cmd_trace_gen(int argc, char **argv)
         return vn_cli_fail_printf("--vms: a number from 1 to 10000000 is required (got %d)", vms);
     if (seed < 0 || seed > G_MAXUINT32)
         return vn_cli_fail_printf("--seed: a number from 0 to %u is required", G_MAXUINT32);
+    if (!isnan(hours) && !isnan(rate))
+        return vn_cli_fail_printf("--rate: give --rate or --hours, not both");
+    if (!isnan(rate)) {
+        if (!isfinite(rate) || rate <= 0 || rate > 1e6)
+            return vn_cli_fail_printf(
+                "--rate: a number of arrivals per hour above 0 and at most 1000000 is required");
+        hours = vms / rate;
+    }
+    if (isnan(hours))
+        hours = 720;
     if (!isfinite(hours) || hours <= 0 || hours > 1e6)
         return vn_cli_fail_printf("--hours: a number above 0 and at most 1000000 is required");
-    trace = vn_trace_generate((guint)vms, (guint32)seed, hours);
+    if (size_name && !vn_trace_mix_from_string(vn_trace_size_mix_names(), size_name, &size))
+        return fail_not_one_of("size-mix", size_name, vn_trace_size_mix_names());
+    if (lifetime_name &&
+        !vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), lifetime_name, &lifetime))
+        return fail_not_one_of("lifetime-mix", lifetime_name, vn_trace_lifetime_mix_names());
+    trace = vn_trace_generate((guint)vms, (guint32)seed, hours, (VnTraceSizeMix)size,
+                              (VnTraceLifetimeMix)lifetime);
     csv = vn_trace_format(trace);
     if (!output) {
         fputs(csv, stdout);

@@ -3,6 +3,7 @@
  * and a request that fits nowhere.  Run by `make bench` (tools/bench.sh).
  *
  *   bench-plan                 the table
+ *   bench-plan --balance NAME  the table with [placement] balance NAME
  *   bench-plan --working-set N set up an N-node host with 200 VMs, then plan
  *                              an 8-cell VM once and print the peak heap the
  *                              plan added (malloc is interposed below to
@@ -158,7 +159,7 @@ median_us(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const
 }
 
 static int
-run_table(void)
+run_table(VnBalance balance)
 {
     static const guint sizes[] = { 2, 4, 8, 16, 24, 64, 256 };
 
@@ -168,8 +169,11 @@ run_table(void)
             g_autoptr(VnTopology) t = host(sizes[s]);
             g_autoptr(VnLoad) load = vn_load_new(t);
             g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
-            guint placed = add_residents(t, load, policy, resident);
+            guint placed;
             guint runs = sizes[s] >= 64 ? 101 : 1001;
+
+            policy->balance = balance;
+            placed = add_residents(t, load, policy, resident);
 
             for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
                 g_autoptr(VnRequest) r = NULL;
@@ -211,11 +215,15 @@ run_working_set(guint nodes)
 int
 main(int argc, char **argv)
 {
+    VnBalance balance = VN_BALANCE_LOAD;
+
     if (argc == 3 && g_str_equal(argv[1], "--working-set"))
         return run_working_set((guint)g_ascii_strtoull(argv[2], NULL, 10));
+    if (argc == 3 && g_str_equal(argv[1], "--balance") && vn_balance_from_string(argv[2], &balance))
+        return run_table(balance);
     if (argc != 1) {
-        fprintf(stderr, "usage: bench-plan [--working-set NODES]\n");
+        fprintf(stderr, "usage: bench-plan [--working-set NODES | --balance NAME]\n");
         return 1;
     }
-    return run_table();
+    return run_table(balance);
 }

@@ -38,7 +38,7 @@ replay(const VnTrace *trace, VnSimPolicy which)
     g_autoptr(GError) error = NULL;
     VnSimMetrics m;
 
-    if (!vn_simulate(vn_fuzz_topology(), NULL, vn_fuzz_policy(), trace, which, &m, &error)) {
+    if (!vn_simulate(vn_fuzz_topology(), NULL, vn_fuzz_policy(), trace, which, NULL, &m, &error)) {
         vn_fuzz_check(FALSE, error, NULL);
         return;
     }

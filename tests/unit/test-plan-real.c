@@ -152,6 +152,12 @@ r815_host_init(VnTestHost *h)
     g_assert_no_error(error);
 }
 
+static void
+check_host_hole(gconstpointer data)
+{
+    check_host_balance(data, VN_BALANCE_KEEP_HOLE);
+}
+
 /* On the 8-node R815 (16 GiB nodes), every node but node 7 has 8 GiB
  * committed.  A small VM (2 vCPUs, 2 GiB) comes, then a big one (4 vCPUs,
  * 14 GiB: only an empty node holds it alone).  Returns the small VM's
@@ -181,6 +187,9 @@ plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nod
     g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
                                                    (GEqualFunc)g_str_has_prefix,
                                                    NULL) == (balance == VN_BALANCE_MEMORY_PACKING));
+    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance keep-hole",
+                                                   (GEqualFunc)g_str_has_prefix,
+                                                   NULL) == (balance == VN_BALANCE_KEEP_HOLE));
     vn_load_commit(h.load, h.t, h.policy, small, p);
     q = vn_test_plan_ok(&h, big);
     vn_test_assert_invariants(&h, big, q);
@@ -204,6 +213,61 @@ test_balance_packing_keeps_node_free(void)
     plan_small_then_big(VN_BALANCE_MEMORY_PACKING, &small_node, &big_nodes);
     g_assert_cmpuint(small_node, !=, 7);
     g_assert_cmpuint(big_nodes, ==, 1);
+}
+
+/* Keep-hole leaves node 7, the only empty node, to the big VM as
+ * packing does. */
+static void
+test_balance_hole_keeps_node_free(void)
+{
+    guint small_node, big_nodes;
+
+    plan_small_then_big(VN_BALANCE_KEEP_HOLE, &small_node, &big_nodes);
+    g_assert_cmpuint(small_node, !=, 7);
+    g_assert_cmpuint(big_nodes, ==, 1);
+}
+
+/* On the R815 with nodes 6 and 7 empty and the others at 8 GiB, a small
+ * VM goes to an empty node under load and keep-hole alike (both are
+ * the least loaded), and after it a 14 GiB VM still fits whole on the
+ * other one.  Keep-hole takes the empty node with less room (node 7:
+ * the hwloc file gives it less memory than node 6), keeping the larger
+ * whole; load takes the one least used in share. */
+static void
+test_balance_hole_keeps_larger(void)
+{
+    g_autofree gchar *path =
+        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) small = vn_test_request(2, 2);
+    g_autoptr(VnRequest) big = vn_test_request(4, 14);
+    guint chosen[VN_BALANCE_MAX] = { 0 };
+
+    for (guint b = 0; b < VN_BALANCE_MAX; b++) {
+        g_autoptr(VnPlacement) p = NULL;
+        g_autoptr(VnPlacement) q = NULL;
+        VnTestHost h;
+
+        if (b == VN_BALANCE_MEMORY_PACKING)
+            continue;
+        vn_test_host_init(&h, vn_topology_load_hwloc_xml(path, &error));
+        g_assert_no_error(error);
+        h.policy->balance = (VnBalance)b;
+        for (guint i = 0; i < h.t->n_nodes; i++) {
+            guint os = h.t->nodes[i].os_id;
+            h.load->nodes[i].committed_memory_kib = os >= 6 ? 0 : 8 * GIB;
+        }
+        p = vn_test_plan_ok(&h, small);
+        vn_test_assert_invariants(&h, small, p);
+        chosen[b] = g_array_index(p->cells, VnCell, 0).node_os_id;
+        g_assert_cmpuint(chosen[b], >=, 6);
+        vn_load_commit(h.load, h.t, h.policy, small, p);
+        q = vn_test_plan_ok(&h, big);
+        g_assert_cmpuint(vn_test_nodes_used(q), ==, 1);
+        vn_test_host_clear(&h);
+    }
+    g_assert_cmpuint(chosen[VN_BALANCE_LOAD], ==, 6);
+    g_assert_cmpuint(chosen[VN_BALANCE_KEEP_HOLE], ==, 7);
 }
 
 /* Packing takes the fullest node that still holds the VM, never one that
@@ -250,6 +314,9 @@ add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
         test = g_strdup_printf("/plan/real/memory-packing/%s/%s", sub, name);
         g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_packing,
                                   g_free);
+        g_free(test);
+        test = g_strdup_printf("/plan/real/keep-hole/%s/%s", sub, name);
+        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_hole, g_free);
     }
 }
 
@@ -268,5 +335,8 @@ main(int argc, char **argv)
     g_test_add_func("/plan/real/balance/memory-packing-keeps-node-free",
                     test_balance_packing_keeps_node_free);
     g_test_add_func("/plan/real/balance/memory-packing-capacity", test_balance_packing_capacity);
+    g_test_add_func("/plan/real/balance/keep-hole-keeps-node-free",
+                    test_balance_hole_keeps_node_free);
+    g_test_add_func("/plan/real/balance/keep-hole-keeps-larger", test_balance_hole_keeps_larger);
     return g_test_run();
 }

@@ -138,6 +138,13 @@ check_packing_against_oracle(VnShape shape, guint nodes, guint32 seed)
     check_against_oracle_with(shape, nodes, seed, VN_BALANCE_MEMORY_PACKING);
 }
 
+/* So does keep-hole. */
+static void
+check_hole_against_oracle(VnShape shape, guint nodes, guint32 seed)
+{
+    check_against_oracle_with(shape, nodes, seed, VN_BALANCE_KEEP_HOLE);
+}
+
 /* Guest cells of their own, uneven sizes, against the oracle (see
  * vn_test_check_sized_plan()). */
 static void
@@ -222,6 +229,16 @@ static void
 test_oracle_packing_16(void)
 {
     check_packing_against_oracle(VN_SHAPE_HIER, 16, 4);
+}
+static void
+test_oracle_hole_epyc(void)
+{
+    check_hole_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 8, 2);
+}
+static void
+test_oracle_hole_16(void)
+{
+    check_hole_against_oracle(VN_SHAPE_HIER, 16, 4);
 }
 
 static void
@@ -577,6 +594,8 @@ main(int argc, char **argv)
     g_test_add_func("/plan/oracle/memory-packing/epyc-nps4", test_oracle_packing_epyc);
     g_test_add_func("/plan/oracle/memory-packing/intel-8s", test_oracle_packing_8s);
     g_test_add_func("/plan/oracle/memory-packing/16-node", test_oracle_packing_16);
+    g_test_add_func("/plan/oracle/keep-hole/epyc-nps4", test_oracle_hole_epyc);
+    g_test_add_func("/plan/oracle/keep-hole/16-node", test_oracle_hole_16);
     g_test_add_func("/plan/oracle/sized-cells/intel-2s", test_oracle_sized_2s);
     g_test_add_func("/plan/oracle/sized-cells/epyc-nps4", test_oracle_sized_epyc);
     g_test_add_func("/plan/oracle/sized-cells/intel-8s", test_oracle_sized_8s);

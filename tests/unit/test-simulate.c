@@ -55,7 +55,7 @@ simulate(const VnTopology *t, const VnTrace *trace, VnSimPolicy which)
     VnSimMetrics m;
 
     memset(&m, 0xff, sizeof(m));
-    g_assert_true(vn_simulate(t, NULL, policy, trace, which, &m, &error));
+    g_assert_true(vn_simulate(t, NULL, policy, trace, which, NULL, &m, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(m.admitted + m.rejected, ==, m.vms);
     return m;
@@ -216,7 +216,8 @@ test_packing_keeps_node_whole(void)
     g_assert_cmpfloat(p.imbalance, >=, v.imbalance);
 
     packing_conf->balance = VN_BALANCE_MEMORY_PACKING;
-    g_assert_true(vn_simulate(t, NULL, packing_conf, trace, VN_SIM_POLICY_VNUMA, &v_conf, &error));
+    g_assert_true(
+        vn_simulate(t, NULL, packing_conf, trace, VN_SIM_POLICY_VNUMA, NULL, &v_conf, &error));
     g_assert_no_error(error);
     g_assert_cmpmem(&v_conf, sizeof(v_conf), &v, sizeof(v));
 }
@@ -342,7 +343,7 @@ test_invalid_vm(void)
     for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
         g_autoptr(GError) error = NULL;
         VnSimMetrics m = { 0 };
-        g_assert_false(vn_simulate(t, NULL, policy, trace, (VnSimPolicy)p, &m, &error));
+        g_assert_false(vn_simulate(t, NULL, policy, trace, (VnSimPolicy)p, NULL, &m, &error));
         g_assert_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID);
         g_assert_nonnull(strstr(error->message, "VM zero"));
     }
@@ -367,8 +368,8 @@ test_deterministic(void)
     }
     for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
         VnSimMetrics a, b;
-        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, &a, NULL));
-        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, &b, NULL));
+        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, NULL, &a, NULL));
+        g_assert_true(vn_simulate(t, initial, policy, trace, (VnSimPolicy)p, NULL, &b, NULL));
         g_assert_cmpmem(&a, sizeof(a), &b, sizeof(b));
         g_assert_cmpuint(a.rejected_feasible, <=, a.rejected);
         g_assert_cmpuint(a.split_unnecessary, <=, a.split);

@@ -95,9 +95,12 @@ test_missing_file(void)
 static void
 test_generate_reproducible(void)
 {
-    g_autoptr(VnTrace) a = vn_trace_generate(500, 42, 24);
-    g_autoptr(VnTrace) b = vn_trace_generate(500, 42, 24);
-    g_autoptr(VnTrace) c = vn_trace_generate(500, 43, 24);
+    g_autoptr(VnTrace) a =
+        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+    g_autoptr(VnTrace) b =
+        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+    g_autoptr(VnTrace) c =
+        vn_trace_generate(500, 43, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
     g_autofree gchar *ca = vn_trace_format(a);
     g_autofree gchar *cb = vn_trace_format(b);
     g_autofree gchar *cc = vn_trace_format(c);
@@ -121,7 +124,8 @@ test_generate_reproducible(void)
 static void
 test_generate_mix(void)
 {
-    g_autoptr(VnTrace) t = vn_trace_generate(20000, 1, 720);
+    g_autoptr(VnTrace) t =
+        vn_trace_generate(20000, 1, 720, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
     guint small = 0, mid = 0, large = 0, wide = 0, huge = 0, mem8 = 0, h2 = 0, d1 = 0;
     gdouble n = t->vms->len;
 
@@ -148,6 +152,43 @@ test_generate_mix(void)
     g_assert_cmpfloat(fabs(d1 / n - 0.90), <, 0.015);
 }
 
+/* The stress mixes keep a seed's arrivals, and stay in their ranges:
+ * small never above 8 vCPUs, large never below 4; short lifetimes all
+ * within 2 h, long ones all beyond. */
+static void
+test_generate_stress_mixes(void)
+{
+    g_autoptr(VnTrace) azure =
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+    g_autoptr(VnTrace) small =
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_SMALL, VN_TRACE_LIFETIME_SHORT);
+    g_autoptr(VnTrace) large =
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_LARGE, VN_TRACE_LIFETIME_LONG);
+    guint mix;
+    guint wide = 0;
+
+    for (guint i = 0; i < azure->vms->len; i++) {
+        const VnTraceVm *a = &g_array_index(azure->vms, VnTraceVm, i);
+        const VnTraceVm *s = &g_array_index(small->vms, VnTraceVm, i);
+        const VnTraceVm *l = &g_array_index(large->vms, VnTraceVm, i);
+        g_assert_cmpfloat(a->time_s, ==, s->time_s);
+        g_assert_cmpfloat(a->time_s, ==, l->time_s);
+        g_assert_cmpuint(s->vcpus, <=, 8);
+        g_assert_cmpuint(l->vcpus, >=, 4);
+        g_assert_cmpfloat(s->duration_s, <=, 7200);
+        g_assert_cmpfloat(l->duration_s, >=, 7200);
+        wide += l->vcpus >= 16;
+    }
+    /* 40 % of the large mix has 16 vCPUs or more */
+    g_assert_cmpfloat(fabs(wide / 2000.0 - 0.40), <, 0.045);
+    g_assert_true(vn_trace_mix_from_string(vn_trace_size_mix_names(), "large", &mix));
+    g_assert_cmpuint(mix, ==, VN_TRACE_SIZE_LARGE);
+    g_assert_true(vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), "short", &mix));
+    g_assert_cmpuint(mix, ==, VN_TRACE_LIFETIME_SHORT);
+    g_assert_false(vn_trace_mix_from_string(vn_trace_size_mix_names(), "huge", &mix));
+    g_assert_false(vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), NULL, &mix));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -157,5 +198,6 @@ main(int argc, char **argv)
     g_test_add_func("/trace/missing-file", test_missing_file);
     g_test_add_func("/trace/generate/reproducible", test_generate_reproducible);
     g_test_add_func("/trace/generate/mix", test_generate_mix);
+    g_test_add_func("/trace/generate/stress-mixes", test_generate_stress_mixes);
     return g_test_run();
 }

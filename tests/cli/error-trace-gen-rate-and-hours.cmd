@@ -1,0 +1,1 @@
+trace-gen --vms 8 --seed 7 --rate 4 --hours 2
