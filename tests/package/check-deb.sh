@@ -71,6 +71,8 @@ want "bash completion for vnumactl" '-rw-r--r--' usr/share/bash-completion/compl
 want "the sample /etc/vnuma/vnuma.conf" '-rw-r--r--' etc/vnuma/vnuma.conf
 want "the API contract beside the unit's Documentation=" '-rw-r--r--' usr/share/doc/vnuma/openapi.yaml.gz
 want "README.Debian" '-rw-r--r--' usr/share/doc/vnuma/README.Debian
+want "the Grafana dashboard" '-rw-r--r--' usr/share/vnuma/monitoring/vnuma-dashboard.json
+want "the Prometheus alert rules" '-rw-r--r--' usr/share/vnuma/monitoring/vnuma-alerts.yml
 
 # every regular file under /etc is a conffile, and vnuma.conf is one; the
 # hook is not (a conffile would outlive remove)
