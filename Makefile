@@ -7,7 +7,7 @@ TESTS      ?=
 MESON_OPTS ?=
 
 .PHONY: all deps setup build demo check check-unit check-asan check-valgrind \
-        check-numahost check-numahost-nested bench install clean format
+        check-numahost check-numahost-nested bench install deb clean format
 
 all: build
 
@@ -100,5 +100,12 @@ bench: build
 install: build
 	$(MESON) install -C $(BUILD)
 
+# The Debian packages, built by dpkg-buildpackage -us -uc -b in a clean
+# copy of the tree (the checkout is not written to) and checked by lintian
+# (tools/build-deb.sh); the .deb files land in DEB_OUT.
+DEB_OUT ?= build-deb
+deb: deps
+	tools/build-deb.sh $(DEB_OUT)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(DEB_OUT)

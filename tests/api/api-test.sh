@@ -8,7 +8,8 @@
 # QEMU's numa_maps, /metrics, bearer tokens on TCP, SIGHUP reloading
 # vnuma.conf (and refusing a broken one), bodies the JSON loader refuses
 # (400,000 deep, a second value, a member twice), a corrupt ledger set
-# aside and rebuilt, a second daemon on a live socket, SIGTERM.  Output is TAP.  Exit 77 when curl or jq is
+# aside and rebuilt, a second daemon on a live socket, SIGTERM; the
+# monitoring kit (tools/monitoring) uses only exported metrics.  Output is TAP.  Exit 77 when curl or jq is
 # missing.  VNUMAD_WRAPPER (e.g. "valgrind -q --error-exitcode=9") runs
 # the daemons under a wrapper (tests/api/libsoup-3.2.supp names a known
 # libsoup 3.2 leak for valgrind).
@@ -371,6 +372,13 @@ check "metrics: measured CPU busy per node" grep -q '^vnuma_node_cpu_busy_ratio{
 check "metrics: numastat counters per node from the sysroot" \
     grep -q '^vnuma_node_numastat_pages_total{node="1",counter="numa_miss"} [0-9]' "$tmp/body"
 check "metrics: committed memory per node" grep -q '^vnuma_node_committed_memory_bytes{node="1"} [1-9]' "$tmp/body"
+# the operator kit's dashboard and alert rules ask only for these names
+kit=$src/tools/monitoring
+if out=$(python3 "$src/tests/api/check-monitoring.py" "$tmp/body" "$kit/vnuma-dashboard.json" "$kit/vnuma-alerts.yml" 2>&1); then
+    ok "monitoring kit: every metric its dashboard and alert rules use is exported"
+else
+    nok "monitoring kit: every metric its dashboard and alert rules use is exported" "$out"
+fi
 req POST /v1/rebalance ''
 check "rebalance dry run: node 0 is hot, one cell moves to node 1, nothing applied" \
     jqb '(.moves | length >= 1) and .moves[0].from == 0 and .moves[0].to == 1 and (.moves[0].applied | not) and (.moves[0].reason | length > 0)'

@@ -6,6 +6,14 @@
 # rootfs boot stage one copies /opt/vnuma into the root filesystem.
 #
 # Usage: build-layer.sh OUT.cpio     (binaries from $VN_BUILD_ROOT)
+#
+# With NH_DEBS=DIR (tools/build-deb.sh's output) the layer also holds the
+# Debian packages for layouts that install vnuma with dpkg
+# (NH_INSTALL=package), in /opt/vnuma/debs/: vnuma.deb (this build) and
+# vnuma-previous.deb, the package of the previous run of this rig
+# (numahost-cache/debs/vnuma-last.deb; this build on the first run)
+# repacked with a lower version, so that installing vnuma.deb over it is
+# an upgrade.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +56,20 @@ for b in $VNUMA_BINARIES; do
         [ -e "$r$lib" ] || cp -L "$lib" "$r$lib"
     done
 done
+if [ -n "${NH_DEBS:-}" ]; then
+    deb=$(ls "$NH_DEBS"/vnuma_*_amd64.deb | head -n 1)
+    [ -f "$deb" ] || nh_die "no vnuma_*_amd64.deb in $NH_DEBS"
+    mkdir -p "$r/opt/vnuma/debs" "$NH_CACHE/debs"
+    cp "$deb" "$r/opt/vnuma/debs/vnuma.deb"
+    last=$NH_CACHE/debs/vnuma-last.deb
+    [ -f "$last" ] || last=$deb
+    version=$(dpkg-deb -f "$last" Version)
+    dpkg-deb -R "$last" "$r/prev"
+    sed -i "s/^Version: .*/Version: ${version}~nhprev/" "$r/prev/DEBIAN/control"
+    dpkg-deb --root-owner-group -b "$r/prev" "$r/opt/vnuma/debs/vnuma-previous.deb" > /dev/null
+    rm -rf "$r/prev"
+    cp "$deb" "$NH_CACHE/debs/vnuma-last.deb"
+fi
 # uncompressed: unpacking a gzip'd 20 MB layer costs seconds under TCG
 (cd "$r" && find . | cpio -o -H newc --quiet) > "$out"
 nh_log "layer: $(ls "$r/opt/vnuma/bin" | xargs) + guest scripts ($(du -h "$out" | cut -f1))"

@@ -54,7 +54,7 @@ elif [ -n "${NH_LAYOUTS:-}" ]; then
 else
     mapfile -t layouts < <(suite_layouts numahost)
 fi
-need_rootfs=
+need_rootfs= need_debs=
 for l in "${layouts[@]}"; do
     nh_layout_load "$l"
     if [ "$NH_SUITE" != numahost ] && [ "${VN_NUMAHOST_NESTED:-}" != 1 ] && [ -z "$image_only" ]; then
@@ -63,6 +63,7 @@ for l in "${layouts[@]}"; do
         exit 77
     fi
     [ "$NH_BOOT" = rootfs ] && need_rootfs=--rootfs
+    [ "$NH_INSTALL" = package ] && need_debs=1
 done
 
 suite_t0=$(nh_now)
@@ -78,8 +79,18 @@ logdir=$NH_CACHE/logs
 mkdir -p "$logdir"
 layer=$(mktemp "$logdir/layer.XXXXXX.cpio")
 trap 'rm -f "$layer"' EXIT
+# a layout that installs vnuma with dpkg (NH_INSTALL=package) gets this
+# tree's Debian packages, built as `make deb` builds them (less the suites
+# inside the package build: make check runs them)
+debs_secs=0
+if [ -n "$need_debs" ]; then
+    t0=$(nh_now)
+    VN_DEB_NOCHECK=1 "$NH_DIR/../../tools/build-deb.sh" "$VN_BUILD_ROOT/package-deb" > "$logdir/build-deb.out" 2>&1 ||
+        { tail -30 "$logdir/build-deb.out"; nh_die "the Debian packages did not build ($logdir/build-deb.out)"; }
+    debs_secs=$(nh_secs "$t0" "$(nh_now)")
+fi
 t0=$(nh_now)
-"$NH_DIR/build-layer.sh" "$layer" || nh_die "layer build failed"
+NH_DEBS=${need_debs:+$VN_BUILD_ROOT/package-deb} "$NH_DIR/build-layer.sh" "$layer" || nh_die "layer build failed"
 layer_secs=$(nh_secs "$t0" "$(nh_now)")
 
 total_pass=0 total_fail=0 timings=
@@ -114,6 +125,7 @@ done
 echo
 echo "=== timings"
 echo "  image (build-image.sh $need_rootfs): $image_secs s"
+[ -n "$need_debs" ] && echo "  Debian packages (tools/build-deb.sh): $debs_secs s"
 echo "  layer (build-layer.sh): $layer_secs s"
 printf '%s' "$timings"
 echo "  whole run: $(nh_secs "$suite_t0" "$(nh_now)") s"

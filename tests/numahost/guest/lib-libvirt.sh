@@ -78,9 +78,17 @@ libvirt_down() {
 # vnuma_hook_up: vnuma-hook installed as qemu.d/vnuma, then libvirtd up.
 # libvirt finds hooks when the daemon starts, so a libvirtd that runs
 # without the hook is restarted.  The hook finds vnumactl (for the detached
-# live apply) at its built-in /usr/local/sbin/vnumactl or in PATH.
+# live apply) at its built-in /usr/local/sbin/vnumactl or in PATH.  With
+# NH_INSTALL=package the Debian package has installed the hook (the
+# symlink to /usr/libexec/vnuma/vnuma-hook, vnumactl in /usr/sbin), and
+# libvirtd is only started.
 vnuma_hook_up() {
     _h=/etc/libvirt/hooks/qemu.d/vnuma
+    if [ "${NH_INSTALL:-layer}" = package ]; then
+        [ -L "$_h" ] && [ -x "$_h" ] && [ -x /usr/sbin/vnumactl ] || return 1
+        libvirt_up
+        return
+    fi
     [ -x /opt/vnuma/bin/vnuma-hook ] && [ -x /opt/vnuma/bin/vnumactl ] || return 1
     if ! cmp -s /opt/vnuma/bin/vnuma-hook "$_h"; then
         mkdir -p "${_h%/*}" /usr/local/sbin
