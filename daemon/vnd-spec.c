@@ -25,7 +25,7 @@ static const gchar *const fit_members[] = { "vcpus",      "memory_mib", "dedicat
 static const gchar *const reserve_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
                                                 "hugepages",  "iothreads",  "priority",   "cells",
                                                 "cell_sizes", "devices",    "domain_xml", "force",
-                                                "ttl_s",      "name",       NULL };
+                                                "ttl_s",      "name",       "uuid",       NULL };
 static const gchar *const vm_members[] = { "vcpus",      "memory_mib", "dedicated", "smt",
                                            "hugepages",  "iothreads",  "priority",  "cells",
                                            "cell_sizes", "devices",    NULL };
@@ -384,11 +384,23 @@ static gboolean
 get_reservation(JsonObject *o, VndSpec *s, GError **error)
 {
     gint64 ttl = VND_RESERVATION_TTL_DEFAULT;
-    const gchar *name;
+    const gchar *name, *uuid;
 
     if (!get_int(o, "ttl_s", 1, VND_RESERVATION_TTL_MAX, &ttl, error) ||
-        !get_string(o, "name", &name, error))
+        !get_string(o, "name", &name, error) || !get_string(o, "uuid", &uuid, error))
         return FALSE;
+    /* a hold for the domain with this UUID (a cloud controller knows its
+     * instance's UUID before libvirt knows its name): the hook takes it
+     * at that domain's prepare by UUID, whatever the domain is called */
+    if (uuid && name)
+        return bad(error, "uuid", "give \"name\" or \"uuid\", not both");
+    if (uuid && !g_uuid_string_is_valid(uuid))
+        return bad(error, "uuid", "must be a UUID such as 2a2a2a2a-0000-4000-8000-00000000002a");
+    if (uuid) {
+        s->ttl_s = (guint)ttl;
+        s->name = g_ascii_strdown(uuid, -1);
+        return TRUE;
+    }
     if (name && (!*name || strlen(name) > MAX_NAME || strchr(name, '/') ||
                  !g_utf8_validate(name, -1, NULL) || has_control(name)))
         return bad(error, "name", "must be 1 to %d characters without '/' or control characters",

@@ -13,7 +13,7 @@
  *                                            only if every guest cell keeps
  *                                            its vCPUs and memory
  *   pinned by another manager, no vnuma   -> print nothing (its pins are
- *   placement recorded                       not vnuma's to change)
+ *   metadata                                 not vnuma's to change)
  *   anything else, any error              -> print nothing
  * No reservation here: libvirt runs `prepare` next with the XML we print,
  * and that reserves it.  Only managed VMs are rewritten, and for them the
@@ -59,7 +59,7 @@ vn_hook_filter(VnHook *h, GError **error)
         vn_hook_decide(h, "unchanged", NULL, "not managed by vnuma");
         return TRUE;
     }
-    if (!(m && m->has_placement)) {
+    if (!(m && (m->manage || m->has_placement))) {
         g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
         if (pins) {
             vn_hook_decide(h, "unchanged", NULL, "placed by another manager (%s): left as it is",

@@ -10,9 +10,9 @@
  *   no placement, vnumad holds room  -> take that hold as the placement,
  *                                       apply live
  *   no placement, managed            -> plan, reserve, apply live
- *   no placement, pinned by another  -> count its pins as taken (any
- *   manager (Nova, numad, a hand-       `manage` but none): never re-
- *   written <cputune>/<numatune>)       planned, moved or applied
+ *   no vnuma metadata, pinned by     -> count its pins as taken (any
+ *   another manager (Nova, numad, a     `manage` but none): never re-
+ *   hand-written <cputune>/numatune)    planned, moved or applied
  *   not managed                      -> nothing
  * A plan that finds no room is a conflict too: refuse vetoes, the others
  * let the VM start unplaced.  All of read-plan-write happens under the
@@ -153,6 +153,19 @@ held_placement(VnHook *h, VnLedger *l, const VnLoad *load, const VnLedgerRecord 
     return TRUE;
 }
 
+/* The room vnumad holds for this VM: by its name, else by its UUID (a
+ * hold a cloud controller made for its instance's UUID). */
+static VnLedgerRecord *
+take_hold(const VnHook *h, VnLedger *l)
+{
+    VnLedgerRecord *held = vn_ledger_take_reservation(l, h->domain->name, h->now);
+    g_autofree gchar *uuid = h->domain->uuid ? g_ascii_strdown(h->domain->uuid, -1) : NULL;
+
+    if (!held && uuid)
+        held = vn_ledger_take_reservation(l, uuid, h->now);
+    return held;
+}
+
 /* A domain another manager placed (no placement of vnuma's recorded, but
  * pins or numatune it did not write): its CPUs and memory go into the
  * ledger as taken, so vnuma places others around it, and nothing of it
@@ -163,7 +176,7 @@ respect_foreign(VnHook *h, const VnDomainPins *pins, GError **error)
     g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
     if (!l)
         return FALSE;
-    g_autoptr(VnLedgerRecord) held = vn_ledger_take_reservation(l, h->domain->name, h->now);
+    g_autoptr(VnLedgerRecord) held = take_hold(h, l);
     gboolean stale = vn_ledger_remove(l, vn_hook_key(h));
     VnLedgerRecord *r =
         vn_ledger_record_from_pins(h->domain->uuid, h->domain->name, h->domain, pins, h->t);
@@ -188,8 +201,10 @@ vn_hook_prepare(VnHook *h, GError **error)
     /* config first: `strict` must be known even when the XML is bad */
     if (!vn_hook_load_host(h, error) || !vn_hook_load_domain(h, error))
         return FALSE;
+    /* a domain that opted in (manage='yes') or carries vnuma's placement
+     * is vnuma's, whatever else its XML says */
     if (h->config->hook_manage != VN_HOOK_MANAGE_NONE &&
-        !(h->domain->meta && h->domain->meta->has_placement)) {
+        !(h->domain->meta && (h->domain->meta->manage || h->domain->meta->has_placement))) {
         g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
         if (pins)
             return respect_foreign(h, pins, error);
@@ -204,7 +219,7 @@ vn_hook_prepare(VnHook *h, GError **error)
         return FALSE;
     /* The room vnumad held for this VM (planning API) is the VM's own:
      * release it before checking, so the VM does not compete with itself. */
-    g_autoptr(VnLedgerRecord) held = vn_ledger_take_reservation(l, h->domain->name, h->now);
+    g_autoptr(VnLedgerRecord) held = take_hold(h, l);
     /* A record of an earlier run of this domain is stale: drop it too, and
      * make both stick even when no new reservation is written. */
     gboolean stale = vn_ledger_remove(l, vn_hook_key(h));

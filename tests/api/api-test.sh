@@ -208,6 +208,12 @@ expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "ttl_s": 1000000}'
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "a/b"}' 400 "name"
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": 7}' 400 "name"
 expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "name": "a\nb"}' 400 "control characters"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "uuid": "not-a-uuid"}' 400 "uuid: must be a UUID"
+expect POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "uuid": "2a2a2a2a-0000-4000-8000-00000000002a", "name": "x"}' 400 "not both"
+req POST /v1/reservations '{"vcpus": 1, "memory_mib": 512, "uuid": "2A2A2A2A-0000-4000-8000-00000000002A", "ttl_s": 60}'
+check "reserve by uuid: held for the domain of that UUID (lower case)" jqb '.name == "2a2a2a2a-0000-4000-8000-00000000002a"'
+id_u=$(jq -r .id "$tmp/body")
+expect DELETE "/v1/reservations/$id_u" "" 204
 expect POST /v1/reservations '{"vcpus": 400, "memory_mib": 409600}' 409 "no placement"
 req GET /v1/reservations
 check "reservations: listed" jqb --arg i "$id_a" '.reservations | map(.id) | index($i) != null'

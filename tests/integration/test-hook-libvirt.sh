@@ -293,6 +293,41 @@ kill "$dp" "$shared"; wait "$dp" "$shared" 2>/dev/null
 rm -f "$dp_pidfile" "$shared_pidfile"
 : > "$conf"
 
+# 11. a guest another manager pinned, shaped like OpenStack Nova's XML for
+#     hw:cpu_policy=dedicated (a vcpupin per vCPU, emulatorpin, strict
+#     numatune with a memnode, no vnuma metadata), with manage = all: the
+#     hook counts it as taken and changes nothing of it.
+printf '[hook]\nmanage = all\n' > "$conf"
+define vnt-nova 64 "" "<cputune><vcpupin vcpu='0' cpuset='0'/><emulatorpin cpuset='0'/></cputune>
+  <numatune><memory mode='strict' nodeset='0'/><memnode cellid='0' mode='strict' nodeset='0'/></numatune>
+  <cpu><numa><cell id='0' cpus='0' memory='65536' unit='KiB'/></numa></cpu>"
+virsh -q start vnt-nova >/dev/null || fail "start vnt-nova"
+got=$("$vnumactl" reservations --json | /usr/bin/python3 -c '
+import json, sys
+for d in json.load(sys.stdin)["domains"]:
+    if d["name"] == "vnt-nova":
+        c = d["cells"][0]
+        print(d["foreign"], d["dedicated"], d["needs_apply"], c["node"], c["cpus"], c["memory_mib"])
+')
+[ "$got" = "True True False 0 0 64" ] && ok "Nova-pinned guest counted as taken, foreign ($got)" ||
+    fail "Nova-pinned guest: reservation '$got', expected 'True True False 0 0 64'"
+grep -q '"vm":"vnt-nova","phase":"prepare","decision":"respected"' "$state/history.log" &&
+    ok "Nova-pinned guest: the hook's decision is respected" ||
+    fail "vnt-nova: no respected decision in the history"
+sleep 1
+pins=$(virsh -q vcpupin vnt-nova | tr -s ' ' | sed 's/^ //')
+emu=$(virsh -q emulatorpin vnt-nova | tr -s ' ' | sed 's/^.*: *//; s/^ //')
+case "$pins/$emu" in
+    "0 0/0") ok "Nova-pinned guest: its pins unchanged (vcpu 0 -> 0, emulator 0)" ;;
+    *) fail "vnt-nova: pins now '$pins', emulator '$emu'" ;;
+esac
+grep -q "vnt-nova" "$state/apply.log" 2>/dev/null && fail "vnt-nova: a live apply ran" ||
+    ok "Nova-pinned guest: no live apply"
+virsh -q destroy vnt-nova >/dev/null
+[ -z "$(reservation vnt-nova)" ] && ok "Nova-pinned guest released at destroy" ||
+    fail "vnt-nova still in the ledger after destroy"
+: > "$conf"
+
 echo "history:"; sed 's/^/   /' "$state/history.log"
 echo "apply.log:"; sed 's/^/   /' "$state/apply.log"
 echo "total $(since "$t0"), $failures failure(s)"

@@ -213,11 +213,14 @@ test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
 static void
 test_prepare_held(Fixture *f, gconstpointer data)
 {
+    /* data: the hold's key, the VM's name or (a cloud controller's hold
+     * for its instance) the domain's UUID in any case */
+    const gchar *hold_for = data ? data : "vm-managed";
     {
         g_autoptr(GError) err = NULL;
         g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
         g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:7", "vm-managed");
+        VnLedgerRecord *hold = vn_ledger_record_new("reservation:7", hold_for);
         hold->time = g_get_real_time() / G_USEC_PER_SEC;
         hold->expires = hold->time + 600;
         vn_ledger_record_add_cell(hold, 0, 3, 2, "6-7", 1048576);
@@ -778,6 +781,8 @@ main(int argc, char **argv)
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
     ADD("/hook/prepare/foreign", test_prepare_foreign);
+    g_test_add("/hook/prepare/held-by-uuid", Fixture, "11111111-0000-4000-8000-000000000003",
+               fixture_set_up, test_prepare_held, fixture_tear_down);
     ADD("/hook/prepare/warns-guest-view", test_prepare_warns_guest_view);
     ADD("/hook/prepare/held", test_prepare_held);
     ADD("/hook/prepare/held-uneven", test_prepare_held_uneven);
