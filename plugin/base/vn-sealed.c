@@ -17,6 +17,22 @@ vn_sealed_wrap(GVariant *payload, const gchar *magic)
     return g_variant_get_data_as_bytes(seal);
 }
 
+guint32
+vn_sealed_strings_add(GString *blob, const gchar *s)
+{
+    guint32 at = (guint32)blob->len;
+    g_string_append_len(blob, s, (gssize)strlen(s) + 1);
+    return at;
+}
+
+const gchar *
+vn_sealed_strings_at(const gchar *blob, gsize len, guint32 at)
+{
+    if (!blob || at >= len || !memchr(blob + at, '\0', len - at))
+        return NULL;
+    return g_utf8_validate(blob + at, -1, NULL) ? blob + at : NULL;
+}
+
 GVariant *
 vn_sealed_open(GBytes *file, const gchar *magic, const GVariantType *type)
 {

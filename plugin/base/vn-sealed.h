@@ -19,3 +19,10 @@ GBytes *vn_sealed_wrap(GVariant *payload, const gchar *magic);
  * `magic` with a payload of `type` and its bytes are whole; NULL
  * otherwise (any bytes may be passed). */
 GVariant *vn_sealed_open(GBytes *file, const gchar *magic, const GVariantType *type);
+
+/* The caches' string tables: NUL-terminated strings in one byte blob
+ * ("ay"), each referred to by its offset. */
+guint32 vn_sealed_strings_add(GString *blob, const gchar *s);
+/* The string at `at` of `blob` (`len` bytes, any content): NULL unless it
+ * starts inside the blob, ends there with a NUL and is UTF-8. */
+const gchar *vn_sealed_strings_at(const gchar *blob, gsize len, guint32 at);

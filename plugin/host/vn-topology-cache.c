@@ -124,8 +124,7 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
                         .first_hugepages = hugepages->len,
                         .n_hugepages = n->hugepages ? n->hugepages->len : 0 };
         if (n->subtype) {
-            row.subtype = (guint32)strings->len;
-            g_string_append_len(strings, n->subtype, (gssize)strlen(n->subtype) + 1);
+            row.subtype = vn_sealed_strings_add(strings, n->subtype);
         }
         for (guint h = 0; h < row.n_hugepages; h++) {
             const VnHugepages *hp = &g_array_index(n->hugepages, VnHugepages, h);
@@ -187,15 +186,6 @@ typedef struct {
     gsize n_nodes, n_hugepages, n_cpus, n_distances, n_strings;
 } Rows;
 
-/* The string at `at`: inside the blob, NUL-terminated there, UTF-8. */
-static const gchar *
-string_at(const Rows *r, guint32 at)
-{
-    if (at >= r->n_strings || !memchr(r->strings + at, '\0', r->n_strings - at))
-        return NULL;
-    return g_utf8_validate(r->strings + at, -1, NULL) ? r->strings + at : NULL;
-}
-
 /* Every value checked before vn_topology_add_*() sees it (their own
  * checks are criticals, not errors); vn_topology_finish() then checks the
  * whole as it checks a fresh import. */
@@ -209,7 +199,8 @@ read_rows(VnTopology *t, const Rows *r)
             n->n_hugepages > r->n_hugepages - n->first_hugepages)
             return FALSE;
         const gchar *subtype = NULL;
-        if (n->subtype != NO_STRING && !(subtype = string_at(r, n->subtype)))
+        if (n->subtype != NO_STRING &&
+            !(subtype = vn_sealed_strings_at(r->strings, r->n_strings, n->subtype)))
             return FALSE;
         guint idx = vn_topology_add_node(t, n->os_id, n->mem_total_kib);
         t->nodes[idx].cpu_owner = n->cpu_owner;

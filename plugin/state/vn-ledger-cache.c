@@ -60,14 +60,6 @@ vn_ledger_stamp_of(const gchar *path, VnLedgerStamp *ret_stamp)
     return TRUE;
 }
 
-static guint32
-add_string(GString *strings, const gchar *s)
-{
-    guint32 at = (guint32)strings->len;
-    g_string_append_len(strings, s, (gssize)strlen(s) + 1);
-    return at;
-}
-
 GBytes *
 vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray *records,
                       GPtrArray *texts)
@@ -87,9 +79,9 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
             .priority = r->priority,
             .needs_apply = r->needs_apply != FALSE,
             .dedicated = r->dedicated != FALSE,
-            .uuid = add_string(strings, r->uuid),
-            .name = add_string(strings, r->name),
-            .text = add_string(strings, g_ptr_array_index(texts, i)),
+            .uuid = vn_sealed_strings_add(strings, r->uuid),
+            .name = vn_sealed_strings_add(strings, r->name),
+            .text = vn_sealed_strings_add(strings, g_ptr_array_index(texts, i)),
             .first_cell = cells->len,
             .n_cells = r->cells->len,
             .foreign = r->foreign != FALSE,
@@ -100,7 +92,7 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
                                .id = lc->id,
                                .node_os_id = lc->node_os_id,
                                .vcpus = lc->vcpus,
-                               .cpus = add_string(strings, lc->cpus) };
+                               .cpus = vn_sealed_strings_add(strings, lc->cpus) };
             g_array_append_val(cells, cell);
         }
         g_array_append_val(rows, row);
@@ -122,25 +114,15 @@ typedef struct {
     gsize len;
 } Strings;
 
-/* The string at `at`: inside the blob, NUL-terminated there, UTF-8;
- * NULL otherwise. */
-static const gchar *
-string_at(const Strings *s, guint32 at)
-{
-    if (at >= s->len || !memchr(s->data + at, '\0', s->len - at))
-        return NULL;
-    return g_utf8_validate(s->data + at, -1, NULL) ? s->data + at : NULL;
-}
-
 /* One row, checked as vn-ledger-json.c's parse_record() and parse_cell()
  * check theirs. */
 static VnLedgerRecord *
 read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const Strings *s,
             const gchar **ret_text)
 {
-    const gchar *uuid = string_at(s, row->uuid);
-    const gchar *name = string_at(s, row->name);
-    const gchar *text = string_at(s, row->text);
+    const gchar *uuid = vn_sealed_strings_at(s->data, s->len, row->uuid);
+    const gchar *name = vn_sealed_strings_at(s->data, s->len, row->name);
+    const gchar *text = vn_sealed_strings_at(s->data, s->len, row->text);
 
     if (!uuid || !name || !text || text[0] != '{' || row->state >= VN_LEDGER_STATE_MAX ||
         row->priority >= VN_PRIORITY_MAX || row->needs_apply > 1 || row->dedicated > 1 ||
@@ -158,7 +140,7 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
     r->expires = row->expires;
     for (guint32 i = 0; i < row->n_cells; i++) {
         const CacheCell *c = &cells[row->first_cell + i];
-        const gchar *cpus = string_at(s, c->cpus);
+        const gchar *cpus = vn_sealed_strings_at(s->data, s->len, c->cpus);
         if (!cpus || c->id > G_MAXUINT16 || c->node_os_id > G_MAXUINT16 || c->vcpus > G_MAXUINT16 ||
             c->memory_kib > (guint64)G_MAXINT64)
             return NULL;
@@ -166,14 +148,6 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
     }
     *ret_text = text;
     return g_steal_pointer(&r);
-}
-
-static gint
-cmp_record_name(gconstpointer a, gconstpointer b)
-{
-    const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
-    const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
-    return g_strcmp0(x->name, y->name);
 }
 
 gboolean
@@ -219,7 +193,7 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
             return FALSE;
         vn_ledger_as_read_add_text(as_read, r, text);
     }
-    g_ptr_array_sort(recs, cmp_record_name);
+    vn_ledger_records_sort(recs);
     *ret_records = g_steal_pointer(&recs);
     *ret_generation = generation;
     *ret_as_read = g_steal_pointer(&as_read);

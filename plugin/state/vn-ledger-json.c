@@ -385,14 +385,6 @@ parse_record(Ctx *x, guint index, JsonNode *n)
     return g_steal_pointer(&r);
 }
 
-static gint
-cmp_record_name(gconstpointer a, gconstpointer b)
-{
-    const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
-    const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
-    return g_strcmp0(x->name, y->name);
-}
-
 static GPtrArray *
 parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
 {
@@ -415,7 +407,7 @@ parse_records(Ctx *x, JsonArray *domains, GHashTable *as_read)
             return NULL;
         }
     }
-    g_ptr_array_sort(recs, cmp_record_name);
+    vn_ledger_records_sort(recs);
     return g_steal_pointer(&recs);
 }
 

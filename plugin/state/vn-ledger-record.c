@@ -130,6 +130,20 @@ vn_ledger_record_nodes_string(const VnLedgerRecord *r)
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
+static gint
+cmp_record_name(gconstpointer a, gconstpointer b)
+{
+    const VnLedgerRecord *x = *(VnLedgerRecord *const *)a;
+    const VnLedgerRecord *y = *(VnLedgerRecord *const *)b;
+    return g_strcmp0(x->name, y->name);
+}
+
+void
+vn_ledger_records_sort(GPtrArray *records)
+{
+    g_ptr_array_sort(records, cmp_record_name);
+}
+
 gboolean
 vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
 {

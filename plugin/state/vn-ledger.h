@@ -102,6 +102,8 @@ void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id, gu
                                const gchar *cpus, guint64 memory_kib);
 guint vn_ledger_record_vcpus(const VnLedgerRecord *r);
 guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r);
+/* Sorts records by name, the order the ledger is read in. */
+void vn_ledger_records_sort(GPtrArray *records);
 /* "1,3": the record's host nodes, ascending, each once. */
 gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r);
 
