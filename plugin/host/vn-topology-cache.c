@@ -2,12 +2,13 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include "vn-cpulist.h"
 #include "vn-json-parse.h"
 #include "vn-topology-cache.h"
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error);
 
-#define CACHE_VERSION 2 /* 1: an array per CPU */
+#define CACHE_VERSION 3 /* 1: an array per CPU; 2: no cache domains */
 
 /* First line of a file, trimmed; "" when unreadable. */
 static gchar *
@@ -92,9 +93,30 @@ add_node(JsonBuilder *b, const VnNode *n)
     json_builder_end_object(b);
 }
 
+/* The derived cache domains stand in for the source's L3 caches: each is
+ * inside one node, so vn_topology_finish() derives them back unchanged.
+ * null when the source had none (domains_assumed). */
+static void
+add_domains(JsonBuilder *b, const VnTopology *t)
+{
+    json_builder_set_member_name(b, "l3");
+    if (t->domains_assumed) {
+        json_builder_add_null_value(b);
+        return;
+    }
+    json_builder_begin_array(b);
+    for (guint i = 0; i < t->n_domains; i++) {
+        g_autofree gchar *cpus = vn_cpulist_format(t->domains[i].cpus);
+        json_builder_add_int_value(b, (gint64)t->domains[i].size_kib);
+        json_builder_add_string_value(b, cpus);
+    }
+    json_builder_end_array(b);
+}
+
 static void
 add_body(JsonBuilder *b, const VnTopology *t)
 {
+    add_domains(b, t);
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
     for (guint i = 0; i < t->n_nodes; i++)
@@ -235,6 +257,32 @@ read_nodes(VnTopology *t, JsonArray *nodes)
     return TRUE;
 }
 
+/* "l3": [size_kib, "cpulist", ...] or null. */
+static gboolean
+read_l3(VnTopology *t, JsonObject *o)
+{
+    JsonNode *n = json_object_get_member(o, "l3");
+    JsonArray *a = array_node(n);
+
+    if (n && JSON_NODE_HOLDS_NULL(n))
+        return TRUE;
+    if (!a || json_array_get_length(a) % 2)
+        return FALSE;
+    for (guint i = 0; i < json_array_get_length(a); i += 2) {
+        JsonNode *e = json_array_get_element(a, i + 1);
+        const gchar *text = JSON_NODE_HOLDS_VALUE(e) &&
+                                    json_node_get_value_type(e) == G_TYPE_STRING
+                                ? json_node_get_string(e)
+                                : NULL;
+        /* sized by the CPUs read before: a domain holds no other */
+        g_autoptr(VnBitmap) cpus = text ? vn_cpulist_parse(text, MAX(t->n_cpu_ids, 1), NULL) : NULL;
+        if (int_at(a, i) < 0 || !cpus)
+            return FALSE;
+        vn_topology_add_l3(t, cpus, (guint64)int_at(a, i));
+    }
+    return TRUE;
+}
+
 static gboolean
 read_cpus_and_distances(VnTopology *t, JsonObject *o)
 {
@@ -278,7 +326,7 @@ vn_topology_cache_from_json(JsonNode *root, const gchar *what, const gchar *key,
     JsonArray *nodes = array_node(json_object_get_member(o, "nodes"));
     const gchar *source = string_member(o, "source");
     g_autoptr(VnTopology) t = vn_topology_new(source ? source : "topology cache");
-    if (!nodes || !read_nodes(t, nodes) || !read_cpus_and_distances(t, o)) {
+    if (!nodes || !read_nodes(t, nodes) || !read_cpus_and_distances(t, o) || !read_l3(t, o)) {
         corrupt(error, what, "malformed topology");
         return NULL;
     }
