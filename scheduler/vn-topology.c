@@ -241,8 +241,8 @@ add_node_domains(VnTopology *t, guint node, const gint *l3, GArray *domains, gin
             VnCacheDomain d = {
                 .node = node,
                 .cpus = vn_bitmap_new(t->n_cpu_ids),
-                .size_kib = l3[cpu] >= 0 ? g_array_index(t->l3, VnCacheDomain, l3[cpu]).size_kib
-                                         : 0,
+                .size_kib =
+                    l3[cpu] >= 0 ? g_array_index(t->l3, VnCacheDomain, l3[cpu]).size_kib : 0,
             };
             *slot = (gint)domains->len;
             g_array_append_val(domains, d);

@@ -72,8 +72,8 @@ typedef struct {
     VnCacheDomain *domains;
     gboolean domains_assumed; /* no CPU under an L3 the source knew: a domain per node */
     GArray *l3;               /* building only: of VnCacheDomain (node unused) */
-    guint smt_width;            /* max threads per core seen */
-    gchar *source;              /* human description of where this came from */
+    guint smt_width;          /* max threads per core seen */
+    gchar *source;            /* human description of where this came from */
     /* derived by vn_topology_finish(): */
     gint *cpu_index; /* os id -> index into cpus, or -1 */
     gboolean finished;

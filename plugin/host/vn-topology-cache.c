@@ -270,8 +270,7 @@ read_l3(VnTopology *t, JsonObject *o)
         return FALSE;
     for (guint i = 0; i < json_array_get_length(a); i += 2) {
         JsonNode *e = json_array_get_element(a, i + 1);
-        const gchar *text = JSON_NODE_HOLDS_VALUE(e) &&
-                                    json_node_get_value_type(e) == G_TYPE_STRING
+        const gchar *text = JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING
                                 ? json_node_get_string(e)
                                 : NULL;
         /* sized by the CPUs read before: a domain holds no other */

@@ -166,8 +166,7 @@ add_l3(VnTopology *t, hwloc_topology_t topo)
         if (last < 0 || (guint)last >= VN_TOPOLOGY_MAX_CPU_ID)
             continue;
         cpus = vn_bitmap_new((guint)last + 1);
-        for (int pu = hwloc_bitmap_first(c->cpuset); pu >= 0;
-             pu = hwloc_bitmap_next(c->cpuset, pu))
+        for (int pu = hwloc_bitmap_first(c->cpuset); pu >= 0; pu = hwloc_bitmap_next(c->cpuset, pu))
             vn_bitmap_set(cpus, (guint)pu);
         vn_topology_add_l3(t, cpus, c->attr->cache.size / 1024);
     }
