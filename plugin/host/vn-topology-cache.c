@@ -2,6 +2,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include "vn-boot-id.h"
 #include "vn-cpulist.h"
 #include "vn-json-parse.h"
 #include "vn-topology-cache.h"
@@ -47,7 +48,7 @@ vn_topology_cache_key(const gchar *topology_file)
         return g_strdup_printf("file:%s:%lld:%lld", topology_file, (long long)st.st_size,
                                (long long)st.st_mtime);
     }
-    g_autofree gchar *boot = first_line("/proc/sys/kernel/random/boot_id");
+    g_autofree gchar *boot = vn_boot_id_read("/");
     if (!*boot)
         return NULL;
     g_autofree gchar *cpus = first_line("/sys/devices/system/cpu/online");
