@@ -6,8 +6,8 @@
 gchar *
 vn_boot_id_read(const gchar *sysroot)
 {
-    g_autofree gchar *path = g_build_filename(sysroot, "proc", "sys", "kernel", "random",
-                                              "boot_id", NULL);
+    g_autofree gchar *path =
+        g_build_filename(sysroot, "proc", "sys", "kernel", "random", "boot_id", NULL);
     g_autofree gchar *text = NULL;
     gchar *nl;
 

@@ -81,8 +81,7 @@ buffer_check(const Buffer *b, guint os_id)
     for (gsize i = 0; i < n; i++)
         pages[i] = b->buf + i * page;
     if (move_pages(0, n, pages, NULL, status, 0) < 0)
-        return g_strdup_printf("move_pages cannot tell where its pages are: %s",
-                               g_strerror(errno));
+        return g_strdup_printf("move_pages cannot tell where its pages are: %s", g_strerror(errno));
     for (gsize i = 0; i < n; i++)
         if (status[i] != (int)os_id) {
             away++;
@@ -205,9 +204,9 @@ measure_pair(Run *r, const Buffer *b, guint i, guint j)
 
     g_thread_join(thread);
     if (w.error) {
-        g_ptr_array_add(r->notes, g_strdup_printf("CPU node %u -> memory node %u: %s",
-                                                  r->t->nodes[i].os_id, r->t->nodes[j].os_id,
-                                                  w.error));
+        g_ptr_array_add(r->notes,
+                        g_strdup_printf("CPU node %u -> memory node %u: %s", r->t->nodes[i].os_id,
+                                        r->t->nodes[j].os_id, w.error));
         g_free(w.error);
         return;
     }

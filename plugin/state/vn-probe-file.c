@@ -126,8 +126,8 @@ map_nodes(JsonArray *nodes, const VnTopology *t)
 }
 
 VnProbe *
-vn_probe_file_from_json(JsonNode *root, const gchar *what, const VnTopology *t,
-                        gchar **ret_boot_id, GError **error)
+vn_probe_file_from_json(JsonNode *root, const gchar *what, const VnTopology *t, gchar **ret_boot_id,
+                        GError **error)
 {
     JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
     JsonNode *v = o ? json_object_get_member(o, "version") : NULL;
@@ -142,7 +142,8 @@ vn_probe_file_from_json(JsonNode *root, const gchar *what, const VnTopology *t,
         return NULL;
     }
     if (!(index = map_nodes(array_member(o, "nodes"), t))) {
-        fail(error, VN_PROBE_FILE_ERROR_MISMATCH, what, "measured on other nodes than this host has");
+        fail(error, VN_PROBE_FILE_ERROR_MISMATCH, what,
+             "measured on other nodes than this host has");
         return NULL;
     }
     if (!read_matrix(o, "latency_ns", index, t->n_nodes, p->latency_ns) ||
@@ -191,8 +192,8 @@ load_for_this_boot(const VnTopology *t, const gchar *path, const gchar *sysroot,
     g_autoptr(GError) error = NULL;
     g_autoptr(JsonNode) root = vn_json_parse_file(path, &error);
     g_autofree gchar *saved_boot = NULL, *boot = NULL;
-    g_autoptr(VnProbe) p = root ? vn_probe_file_from_json(root, path, t, &saved_boot, &error)
-                                : NULL;
+    g_autoptr(VnProbe) p =
+        root ? vn_probe_file_from_json(root, path, t, &saved_boot, &error) : NULL;
 
     if (!p) {
         *ret_why = g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
