@@ -58,8 +58,8 @@ typedef struct {
     VnMemoryMode memory_mode; /* [placement] */
     VnHookManage hook_manage; /* [hook] */
     VnHookConflict hook_on_conflict;
-    gboolean hook_strict; /* [hook] strict: a hook error vetoes the start */
-    gchar *state_dir;     /* [paths] */
+    gboolean hook_strict;  /* [hook] strict: a hook error vetoes the start */
+    gchar *state_dir;      /* [paths] */
     VnDistances distances; /* [topology]; applied by vn_probe_file_apply() */
     /* [api]: vnumad's listeners.  api_socket defaults to VNUMA_DEFAULT_API_SOCKET;
      * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
