@@ -97,6 +97,13 @@ VnNodeSet *vn_node_set_new(guint k);
 void vn_node_set_free(VnNodeSet *s);
 void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 
+/* vn-plan-domains.c: the CPUs of `node` a shared VM's `vcpus` there may
+ * run on: the node's usable CPUs, or with cache domains on those of the
+ * chosen domains (a reason added to `p`).  NULL + VN_PLAN_ERROR_NO_FIT
+ * when require finds no one domain that holds them. */
+VnBitmap *vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
+                              GError **error);
+
 /* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
 gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p,
                              GError **error);

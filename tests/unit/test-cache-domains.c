@@ -1,9 +1,12 @@
 /* test-cache-domains.c: each node's last-level (L3) cache domains, from
  * every topology source that has them (hwloc XML of real hosts, synthetic
  * strings with an L3 level, libvirt capabilities <cache> banks, a captured
- * sysfs tree), one domain per node from a source without them, and the
- * core's rules for an L3 that spans nodes or CPUs under no L3. */
+ * sysfs tree), one domain per node from a source without them, the
+ * core's rules for an L3 that spans nodes or CPUs under no L3, and shared
+ * VMs placed by cache domain ([placement] cache_domains). */
 #include "vn-cpulist.h"
+#include "vn-load-file.h"
+#include "vn-plan.h"
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
 #include "vn-test-fixture.h"
@@ -266,6 +269,138 @@ test_json(void)
     g_assert_cmpint(json_object_get_int_member(d5, "l3_kib"), ==, 16384);
 }
 
+/* ---- placement by cache domain, on the IBM x3950 M2 (4 domains of 6
+ * CPUs a node) ---- */
+
+typedef struct {
+    VnTopology *t;
+    VnLoad *load;
+    VnPolicy *policy;
+} Host;
+
+static void
+host_clear(Host *h)
+{
+    vn_topology_free(h->t);
+    vn_load_free(h->load);
+    vn_policy_free(h->policy);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Host, host_clear)
+
+/* `load_file` under tests/data/load, or none. */
+static void
+host_init(Host *h, VnCacheDomains mode, const gchar *load_file)
+{
+    h->t = load_hwloc("96em64t-4n4d3ca2co-pci.xml");
+    h->load = vn_load_new(h->t);
+    h->policy = vn_policy_new_default(h->t);
+    h->policy->cache_domains = mode;
+    if (load_file) {
+        g_autofree gchar *path = vn_test_data_path("load", load_file, NULL);
+        g_autoptr(GError) error = NULL;
+        g_assert_true(vn_load_read_file(path, h->t, h->load, &error));
+        g_assert_no_error(error);
+    }
+}
+
+static VnPlacement *
+plan_shared(const Host *h, guint vcpus, guint iothreads, GError **error)
+{
+    g_autoptr(VnRequest) r = vn_request_new();
+
+    r->vcpus = vcpus;
+    r->memory_kib = 4ull << 20;
+    r->iothreads = iothreads;
+    return vn_plan(h->t, h->load, h->policy, r, NULL, error);
+}
+
+static gchar *
+cpus_text(const VnBitmap *b)
+{
+    return vn_cpulist_format(b);
+}
+
+static gboolean
+has_reason(const VnPlacement *p, const gchar *text)
+{
+    for (guint i = 0; i < p->reasons->len; i++)
+        if (strstr(g_ptr_array_index(p->reasons, i), text))
+            return TRUE;
+    return FALSE;
+}
+
+/* 4 shared vCPUs: node 0 is the least loaded node (the others carry 80
+ * vCPUs each); its domain 0 is dedicated to other VMs and domain 1 has
+ * one CPU dedicated, so domain 2 is the least loaded; every vCPU, the
+ * emulator and the IOThread are pinned to its CPUs. */
+static void
+test_plan_one_domain(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) p = NULL;
+    g_autofree gchar *emu = NULL, *io = NULL;
+
+    host_init(&h, VN_CACHE_DOMAINS_PREFER, "96em64t-domains.json");
+    p = plan_shared(&h, 4, 1, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->cells->len, ==, 1);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+    for (guint v = 0; v < 4; v++) {
+        g_autofree gchar *pin = cpus_text(g_ptr_array_index(p->vcpu_pins, v));
+        g_assert_cmpstr(pin, ==, "2,6,10,14,18,22");
+    }
+    emu = cpus_text(p->emulator_cpus);
+    io = cpus_text(g_array_index(p->iothreads, VnIOThreadPin, 0).cpus);
+    g_assert_cmpstr(emu, ==, "2,6,10,14,18,22");
+    g_assert_cmpstr(io, ==, "2,6,10,14,18,22");
+    g_assert_true(has_reason(p, "node 0: 4 vCPUs in cache domain 2 (6 usable CPUs), the least "
+                                "loaded of the node's 4"));
+}
+
+/* 36 shared vCPUs, 1.5 domains (6 CPUs x overcommit 4 = 24 a domain):
+ * two whole domains under prefer, refused under require; off keeps the
+ * whole node. */
+static void
+test_plan_modes(void)
+{
+    g_auto(Host) prefer = { 0 };
+    g_auto(Host) require = { 0 };
+    g_auto(Host) off = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) p = NULL, q = NULL, r = NULL, small = NULL;
+    g_autofree gchar *pin = NULL, *one = NULL;
+
+    host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
+    p = plan_shared(&prefer, 36, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->cells->len, ==, 1);
+    pin = cpus_text(g_ptr_array_index(p->vcpu_pins, 35));
+    g_assert_cmpstr(pin, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_true(
+        has_reason(p, "node 0: 36 vCPUs over 2 whole cache domains 0 and 1 (12 usable CPUs)"));
+
+    host_init(&require, VN_CACHE_DOMAINS_REQUIRE, NULL);
+    q = plan_shared(&require, 36, 0, &error);
+    g_assert_null(q);
+    g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+    g_assert_cmpstr(error->message, ==,
+                    "node 0: no cache domain holds 36 shared vCPUs (the largest takes 24; "
+                    "[placement] cache_domains = require)");
+    g_clear_error(&error);
+    small = plan_shared(&require, 24, 0, &error);
+    g_assert_no_error(error);
+    one = cpus_text(g_ptr_array_index(small->vcpu_pins, 0));
+    g_assert_cmpstr(one, ==, "0,4,8,12,16,20");
+
+    host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
+    r = plan_shared(&off, 4, 0, &error);
+    g_assert_no_error(error);
+    g_assert_true(vn_bitmap_equal(g_ptr_array_index(r->vcpu_pins, 0),
+                                  off.t->nodes[g_array_index(r->cells, VnCell, 0).node].cpus));
+    g_assert_false(has_reason(r, "cache domain"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -280,5 +415,7 @@ main(int argc, char **argv)
     g_test_add_func("/cache-domains/sysroot/resctrl-2node", test_sysroot);
     g_test_add_func("/cache-domains/core/rules", test_core_rules);
     g_test_add_func("/cache-domains/json", test_json);
+    g_test_add_func("/cache-domains/plan/one-domain-least-loaded", test_plan_one_domain);
+    g_test_add_func("/cache-domains/plan/prefer-require-off", test_plan_modes);
     return g_test_run();
 }
