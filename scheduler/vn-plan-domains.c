@@ -3,24 +3,30 @@
  *
  * A domain's load is what is left of it: its usable CPUs (host-reserved
  * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit.
- * At most a few dozen domains a node: a sort per member node. */
+ * Cost: one pass over the node's domains per domain taken. */
 #include "vn-plan-private.h"
-
-#include <stdlib.h>
 
 typedef struct {
     guint domain; /* index into t->domains */
     guint usable; /* usable CPUs in it */
 } DomainFree;
 
-static gint
-most_usable_first(gconstpointer a, gconstpointer b)
+/* Moves the most usable of d[k..n-1] (the lowest index on a tie) to d[k]:
+ * a selection sort stopped as soon as enough domains are taken, which is
+ * mostly after one. */
+static void
+select_next(DomainFree *d, guint k, guint n)
 {
-    const DomainFree *x = a, *y = b;
+    guint best = k;
+    DomainFree tmp;
 
-    if (x->usable != y->usable)
-        return x->usable > y->usable ? -1 : 1;
-    return (x->domain > y->domain) - (x->domain < y->domain);
+    for (guint i = k + 1; i < n; i++)
+        if (d[i].usable > d[best].usable ||
+            (d[i].usable == d[best].usable && d[i].domain < d[best].domain))
+            best = i;
+    tmp = d[k];
+    d[k] = d[best];
+    d[best] = tmp;
 }
 
 static guint
@@ -29,7 +35,7 @@ capacity(const VnPlanCtx *c, guint usable)
     return (guint)(usable * c->policy->cpu_overcommit + 1e-9);
 }
 
-/* "2 (6 usable CPUs)" or "2 and 3 (12 usable CPUs)": domains by index. */
+/* "0 and 1 (12 usable CPUs)", "0, 1 and 2 (...)": domains by index. */
 static gchar *
 domains_text(const DomainFree *chosen, guint n)
 {
@@ -48,29 +54,53 @@ domains_text(const DomainFree *chosen, guint n)
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
+static void
+add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, guint take)
+{
+    g_autofree gchar *text = NULL;
+
+    if (take == 1) {
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
+                                "loaded of the node's %u",
+                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        return;
+    }
+    text = domains_text(d, take);
+    vn_placement_add_reason(p,
+                            "node %u: %u vCPUs over %u whole cache domains %s, the fewest "
+                            "that hold them (no one domain does)",
+                            n->os_id, vcpus, take, text);
+}
+
 VnBitmap *
 vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p, GError **error)
 {
     const VnTopology *t = c->t;
     const VnNode *n = &t->nodes[node];
     const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
-    g_autofree DomainFree *d = NULL;
-    g_autofree gchar *text = NULL;
+    DomainFree stack[64];
+    g_autofree DomainFree *heap = NULL;
+    DomainFree *d = stack;
     VnBitmap *cpus;
     guint take = 0, cap = 0;
 
     if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
         vcpus == 0)
         return vn_bitmap_copy(free_cpus);
-    d = g_new(DomainFree, n->n_domains);
-    for (guint i = 0; i < n->n_domains; i++) {
-        g_autoptr(VnBitmap) b = vn_bitmap_copy(t->domains[n->first_domain + i].cpus);
-        vn_bitmap_and(b, free_cpus);
-        d[i] = (DomainFree){ .domain = n->first_domain + i, .usable = vn_bitmap_count(b) };
-    }
-    qsort(d, n->n_domains, sizeof(DomainFree), most_usable_first);
-    while (take < n->n_domains && cap < vcpus && d[take].usable > 0)
+    if (n->n_domains > G_N_ELEMENTS(stack))
+        d = heap = g_new(DomainFree, n->n_domains);
+    for (guint i = 0; i < n->n_domains; i++)
+        d[i] = (DomainFree){
+            .domain = n->first_domain + i,
+            .usable = vn_bitmap_count_and(t->domains[n->first_domain + i].cpus, free_cpus),
+        };
+    while (take < n->n_domains && cap < vcpus) {
+        select_next(d, take, n->n_domains);
+        if (d[take].usable == 0)
+            break;
         cap += capacity(c, d[take++].usable);
+    }
     if (take == 0)
         return vn_bitmap_copy(free_cpus); /* nothing usable: the node's own check refuses */
     if (take > 1 && c->policy->cache_domains == VN_CACHE_DOMAINS_REQUIRE) {
@@ -84,16 +114,6 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     for (guint i = 0; i < take; i++)
         vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
     vn_bitmap_and(cpus, free_cpus);
-    text = domains_text(d, take);
-    if (take == 1)
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs in cache domain %s, the least loaded of the "
-                                "node's %u",
-                                n->os_id, vcpus, text, n->n_domains);
-    else
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs over %u whole cache domains %s, the fewest "
-                                "that hold them (no one domain does)",
-                                n->os_id, vcpus, take, text);
+    add_reason(p, n, vcpus, d, take);
     return cpus;
 }
