@@ -134,7 +134,7 @@ vn_cmd_probe(int argc, char **argv)
         { "save", 0, 0, G_OPTION_ARG_NONE, &o.save,
           "Keep the probe, with this boot's id, for [topology] distances = measured", NULL },
         { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.seconds,
-          "Time for all walks and reads (default: 0.15 s a node pair, at most 10)", "N" },
+          "Time for the whole run (default: 0.15 s a node pair, at most 10)", "N" },
         { "quick", 0, 0, G_OPTION_ARG_NONE, &o.quick,
           "Smaller buffers and 0.03 s a node pair (at most 2 s)", NULL },
         { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config_file,

@@ -145,22 +145,26 @@ walk_chain(const Buffer *b, gint64 us)
     return (gdouble)(now - start) * 1000.0 / (gdouble)steps;
 }
 
+/* Sequential 64-bit loads, the clock read every 1 MiB so that a slow
+ * machine (an emulated one) stops on time too. */
 static gdouble
 read_buffer(const Buffer *b, gint64 us)
 {
     const guint64 *w = (const guint64 *)b->buf;
-    gsize n = b->bytes / sizeof(guint64);
+    gsize n = b->bytes / sizeof(guint64), chunk = MIN((gsize)(1u << 20) / sizeof(guint64), n);
     gint64 start = g_get_monotonic_time(), now;
-    guint64 sum = 0, passes = 0;
+    guint64 sum = 0, loads = 0;
+    gsize at = 0;
 
     do {
-        for (gsize i = 0; i < n; i++)
-            sum += w[i];
-        passes++;
+        for (gsize i = 0; i < chunk; i++)
+            sum += w[at + i];
+        loads += chunk;
+        at = at + 2 * chunk <= n ? at + chunk : 0;
         now = g_get_monotonic_time();
     } while (now - start < us);
     sink = GSIZE_TO_POINTER(sum);
-    return (gdouble)(passes * b->bytes) / (gdouble)MAX(now - start, 1);
+    return (gdouble)(loads * sizeof(guint64)) / (gdouble)MAX(now - start, 1);
 }
 
 static gpointer
@@ -187,9 +191,25 @@ typedef struct {
     const VnTopology *t;
     VnProbe *probe;
     GPtrArray *notes;
-    gint64 walk_us, read_us;
     gboolean numa;
+    guint cpu_nodes;
+    guint columns_left;  /* memory nodes not measured yet, this one included */
+    gint64 deadline;     /* monotonic us */
+    gint64 setup_max_us; /* longest map + touch + check + chain so far */
+    gint64 walk_us, read_us;
 } Run;
+
+/* The time left, less the setups still to come, shared by the pairs left;
+ * 2/3 of a pair's share walks, 1/3 reads. */
+static void
+set_slices(Run *r)
+{
+    gint64 left = r->deadline - g_get_monotonic_time() - r->setup_max_us * (r->columns_left - 1);
+    gint64 slice = left / MAX(r->cpu_nodes * r->columns_left, 1);
+
+    r->walk_us = MAX(slice * 2 / 3, 2000);
+    r->read_us = MAX(slice / 3, 1000);
+}
 
 static void
 measure_pair(Run *r, const Buffer *b, guint i, guint j)
@@ -220,12 +240,15 @@ measure_column(Run *r, guint j, gsize bytes)
 {
     g_auto(Buffer) b = { 0 };
     guint os = r->t->nodes[j].os_id;
+    gint64 start = g_get_monotonic_time();
     g_autofree gchar *why = buffer_bind(&b, bytes, os, r->numa);
 
     if (!why && r->numa)
         why = buffer_check(&b, os);
     if (!why) {
         buffer_chain(&b);
+        r->setup_max_us = MAX(r->setup_max_us, g_get_monotonic_time() - start);
+        set_slices(r);
         for (guint i = 0; i < r->t->n_nodes; i++)
             if (vn_topology_node_ncpus(r->t, i) > 0)
                 measure_pair(r, &b, i, j);
@@ -236,6 +259,7 @@ measure_column(Run *r, guint j, gsize bytes)
     }
     if (why)
         g_ptr_array_add(r->notes, g_strdup_printf("memory node %u: %s", os, why));
+    r->columns_left--;
 }
 
 VnProbe *
@@ -244,21 +268,18 @@ vn_probe_measure(const VnTopology *t, const VnProbeOptions *o, GPtrArray **ret_n
 {
     g_autoptr(VnProbe) probe = vn_probe_new(t->n_nodes);
     g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
-    guint pairs = 0, cpu_nodes = 0;
-    gint64 slice_us;
-    Run r = { .t = t, .probe = probe, .notes = notes, .numa = numa_available() >= 0 };
+    Run r = { .t = t,
+              .probe = probe,
+              .notes = notes,
+              .numa = numa_available() >= 0,
+              .deadline = g_get_monotonic_time() + (gint64)(o->seconds * 1e6) };
     gboolean any = FALSE;
 
     g_return_val_if_fail(o->buffer_bytes >= (1u << 20) && o->seconds > 0, NULL);
-    for (guint i = 0; i < t->n_nodes; i++)
-        cpu_nodes += vn_topology_node_ncpus(t, i) > 0;
-    for (guint j = 0; j < t->n_nodes; j++)
-        pairs += t->nodes[j].mem_total_kib > 0 ? cpu_nodes : 0;
-    /* three quarters of the budget for the pairs, the rest for mapping,
-     * touching and chaining one buffer per memory node */
-    slice_us = (gint64)(o->seconds * 0.75e6 / MAX(pairs, 1));
-    r.walk_us = MAX(slice_us * 2 / 3, 2000);
-    r.read_us = MAX(slice_us / 3, 1000);
+    for (guint i = 0; i < t->n_nodes; i++) {
+        r.cpu_nodes += vn_topology_node_ncpus(t, i) > 0;
+        r.columns_left += t->nodes[i].mem_total_kib > 0;
+    }
     if (!r.numa)
         g_ptr_array_add(notes, g_strdup("the kernel has no NUMA support: memory measured unbound, "
                                         "its pages not checked"));

@@ -18,13 +18,17 @@
 #include "vn-topology.h"
 
 typedef struct {
-    gdouble seconds;      /* budget for the walks and reads of all pairs */
+    /* the whole run: what is left after each buffer's setup is shared by
+     * the pairs left (at least 3 ms a pair, so a slow machine overruns by
+     * that much) */
+    gdouble seconds;
     guint64 buffer_bytes; /* per memory node; larger than the L3 caches */
 } VnProbeOptions;
 
 #define VN_PROBE_BUFFER_BYTES (64ull << 20)
 #define VN_PROBE_QUICK_BUFFER_BYTES (16ull << 20)
-/* The default budget: 0.15 s per pair, at most 10 s (8 nodes: 64 pairs). */
+/* The default budget: 0.15 s per pair, at most 10 s (8 nodes: 64 pairs);
+ * quick: 0.03 s per pair, at most 2 s. */
 gdouble vn_probe_default_seconds(const VnTopology *t, gboolean quick);
 
 #define VN_PROBE_MEASURE_ERROR (vn_probe_measure_error_quark())
