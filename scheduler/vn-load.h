@@ -75,8 +75,10 @@ const gchar *const *vn_balance_names(void);
  *   VN_CACHE_DOMAINS_REQUIRE  as prefer, but a node's vCPUs that no one
  *                             domain holds are refused (no fit) rather
  *                             than spread over domains.
- * Dedicated VMs are not affected yet.  The emulator and IOThreads of a
- * shared VM run on its CPUs of their node. */
+ * A dedicated VM's CPUs come from the fewest domains with enough free
+ * CPUs (most free first, one filled before the next; SMT policy as
+ * without domains), under require from one domain a node.  The emulator
+ * and IOThreads of a shared VM run on its CPUs of their node. */
 typedef enum {
     VN_CACHE_DOMAINS_OFF,
     VN_CACHE_DOMAINS_PREFER,

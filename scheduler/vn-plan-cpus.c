@@ -7,17 +7,18 @@
  *   prefer  - whole free cores first, siblings become guest threads;
  *   isolate - one thread of each whole free core, its siblings held idle;
  *   require - whole free cores only.
+ * With [placement] cache_domains on, both take their CPUs inside the
+ * node's cache domains (vn-plan-domains.c).
  */
 #include "vn-plan-private.h"
 
-/* Free CPUs of `node` grouped by core, in CPU order: returns the chosen
+/* `free_cpus` of `node` grouped by core, in CPU order: returns the chosen
  * CPUs for `want` vCPUs (and the held-idle siblings for isolate). */
 static gboolean
-pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArray *ret_cpus,
-               VnBitmap *isolated)
+pick_dedicated(const VnPlanCtx *c, guint node, guint want, const VnBitmap *free_cpus,
+               VnBitmap *taken, GArray *ret_cpus, VnBitmap *isolated)
 {
     const VnTopology *t = c->t;
-    const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
     gboolean whole_first = c->req->smt != VN_SMT_ISOLATE;
 
     /* pass 0: whole free cores; pass 1 (prefer only): any free thread */
@@ -203,18 +204,60 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
     g_array_append_val(p->cells, cell);
 }
 
+/* With cache domains on, dedicated CPUs from the fewest domains first
+ * (on copies, kept only when that succeeds); FALSE when it did not. */
+static gboolean
+pick_dedicated_in_domains(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArray *cpus,
+                          VnPlacement *p, guint *ret_domains)
+{
+    g_autoptr(GPtrArray) in = vn_plan_domain_dedicated_cpus(c, node, want, taken);
+    g_autoptr(VnBitmap) taken2 = NULL, isolated2 = NULL;
+    g_autoptr(GArray) got = NULL;
+
+    *ret_domains = in ? in->len : 0;
+    if (!in)
+        return FALSE;
+    taken2 = vn_bitmap_copy(taken);
+    isolated2 = vn_bitmap_copy(p->isolated_cpus);
+    got = g_array_new(FALSE, FALSE, sizeof(guint));
+    /* one domain filled before the next */
+    for (guint i = 0; i < in->len && got->len < want; i++)
+        pick_dedicated(c, node, want, in->pdata[i], taken2, got, isolated2);
+    if (got->len < want)
+        return FALSE;
+    vn_bitmap_or(taken, taken2);
+    vn_bitmap_or(p->isolated_cpus, isolated2);
+    g_array_append_vals(cpus, got->data, got->len);
+    vn_plan_domain_reason_dedicated(c, node, cpus, p);
+    return TRUE;
+}
+
 /* Dedicated: the CPUs of member i, one a vCPU, into `cpus`.  Shared: the
  * CPUs its vCPUs share, into *ret_shared. */
 static gboolean
 pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken, GArray *cpus,
                  VnBitmap **ret_shared, VnPlacement *p, GError **error)
 {
+    guint node = set->nodes[i], domains = 0;
+
     if (!c->req->dedicated) {
-        *ret_shared = vn_plan_domain_cpus(c, set->nodes[i], set->vcpus[i], p, error);
+        *ret_shared = vn_plan_domain_cpus(c, node, set->vcpus[i], p, error);
         return *ret_shared != NULL;
     }
     *ret_shared = NULL;
-    if (pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus))
+    if (pick_dedicated_in_domains(c, node, set->vcpus[i], taken, cpus, p, &domains) &&
+        (domains <= 1 || c->policy->cache_domains != VN_CACHE_DOMAINS_REQUIRE))
+        return TRUE;
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_REQUIRE && c->t->nodes[node].n_domains > 1) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                    "node %u: no cache domain has %u free %s for the dedicated vCPUs "
+                    "([placement] cache_domains = require)",
+                    c->t->nodes[node].os_id, set->vcpus[i],
+                    c->req->smt == VN_SMT_PREFER ? "CPUs" : "whole cores");
+        return FALSE;
+    }
+    if (cpus->len == 0 && pick_dedicated(c, node, set->vcpus[i], vn_plan_free_cpus(c, node), taken,
+                                         cpus, p->isolated_cpus))
         return TRUE;
     g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                 "node %u: not enough free %s for %u dedicated vCPUs",

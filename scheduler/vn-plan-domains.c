@@ -1,5 +1,5 @@
-/* vn-plan-domains.c: which cache domains of a node a shared VM's vCPUs
- * run in ([placement] cache_domains, VnCacheDomains in vn-load.h).
+/* vn-plan-domains.c: which cache domains of a node a VM's vCPUs run in
+ * ([placement] cache_domains, VnCacheDomains in vn-load.h).
  *
  * A domain's load is what is left of it: its usable CPUs (host-reserved
  * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit.
@@ -29,10 +29,36 @@ select_next(DomainFree *d, guint k, guint n)
     d[best] = tmp;
 }
 
+/* What `usable` CPUs take: x cpu_overcommit for shared vCPUs, one
+ * dedicated vCPU each. */
 static guint
 capacity(const VnPlanCtx *c, guint usable)
 {
+    if (c->req->dedicated)
+        return usable;
     return (guint)(usable * c->policy->cpu_overcommit + 1e-9);
+}
+
+/* Fills d with the node's domains and their CPUs in `avail`, and moves
+ * to d[0..] the fewest, most usable first, that take `need`: returns how
+ * many (fewer when all of them do not; 0 when none has a usable CPU). */
+static guint
+choose(const VnPlanCtx *c, const VnNode *n, const VnBitmap *avail, guint need, DomainFree *d)
+{
+    guint take = 0, cap = 0;
+
+    for (guint i = 0; i < n->n_domains; i++)
+        d[i] = (DomainFree){
+            .domain = n->first_domain + i,
+            .usable = vn_bitmap_count_and(c->t->domains[n->first_domain + i].cpus, avail),
+        };
+    while (take < n->n_domains && cap < need) {
+        select_next(d, take, n->n_domains);
+        if (d[take].usable == 0)
+            break;
+        cap += capacity(c, d[take++].usable);
+    }
+    return take;
 }
 
 /* "0 and 1 (12 usable CPUs)", "0, 1 and 2 (...)": domains by index. */
@@ -83,24 +109,14 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     g_autofree DomainFree *heap = NULL;
     DomainFree *d = stack;
     VnBitmap *cpus;
-    guint take = 0, cap = 0;
+    guint take;
 
     if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
         vcpus == 0)
         return vn_bitmap_copy(free_cpus);
     if (n->n_domains > G_N_ELEMENTS(stack))
         d = heap = g_new(DomainFree, n->n_domains);
-    for (guint i = 0; i < n->n_domains; i++)
-        d[i] = (DomainFree){
-            .domain = n->first_domain + i,
-            .usable = vn_bitmap_count_and(t->domains[n->first_domain + i].cpus, free_cpus),
-        };
-    while (take < n->n_domains && cap < vcpus) {
-        select_next(d, take, n->n_domains);
-        if (d[take].usable == 0)
-            break;
-        cap += capacity(c, d[take++].usable);
-    }
+    take = choose(c, n, free_cpus, vcpus, d);
     if (take == 0)
         return vn_bitmap_copy(free_cpus); /* nothing usable: the node's own check refuses */
     if (take > 1 && c->policy->cache_domains == VN_CACHE_DOMAINS_REQUIRE) {
@@ -116,4 +132,51 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     vn_bitmap_and(cpus, free_cpus);
     add_reason(p, n, vcpus, d, take);
     return cpus;
+}
+
+GPtrArray *
+vn_plan_domain_dedicated_cpus(const VnPlanCtx *c, guint node, guint want, const VnBitmap *taken)
+{
+    const VnNode *n = &c->t->nodes[node];
+    g_autoptr(VnBitmap) avail = NULL;
+    g_autofree DomainFree *d = NULL;
+    GPtrArray *ret;
+    guint take;
+
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || n->n_domains < 2 || want == 0)
+        return NULL;
+    avail = vn_bitmap_copy(vn_plan_free_cpus(c, node));
+    vn_bitmap_and_not(avail, taken);
+    d = g_new(DomainFree, n->n_domains);
+    take = choose(c, n, avail, want, d);
+    if (take == 0)
+        return NULL;
+    ret = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    for (guint i = 0; i < take; i++) {
+        VnBitmap *cpus = vn_bitmap_copy(c->t->domains[d[i].domain].cpus);
+        vn_bitmap_and(cpus, avail);
+        g_ptr_array_add(ret, cpus);
+    }
+    return ret;
+}
+
+void
+vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cpus, VnPlacement *p)
+{
+    const VnTopology *t = c->t;
+    g_autoptr(GString) list = g_string_new(NULL);
+    g_autoptr(VnBitmap) seen = vn_bitmap_new(MAX(t->n_domains, 1));
+    guint n = 0;
+
+    for (guint i = 0; i < cpus->len; i++) {
+        gint dom = vn_topology_cpu(t, g_array_index(cpus, guint, i))->domain;
+        if (dom < 0 || vn_bitmap_test(seen, (guint)dom))
+            continue;
+        vn_bitmap_set(seen, (guint)dom);
+        g_string_append_printf(list, "%s%d", n++ ? ", " : "", dom);
+    }
+    vn_placement_add_reason(p,
+                            "node %u: %u dedicated vCPUs from %u cache domain%s (%s), the fewest "
+                            "with the most free CPUs",
+                            t->nodes[node].os_id, cpus->len, n, n == 1 ? "" : "s", list->str);
 }

@@ -104,6 +104,15 @@ void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 VnBitmap *vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
                               GError **error);
 
+/* Dedicated vCPUs with cache domains on: the fewest domains of `node`
+ * with `want` free CPUs (less `taken`), most free first, each as the
+ * bitmap of those CPUs; NULL when off or the node has one domain. */
+GPtrArray *vn_plan_domain_dedicated_cpus(const VnPlanCtx *c, guint node, guint want,
+                                         const VnBitmap *taken);
+/* The reason naming the domains the dedicated `cpus` of `node` are in. */
+void vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cpus,
+                                     VnPlacement *p);
+
 /* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
 gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p,
                              GError **error);

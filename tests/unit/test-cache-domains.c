@@ -304,14 +304,32 @@ host_init(Host *h, VnCacheDomains mode, const gchar *load_file)
 }
 
 static VnPlacement *
-plan_shared(const Host *h, guint vcpus, guint iothreads, GError **error)
+plan_vm(const Host *h, guint vcpus, gboolean dedicated, guint iothreads, GError **error)
 {
     g_autoptr(VnRequest) r = vn_request_new();
 
     r->vcpus = vcpus;
+    r->dedicated = dedicated;
     r->memory_kib = 4ull << 20;
     r->iothreads = iothreads;
     return vn_plan(h->t, h->load, h->policy, r, NULL, error);
+}
+
+static VnPlacement *
+plan_shared(const Host *h, guint vcpus, guint iothreads, GError **error)
+{
+    return plan_vm(h, vcpus, FALSE, iothreads, error);
+}
+
+/* The dedicated CPUs of a placement, as a cpulist. */
+static gchar *
+dedicated_text(const VnPlacement *p)
+{
+    g_autoptr(VnBitmap) all = vn_bitmap_copy(g_ptr_array_index(p->vcpu_pins, 0));
+
+    for (guint v = 1; v < p->vcpu_pins->len; v++)
+        vn_bitmap_or(all, g_ptr_array_index(p->vcpu_pins, v));
+    return vn_cpulist_format(all);
 }
 
 static gchar *
@@ -401,6 +419,44 @@ test_plan_modes(void)
     g_assert_false(has_reason(r, "cache domain"));
 }
 
+/* Dedicated vCPUs (one core each here: no SMT): off takes CPUs in CPU
+ * order, one per domain; prefer takes them from the fewest domains;
+ * require refuses what needs two. */
+static void
+test_plan_dedicated(void)
+{
+    g_auto(Host) off = { 0 };
+    g_auto(Host) prefer = { 0 };
+    g_auto(Host) require = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) a = NULL, b = NULL, c = NULL, d = NULL;
+    g_autofree gchar *ta = NULL, *tb = NULL, *tc = NULL;
+
+    host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
+    host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
+    host_init(&require, VN_CACHE_DOMAINS_REQUIRE, NULL);
+    a = plan_vm(&off, 4, TRUE, 0, &error);
+    g_assert_no_error(error);
+    b = plan_vm(&prefer, 4, TRUE, 0, &error);
+    g_assert_no_error(error);
+    c = plan_vm(&prefer, 8, TRUE, 0, &error);
+    g_assert_no_error(error);
+    ta = dedicated_text(a);
+    tb = dedicated_text(b);
+    tc = dedicated_text(c);
+    g_assert_cmpuint(g_array_index(a->cells, VnCell, 0).node_os_id, ==, 0);
+    g_assert_cmpstr(ta, ==, "0-3");
+    g_assert_cmpuint(g_array_index(b->cells, VnCell, 0).node_os_id, ==, 0);
+    g_assert_cmpstr(tb, ==, "0,4,8,12");
+    g_assert_true(has_reason(b, "node 0: 4 dedicated vCPUs from 1 cache domain (0)"));
+    g_assert_cmpstr(tc, ==, "0-1,4-5,8,12,16,20");
+    g_assert_true(has_reason(c, "node 0: 8 dedicated vCPUs from 2 cache domains (0, 1)"));
+    d = plan_vm(&require, 8, TRUE, 0, &error);
+    g_assert_null(d);
+    g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+    g_assert_nonnull(strstr(error->message, "no cache domain has 8 free"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -417,5 +473,6 @@ main(int argc, char **argv)
     g_test_add_func("/cache-domains/json", test_json);
     g_test_add_func("/cache-domains/plan/one-domain-least-loaded", test_plan_one_domain);
     g_test_add_func("/cache-domains/plan/prefer-require-off", test_plan_modes);
+    g_test_add_func("/cache-domains/plan/dedicated", test_plan_dedicated);
     return g_test_run();
 }
