@@ -2,7 +2,8 @@
  * ([placement] cache_domains, VnCacheDomains in vn-load.h).
  *
  * A domain's load is what is left of it: its usable CPUs (host-reserved
- * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit.
+ * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit
+ * for shared vCPUs, one dedicated vCPU each.
  * Cost: one pass over the node's domains per domain taken. */
 #include "vn-plan-private.h"
 
