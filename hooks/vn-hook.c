@@ -4,6 +4,7 @@
 #include "vn-config-build.h"
 #include "vn-hook.h"
 #include "vn-ledger-domain.h"
+#include "vn-probe-file.h"
 #include "vn-topology-cache.h"
 #include "vn-topology-source.h"
 
@@ -165,6 +166,10 @@ vn_hook_load_host(VnHook *h, GError **error)
     VnConfig *config = vn_config_load(NULL, t, error);
     if (!config)
         return FALSE;
+    /* [topology] distances = measured: the saved probe, as vnumactl and
+     * vnumad read it (a hwloc file under test keeps its own) */
+    if (!file)
+        vn_probe_file_apply(t, config, "/");
     h->t = g_steal_pointer(&t);
     h->config = config;
     return TRUE;

@@ -63,6 +63,16 @@ vn_bitmap_count(const VnBitmap *b)
     return n;
 }
 
+guint
+vn_bitmap_count_and(const VnBitmap *a, const VnBitmap *b)
+{
+    guint n = 0;
+
+    for (guint w = 0; w < MIN(a->n_words, b->n_words); w++)
+        n += (guint)__builtin_popcountll(a->words[w] & b->words[w]);
+    return n;
+}
+
 gboolean
 vn_bitmap_is_empty(const VnBitmap *b)
 {

@@ -23,6 +23,8 @@ void vn_bitmap_clear(VnBitmap *b, guint i);
 gboolean vn_bitmap_test(const VnBitmap *b, guint i);
 void vn_bitmap_clear_all(VnBitmap *b);
 guint vn_bitmap_count(const VnBitmap *b);
+/* Members of both, without building the intersection. */
+guint vn_bitmap_count_and(const VnBitmap *a, const VnBitmap *b);
 gboolean vn_bitmap_is_empty(const VnBitmap *b);
 gboolean vn_bitmap_equal(const VnBitmap *a, const VnBitmap *b);
 gboolean vn_bitmap_intersects(const VnBitmap *a, const VnBitmap *b);

@@ -70,6 +70,14 @@ vn_balance_names(void)
     return balance_names;
 }
 
+const gchar *const *
+vn_cache_domains_names(void)
+{
+    static const gchar *const names[] = { "off", "prefer", "require", NULL };
+    G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_CACHE_DOMAINS_MAX + 1);
+    return names;
+}
+
 VnPolicy *
 vn_policy_new_default(const VnTopology *t)
 {
@@ -82,6 +90,7 @@ vn_policy_new_default(const VnTopology *t)
     p->headroom_percent = 5;
     p->cpu_overcommit = 4.0;
     p->balance = VN_BALANCE_LOAD;
+    p->cache_domains = VN_CACHE_DOMAINS_OFF;
     return p;
 }
 

@@ -79,6 +79,31 @@ gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
  * "keep-hole"). */
 const gchar *const *vn_balance_names(void);
 
+/* [placement] cache_domains: where a shared VM's vCPUs may run inside a
+ * node (VnCacheDomain: the CPUs sharing one L3).
+ *
+ *   VN_CACHE_DOMAINS_OFF      anywhere on the node's usable CPUs.
+ *   VN_CACHE_DOMAINS_PREFER   the one domain, least loaded (most usable
+ *                             CPUs), whose usable CPUs x cpu_overcommit
+ *                             hold the node's vCPUs; else the fewest whole
+ *                             domains that do, least loaded first.
+ *   VN_CACHE_DOMAINS_REQUIRE  as prefer, but a node's vCPUs that no one
+ *                             domain holds are refused (no fit) rather
+ *                             than spread over domains.
+ * A dedicated VM's CPUs come from the fewest domains with enough free
+ * CPUs (most free first, one filled before the next; SMT policy as
+ * without domains), under require from one domain a node.  The emulator
+ * and IOThreads of a shared VM run on its CPUs of their node. */
+typedef enum {
+    VN_CACHE_DOMAINS_OFF,
+    VN_CACHE_DOMAINS_PREFER,
+    VN_CACHE_DOMAINS_REQUIRE,
+    VN_CACHE_DOMAINS_MAX
+} VnCacheDomains;
+
+/* The names, NULL-terminated, in enum order ("off", "prefer", "require"). */
+const gchar *const *vn_cache_domains_names(void);
+
 typedef struct {
     VnBitmap *reserved_cpus;      /* never handed to guests (host CPU ids) */
     guint64 reserved_memory_kib;  /* kept for the host on every node */
@@ -87,6 +112,7 @@ typedef struct {
     guint headroom_percent;       /* of each node's memory kept free */
     gdouble cpu_overcommit;       /* shared vCPUs per usable host CPU */
     VnBalance balance;            /* tie-break between equally near sets */
+    VnCacheDomains cache_domains; /* inside a node (default off) */
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %

@@ -7,17 +7,18 @@
  *   prefer  - whole free cores first, siblings become guest threads;
  *   isolate - one thread of each whole free core, its siblings held idle;
  *   require - whole free cores only.
+ * With [placement] cache_domains on, both take their CPUs inside the
+ * node's cache domains (vn-plan-domains.c).
  */
 #include "vn-plan-private.h"
 
-/* Free CPUs of `node` grouped by core, in CPU order: returns the chosen
+/* `free_cpus` of `node` grouped by core, in CPU order: returns the chosen
  * CPUs for `want` vCPUs (and the held-idle siblings for isolate). */
 static gboolean
-pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArray *ret_cpus,
-               VnBitmap *isolated)
+pick_dedicated(const VnPlanCtx *c, guint node, guint want, const VnBitmap *free_cpus,
+               VnBitmap *taken, GArray *ret_cpus, VnBitmap *isolated)
 {
     const VnTopology *t = c->t;
-    const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
     gboolean whole_first = c->req->smt != VN_SMT_ISOLATE;
 
     /* pass 0: whole free cores; pass 1 (prefer only): any free thread */
@@ -65,9 +66,10 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArr
     return ret_cpus->len == want;
 }
 
-/* CPUs for the emulator or an IOThread on `node`: shared VMs use the
- * cell's CPUs; dedicated VMs use the node's CPUs nobody owns, else the
- * host-reserved CPUs of the node, else the VM's own. */
+/* CPUs for the emulator or an IOThread on `node`: shared VMs use their
+ * own CPUs of the node (its usable CPUs, or their cache domains' ones);
+ * dedicated VMs use the node's CPUs nobody owns, else the host-reserved
+ * CPUs of the node, else the VM's own. */
 static VnBitmap *
 helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
             const gchar **ret_note)
@@ -75,8 +77,13 @@ helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitma
     VnBitmap *b = vn_bitmap_copy(vn_plan_free_cpus(c, node));
 
     *ret_note = NULL;
-    if (!c->req->dedicated)
+    if (!c->req->dedicated) {
+        g_autoptr(VnBitmap) mine = vn_bitmap_copy(b);
+        vn_bitmap_and(mine, own);
+        if (!vn_bitmap_is_empty(mine))
+            vn_bitmap_and(b, own);
         return b;
+    }
     vn_bitmap_and_not(b, taken);
     if (!vn_bitmap_is_empty(b))
         return b;
@@ -131,7 +138,7 @@ emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
 
 static void
 add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_on_node,
-          guint *vcpu_next, VnPlacement *p)
+          const VnBitmap *shared, guint *vcpu_next, VnPlacement *p)
 {
     guint node = set->nodes[member];
     guint v_left = set->vcpus[member], cells = set->cells[member], used = 0;
@@ -155,7 +162,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
                 pin = vn_bitmap_new(c->t->n_cpu_ids);
                 vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, used++));
             } else {
-                pin = vn_bitmap_copy(vn_plan_free_cpus(c, node));
+                pin = vn_bitmap_copy(shared);
             }
             vn_bitmap_or(cell.cpus, pin);
             g_ptr_array_add(p->vcpu_pins, pin);
@@ -171,7 +178,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
  * next of the CPUs picked on that node (dedicated) or the node's CPUs. */
 static void
 add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArray *cpus_on_node,
-               guint *used, guint *vcpu_next, VnPlacement *p)
+               const VnBitmap *shared, guint *used, guint *vcpu_next, VnPlacement *p)
 {
     guint member = set->cell_member[cell_index], node = set->nodes[member];
     VnCell cell = { .id = cell_index,
@@ -188,7 +195,7 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
             pin = vn_bitmap_new(c->t->n_cpu_ids);
             vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, (*used)++));
         } else {
-            pin = vn_bitmap_copy(vn_plan_free_cpus(c, node));
+            pin = vn_bitmap_copy(shared);
         }
         vn_bitmap_or(cell.cpus, pin);
         g_ptr_array_add(p->vcpu_pins, pin);
@@ -197,12 +204,60 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
     g_array_append_val(p->cells, cell);
 }
 
+/* With cache domains on, dedicated CPUs from the fewest domains first
+ * (on copies, kept only when that succeeds); FALSE when it did not. */
+static gboolean
+pick_dedicated_in_domains(const VnPlanCtx *c, guint node, guint want, VnBitmap *taken, GArray *cpus,
+                          VnPlacement *p, guint *ret_domains)
+{
+    g_autoptr(GPtrArray) in = vn_plan_domain_dedicated_cpus(c, node, want, taken);
+    g_autoptr(VnBitmap) taken2 = NULL, isolated2 = NULL;
+    g_autoptr(GArray) got = NULL;
+
+    *ret_domains = in ? in->len : 0;
+    if (!in)
+        return FALSE;
+    taken2 = vn_bitmap_copy(taken);
+    isolated2 = vn_bitmap_copy(p->isolated_cpus);
+    got = g_array_new(FALSE, FALSE, sizeof(guint));
+    /* one domain filled before the next */
+    for (guint i = 0; i < in->len && got->len < want; i++)
+        pick_dedicated(c, node, want, in->pdata[i], taken2, got, isolated2);
+    if (got->len < want)
+        return FALSE;
+    vn_bitmap_or(taken, taken2);
+    vn_bitmap_or(p->isolated_cpus, isolated2);
+    g_array_append_vals(cpus, got->data, got->len);
+    vn_plan_domain_reason_dedicated(c, node, cpus, p);
+    return TRUE;
+}
+
+/* Dedicated: the CPUs of member i, one a vCPU, into `cpus`.  Shared: the
+ * CPUs its vCPUs share, into *ret_shared. */
 static gboolean
 pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken, GArray *cpus,
-                 VnPlacement *p, GError **error)
+                 VnBitmap **ret_shared, VnPlacement *p, GError **error)
 {
-    if (!c->req->dedicated ||
-        pick_dedicated(c, set->nodes[i], set->vcpus[i], taken, cpus, p->isolated_cpus))
+    guint node = set->nodes[i], domains = 0;
+
+    if (!c->req->dedicated) {
+        *ret_shared = vn_plan_domain_cpus(c, node, set->vcpus[i], p, error);
+        return *ret_shared != NULL;
+    }
+    *ret_shared = NULL;
+    if (pick_dedicated_in_domains(c, node, set->vcpus[i], taken, cpus, p, &domains) &&
+        (domains <= 1 || c->policy->cache_domains != VN_CACHE_DOMAINS_REQUIRE))
+        return TRUE;
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_REQUIRE && c->t->nodes[node].n_domains > 1) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                    "node %u: no cache domain has %u free %s for the dedicated vCPUs "
+                    "([placement] cache_domains = require)",
+                    c->t->nodes[node].os_id, set->vcpus[i],
+                    c->req->smt == VN_SMT_PREFER ? "CPUs" : "whole cores");
+        return FALSE;
+    }
+    if (cpus->len == 0 && pick_dedicated(c, node, set->vcpus[i], vn_plan_free_cpus(c, node), taken,
+                                         cpus, p->isolated_cpus))
         return TRUE;
     g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                 "node %u: not enough free %s for %u dedicated vCPUs",
@@ -219,19 +274,23 @@ add_all_sized_cells(const VnPlanCtx *c, const VnNodeSet *set, VnBitmap *taken, g
                     VnPlacement *p, GError **error)
 {
     g_autoptr(GPtrArray) cpus = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autoptr(GPtrArray) shared = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
     g_autofree guint *used = g_new0(guint, set->k);
     guint vcpu_next = 0;
 
     for (guint i = 0; i < set->k; i++) {
+        VnBitmap *mine = NULL;
         g_ptr_array_add(cpus, g_array_new(FALSE, FALSE, sizeof(guint)));
-        if (!pick_member_cpus(c, set, i, taken, cpus->pdata[i], p, error))
+        if (!pick_member_cpus(c, set, i, taken, cpus->pdata[i], &mine, p, error))
             return FALSE;
+        g_ptr_array_add(shared, mine);
         first_cell[i] = G_MAXUINT;
     }
     for (guint ci = 0; ci < c->fixed_cells; ci++) {
         guint member = set->cell_member[ci];
         first_cell[member] = MIN(first_cell[member], ci);
-        add_sized_cell(c, set, ci, cpus->pdata[member], &used[member], &vcpu_next, p);
+        add_sized_cell(c, set, ci, cpus->pdata[member], shared->pdata[member], &used[member],
+                       &vcpu_next, p);
     }
     return TRUE;
 }
@@ -250,10 +309,11 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
         return FALSE;
     for (guint i = 0; !c->sizes && i < set->k; i++) {
         g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
-        if (!pick_member_cpus(c, set, i, taken, cpus, p, error))
+        g_autoptr(VnBitmap) shared = NULL;
+        if (!pick_member_cpus(c, set, i, taken, cpus, &shared, p, error))
             return FALSE;
         first_cell[i] = p->cells->len;
-        add_cells(c, set, i, cpus, &vcpu_next, p);
+        add_cells(c, set, i, cpus, shared, &vcpu_next, p);
     }
     for (guint i = 0; i < p->cells->len; i++)
         vn_bitmap_or(own, g_array_index(p->cells, VnCell, i).cpus);

@@ -105,6 +105,22 @@ VnNodeSet *vn_node_set_new(guint k);
 void vn_node_set_free(VnNodeSet *s);
 void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 
+/* vn-plan-domains.c: the CPUs of `node` a shared VM's `vcpus` there may
+ * run on: the node's usable CPUs, or with cache domains on those of the
+ * chosen domains (a reason added to `p`).  NULL + VN_PLAN_ERROR_NO_FIT
+ * when require finds no one domain that holds them. */
+VnBitmap *vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
+                              GError **error);
+
+/* Dedicated vCPUs with cache domains on: the fewest domains of `node`
+ * with `want` free CPUs (less `taken`), most free first, each as the
+ * bitmap of those CPUs; NULL when off or the node has one domain. */
+GPtrArray *vn_plan_domain_dedicated_cpus(const VnPlanCtx *c, guint node, guint want,
+                                         const VnBitmap *taken);
+/* The reason naming the domains the dedicated `cpus` of `node` are in. */
+void vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cpus,
+                                     VnPlacement *p);
+
 /* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
 gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p,
                              GError **error);

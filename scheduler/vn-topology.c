@@ -26,6 +26,13 @@ vn_topology_free(VnTopology *t)
         g_clear_pointer(&t->nodes[i].hugepages, g_array_unref);
     }
     g_free(t->nodes);
+    for (guint i = 0; i < t->n_domains; i++)
+        vn_bitmap_free(t->domains[i].cpus);
+    g_free(t->domains);
+    if (t->l3)
+        for (guint i = 0; i < t->l3->len; i++)
+            vn_bitmap_free(g_array_index(t->l3, VnCacheDomain, i).cpus);
+    g_clear_pointer(&t->l3, g_array_unref);
     g_array_unref(t->cpus);
     g_free(t->distance);
     g_free(t->cpu_index);
@@ -53,7 +60,9 @@ vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib)
 void
 vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index, guint core, guint package)
 {
-    VnCpu c = { .os_id = os_id, .node = node_index, .core = core, .package = package };
+    VnCpu c = {
+        .os_id = os_id, .node = node_index, .core = core, .package = package, .domain = -1
+    };
 
     g_return_if_fail(!t->finished);
     g_return_if_fail(node_index < (gint)t->n_nodes);
@@ -77,6 +86,17 @@ vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib, gui
     g_return_if_fail(node_index < t->n_nodes);
     g_array_append_val(t->nodes[node_index].hugepages, h);
     g_array_sort(t->nodes[node_index].hugepages, hugepages_cmp);
+}
+
+void
+vn_topology_add_l3(VnTopology *t, const VnBitmap *cpus, guint64 size_kib)
+{
+    VnCacheDomain c = { .cpus = vn_bitmap_copy(cpus), .size_kib = size_kib };
+
+    g_return_if_fail(!t->finished && cpus != NULL);
+    if (!t->l3)
+        t->l3 = g_array_new(FALSE, TRUE, sizeof(VnCacheDomain));
+    g_array_append_val(t->l3, c);
 }
 
 void
@@ -186,6 +206,79 @@ sort_nodes(VnTopology *t)
     memcpy(t->distance, dist, (gsize)n * n * sizeof(guint));
 }
 
+/* Which L3 each CPU is under (-1: none); FALSE when a CPU is under two. */
+static gboolean
+map_l3(VnTopology *t, gint *ret_l3, GError **error)
+{
+    for (guint i = 0; i < t->n_cpu_ids; i++)
+        ret_l3[i] = -1;
+    for (guint b = 0; t->l3 && b < t->l3->len; b++) {
+        VN_BITMAP_FOREACH (g_array_index(t->l3, VnCacheDomain, b).cpus, cpu) {
+            if ((guint)cpu >= t->n_cpu_ids || t->cpu_index[cpu] < 0)
+                continue;
+            if (ret_l3[cpu] >= 0) {
+                g_set_error(error, VN_TOPOLOGY_ERROR, VN_TOPOLOGY_ERROR_INVALID,
+                            "%s: CPU %d is under two L3 caches", t->source, cpu);
+                return FALSE;
+            }
+            ret_l3[cpu] = (gint)b;
+        }
+    }
+    return TRUE;
+}
+
+/* One domain per (node, L3) pair with CPUs, plus one for a node's CPUs
+ * under no L3; in node order, then by first CPU (the order CPUs come in). */
+static void
+add_node_domains(VnTopology *t, guint node, const gint *l3, GArray *domains, gint *l3_domain)
+{
+    gint none = -1; /* the domain of this node's CPUs under no L3 */
+
+    t->nodes[node].first_domain = domains->len;
+    VN_BITMAP_FOREACH (t->nodes[node].cpus, cpu) {
+        gint *slot = l3[cpu] >= 0 ? &l3_domain[l3[cpu]] : &none;
+        if (*slot < 0 || g_array_index(domains, VnCacheDomain, *slot).node != node) {
+            VnCacheDomain d = {
+                .node = node,
+                .cpus = vn_bitmap_new(t->n_cpu_ids),
+                .size_kib =
+                    l3[cpu] >= 0 ? g_array_index(t->l3, VnCacheDomain, l3[cpu]).size_kib : 0,
+            };
+            *slot = (gint)domains->len;
+            g_array_append_val(domains, d);
+        }
+        vn_bitmap_set(g_array_index(domains, VnCacheDomain, *slot).cpus, (guint)cpu);
+        g_array_index(t->cpus, VnCpu, t->cpu_index[cpu]).domain = *slot;
+    }
+    t->nodes[node].n_domains = domains->len - t->nodes[node].first_domain;
+}
+
+static gboolean
+finish_domains(VnTopology *t, GError **error)
+{
+    guint n_l3 = t->l3 ? t->l3->len : 0;
+    g_autofree gint *l3 = g_new(gint, MAX(t->n_cpu_ids, 1));
+    g_autofree gint *l3_domain = g_new(gint, MAX(n_l3, 1));
+    GArray *domains;
+
+    if (!map_l3(t, l3, error))
+        return FALSE;
+    for (guint b = 0; b < n_l3; b++)
+        l3_domain[b] = -1;
+    domains = g_array_new(FALSE, TRUE, sizeof(VnCacheDomain));
+    for (guint i = 0; i < t->n_nodes; i++)
+        add_node_domains(t, i, l3, domains, l3_domain);
+    t->n_domains = domains->len;
+    t->domains = (VnCacheDomain *)g_array_free(domains, FALSE);
+    /* by what the L3s cover, not by how many were added, so that the
+     * domains written back as L3s (the topology cache) derive the same */
+    t->domains_assumed = TRUE;
+    for (guint i = 0; i < t->n_cpu_ids; i++)
+        if (l3[i] >= 0)
+            t->domains_assumed = FALSE;
+    return TRUE;
+}
+
 gboolean
 vn_topology_finish(VnTopology *t, GError **error)
 {
@@ -246,6 +339,8 @@ vn_topology_finish(VnTopology *t, GError **error)
     g_hash_table_unref(cores);
     t->smt_width = MAX(t->smt_width, 1);
     finish_shared_cpus(t);
+    if (!finish_domains(t, error))
+        return FALSE;
     t->finished = TRUE;
     return TRUE;
 }
@@ -283,4 +378,12 @@ gboolean
 vn_topology_node_is_memory_only(const VnTopology *t, guint i)
 {
     return vn_bitmap_is_empty(t->nodes[i].cpus) && t->nodes[i].mem_total_kib > 0;
+}
+
+const VnCacheDomain *
+vn_topology_cpu_domain(const VnTopology *t, guint os_id)
+{
+    const VnCpu *c = vn_topology_cpu(t, os_id);
+
+    return c && c->domain >= 0 ? &t->domains[c->domain] : NULL;
 }

@@ -35,6 +35,11 @@ typedef struct {
      * node's `cpus` is empty so no CPU is ever counted twice. */
     gint cpu_owner;
     GArray *hugepages; /* of VnHugepages, sorted by size */
+    /* derived by vn_topology_finish(): this node's cache domains are
+     * domains[first_domain .. first_domain + n_domains - 1] (none for a
+     * node without CPUs) */
+    guint first_domain;
+    guint n_domains;
 } VnNode;
 
 typedef struct {
@@ -42,7 +47,18 @@ typedef struct {
     gint node;     /* node index (-1: not attached to a node) */
     guint core;    /* dense core number: SMT siblings share it */
     guint package; /* dense package number */
+    gint domain;   /* derived: cache domain index (-1: not attached to a node) */
 } VnCpu;
+
+/* A cache domain: the CPUs of one node that share one last-level (L3)
+ * cache.  An L3 that spans several nodes (sub-NUMA clustering) gives one
+ * domain per node; a node's CPUs under no L3 the source knows form one
+ * domain of their own (size 0). */
+typedef struct {
+    guint node;       /* node index */
+    VnBitmap *cpus;   /* never empty */
+    guint64 size_kib; /* the cache's size; 0 when unknown or none */
+} VnCacheDomain;
 
 typedef struct {
     guint n_nodes;
@@ -51,8 +67,13 @@ typedef struct {
     GArray *cpus;               /* of VnCpu, sorted by os_id */
     guint *distance;            /* n_nodes * n_nodes, row-major, node indices */
     gboolean distances_assumed; /* source had none: 10 local / 20 remote */
-    guint smt_width;            /* max threads per core seen */
-    gchar *source;              /* human description of where this came from */
+    /* derived by vn_topology_finish(), sorted by node, then first CPU: */
+    guint n_domains;
+    VnCacheDomain *domains;
+    gboolean domains_assumed; /* no CPU under an L3 the source knew: a domain per node */
+    GArray *l3;               /* building only: of VnCacheDomain (node unused) */
+    guint smt_width;          /* max threads per core seen */
+    gchar *source;            /* human description of where this came from */
     /* derived by vn_topology_finish(): */
     gint *cpu_index; /* os id -> index into cpus, or -1 */
     gboolean finished;
@@ -66,13 +87,19 @@ guint vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib);
 void vn_topology_add_cpu(VnTopology *t, guint os_id, gint node_index, guint core, guint package);
 void vn_topology_add_hugepages(VnTopology *t, guint node_index, guint64 size_kib, guint64 total,
                                guint64 free);
+/* One last-level (L3) cache and the CPUs (os ids) that share it; `cpus`
+ * is copied.  CPUs the topology does not have are ignored; a CPU in two
+ * caches makes vn_topology_finish() fail.  When no CPU is under one, every
+ * node is one cache domain and `domains_assumed` is set. */
+void vn_topology_add_l3(VnTopology *t, const VnBitmap *cpus, guint64 size_kib);
 /* Distances by node index; call after all nodes are added.  Without any
  * call, vn_topology_finish() assumes 10 local / 20 remote. */
 void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);
 /* CPU ids must stay below this (Linux has at most 8192 CPUs; hwloc gives
  * a PU without an OS index as (unsigned)-1). */
 #define VN_TOPOLOGY_MAX_CPU_ID (1u << 20)
-/* Validates and derives: CPU bitmaps per node, SMT width, shared-CPU owners.
+/* Validates and derives: CPU bitmaps per node, SMT width, shared-CPU owners,
+ * cache domains.
  * Errors: VN_TOPOLOGY_ERROR_INVALID with a one-line reason. */
 gboolean vn_topology_finish(VnTopology *t, GError **error);
 
@@ -82,6 +109,8 @@ const VnCpu *vn_topology_cpu(const VnTopology *t, guint os_id);
 /* Number of CPUs on node i (0 for memory-only and CPU-sharing nodes). */
 guint vn_topology_node_ncpus(const VnTopology *t, guint i);
 gboolean vn_topology_node_is_memory_only(const VnTopology *t, guint i);
+/* The cache domain CPU `os_id` is in, or NULL (no such CPU, or no node). */
+const VnCacheDomain *vn_topology_cpu_domain(const VnTopology *t, guint os_id);
 
 #define VN_TOPOLOGY_ERROR (vn_topology_error_quark())
 GQuark vn_topology_error_quark(void);

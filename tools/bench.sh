@@ -14,6 +14,13 @@ awk 'NR > 1 && (($1 == 16 && $4 > 20) || ($1 == 256 && $4 > 1000)) { bad++; prin
      END { if (bad) exit 1 }' "$build/bench-plan.txt" || echo "bench: some cases over target (see above)"
 
 echo
+echo "== the same with 4 L3 cache domains a node and [placement] cache_domains = prefer"
+"$bench" --cache-domains | tee "$build/bench-plan-cache-domains.txt"
+awk 'NR > 1 && (($1 == 16 && $4 > 20) || ($1 == 256 && $4 > 1000)) { bad++; print "OVER TARGET: " $0 }
+     END { if (bad) exit 1 }' "$build/bench-plan-cache-domains.txt" ||
+    echo "bench: some cases over target (see above)"
+
+echo
 echo "== working set of one plan (target <= 1 MiB at 256 nodes)"
 for n in 16 256; do "$bench" --working-set $n; done
 

@@ -1,7 +1,8 @@
 /* vnumactl topology: the host as vnuma sees it.
  *
- * Text: one row per node (CPUs, memory, load, hugepages), then the
- * distance matrix in numactl --hardware's layout.  --json: the shape of
+ * Text: one row per node (CPUs, memory, load, hugepages), one row per
+ * cache domain (the CPUs of a node that share an L3), then the distance
+ * matrix in numactl --hardware's layout, then what the source did not say.  --json: the shape of
  * plugin/report/vn-topology-json.h. */
 #include "vnumactl.h"
 
@@ -93,6 +94,29 @@ print_nodes(const VnTopology *t, const VnLoad *load)
         print_node(t, load, i, width);
 }
 
+static void
+print_domains(const VnTopology *t)
+{
+    gint width = 4;
+
+    for (guint d = 0; d < t->n_domains; d++) {
+        g_autofree gchar *cpus = vn_cpulist_format(t->domains[d].cpus);
+        width = MAX(width, (gint)strlen(cpus));
+    }
+    g_print("cache domains (CPUs of a node sharing an L3)%s:\n%4s %6s  %-*s %4s %s\n",
+            t->domains_assumed ? " (none in the source: one per node)" : "", "node", "domain",
+            width, "cpus", "ncpu", "L3 KiB");
+    for (guint d = 0; d < t->n_domains; d++) {
+        const VnCacheDomain *c = &t->domains[d];
+        g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
+        g_autofree gchar *size =
+            c->size_kib ? g_strdup_printf("%" G_GUINT64_FORMAT, c->size_kib) : g_strdup("-");
+
+        g_print("%4u %6u  %-*s %4u %s\n", t->nodes[c->node].os_id, d, width, cpus,
+                vn_bitmap_count(c->cpus), size);
+    }
+}
+
 /* numactl --hardware's layout. */
 static void
 print_distances(const VnTopology *t)
@@ -127,6 +151,8 @@ print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
         g_print("CPUs reserved for the host (%s): %s\n", config->path, reserved);
     if (*dedicated)
         g_print("CPUs dedicated to placed VMs: %s\n", dedicated);
+    g_print("\n");
+    print_domains(t);
     g_print("\n");
     print_distances(t);
 }

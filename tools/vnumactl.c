@@ -15,7 +15,9 @@ static int cmd_help(int argc, char **argv);
 static const VnCommand commands[] = {
     { "help", cmd_help, "List the commands, or show one command's options" },
     { "topology", vn_cmd_topology,
-      "Show the host's NUMA nodes: CPUs, memory, hugepages, load, distances" },
+      "Show the host's NUMA nodes: CPUs, L3 domains, memory, hugepages, load, distances" },
+    { "probe", vn_cmd_probe,
+      "Measure node distances (latency, bandwidth) and check the firmware's" },
     { "plan", vn_cmd_plan, "Plan a VM's placement (from flags or DOMAIN.xml); no side effect" },
     { "explain", vn_cmd_explain, "Plan a VM and show every candidate node set with its score" },
     { "rebalance", vn_cmd_rebalance,

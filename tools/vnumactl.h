@@ -27,6 +27,8 @@ typedef struct {
 
 /* ---- commands (add yours here and a row in vnumactl.c) ---- */
 int vn_cmd_topology(int argc, char **argv);
+/* probe: measured node distances */
+int vn_cmd_probe(int argc, char **argv);
 /* plan, explain: the placement core */
 int vn_cmd_plan(int argc, char **argv);
 int vn_cmd_explain(int argc, char **argv);

@@ -1,12 +1,14 @@
 /* vn-topology-cache.c: the topology cache file, in GVariant form. */
 #include <string.h>
 #include <glib/gstdio.h>
+#include "vn-boot-id.h"
+#include "vn-cpulist.h"
 #include "vn-sealed.h"
 #include "vn-topology-cache.h"
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error);
 
-#define CACHE_VERSION 3 /* 1, 2: JSON */
+#define CACHE_VERSION 4 /* 1, 2: JSON; 3: no cache domains */
 
 /* First line of a file, trimmed; "" when unreadable. */
 static gchar *
@@ -45,7 +47,7 @@ vn_topology_cache_key(const gchar *topology_file)
         return g_strdup_printf("file:%s:%lld:%lld", topology_file, (long long)st.st_size,
                                (long long)st.st_mtime);
     }
-    g_autofree gchar *boot = first_line("/proc/sys/kernel/random/boot_id");
+    g_autofree gchar *boot = vn_boot_id_read("/");
     if (!*boot)
         return NULL;
     g_autofree gchar *cpus = first_line("/sys/devices/system/cpu/online");
@@ -67,13 +69,18 @@ vn_topology_cache_key(const gchar *topology_file)
  *    hugepages: HugepagesRow rows, each node's a run of them,
  *    cpus:      CpuRow rows,
  *    distances: n_nodes * n_nodes values, row-major (none when assumed),
+ *    l3:        L3Row rows, the derived cache domains standing in for the
+ *               source's L3 caches (each inside one node, so
+ *               vn_topology_finish() derives them back unchanged); none
+ *               when the source had none (domains_assumed),
  *    strings:   NUL-terminated UTF-8 strings) */
 
 #define CACHE_MAGIC "vnuma-topology-cache-" G_STRINGIFY(CACHE_VERSION)
 #define NODE_TYPE "(tiuuuuu)"
 #define HUGEPAGES_TYPE "(ttt)"
 #define CPU_TYPE "(uiuu)"
-#define CACHE_TYPE "(ssa" NODE_TYPE "a" HUGEPAGES_TYPE "a" CPU_TYPE "auay)"
+#define L3_TYPE "(tuu)"
+#define CACHE_TYPE "(ssa" NODE_TYPE "a" HUGEPAGES_TYPE "a" CPU_TYPE "aua" L3_TYPE "ay)"
 #define NO_STRING G_MAXUINT32
 
 typedef struct {
@@ -95,6 +102,13 @@ typedef struct {
     guint32 core, package;
 } CpuRow;
 
+typedef struct {
+    guint64 size_kib;
+    guint32 cpus; /* offset into the strings: a cpulist */
+    guint32 reserved;
+} L3Row;
+
+G_STATIC_ASSERT(sizeof(L3Row) == 16);
 G_STATIC_ASSERT(sizeof(NodeRow) == 32);
 G_STATIC_ASSERT(sizeof(HugepagesRow) == 24);
 G_STATIC_ASSERT(sizeof(CpuRow) == 16);
@@ -112,6 +126,7 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
     g_autoptr(GArray) hugepages = g_array_new(FALSE, TRUE, sizeof(HugepagesRow));
     g_autoptr(GArray) cpus = g_array_new(FALSE, TRUE, sizeof(CpuRow));
     g_autoptr(GArray) distances = g_array_new(FALSE, TRUE, sizeof(guint32));
+    g_autoptr(GArray) l3 = g_array_new(FALSE, TRUE, sizeof(L3Row));
     g_autoptr(GString) strings = g_string_new(NULL);
 
     g_return_val_if_fail(t != NULL && key != NULL, NULL);
@@ -138,15 +153,22 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
         CpuRow row = { c->os_id, c->node, c->core, c->package };
         g_array_append_val(cpus, row);
     }
+    for (guint i = 0; !t->domains_assumed && i < t->n_domains; i++) {
+        g_autofree gchar *list = vn_cpulist_format(t->domains[i].cpus);
+        L3Row row = { .size_kib = t->domains[i].size_kib,
+                      .cpus = vn_sealed_strings_add(strings, list) };
+        g_array_append_val(l3, row);
+    }
     for (guint i = 0; !t->distances_assumed && i < t->n_nodes * t->n_nodes; i++) {
         guint32 d = t->distance[i];
         g_array_append_val(distances, d);
     }
     GVariant *v = g_variant_new(
-        "(ss@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@ay)", key,
+        "(ss@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE "@ay)", key,
         t->source ? t->source : "", fixed_array(NODE_TYPE, nodes, sizeof(NodeRow)),
         fixed_array(HUGEPAGES_TYPE, hugepages, sizeof(HugepagesRow)),
         fixed_array(CPU_TYPE, cpus, sizeof(CpuRow)), fixed_array("u", distances, sizeof(guint32)),
+        fixed_array(L3_TYPE, l3, sizeof(L3Row)),
         g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, strings->str, strings->len, 1));
     return vn_sealed_wrap(v, CACHE_MAGIC);
 }
@@ -182,8 +204,9 @@ typedef struct {
     const HugepagesRow *hugepages;
     const CpuRow *cpus;
     const guint32 *distances;
+    const L3Row *l3;
     const gchar *strings;
-    gsize n_nodes, n_hugepages, n_cpus, n_distances, n_strings;
+    gsize n_nodes, n_hugepages, n_cpus, n_distances, n_l3, n_strings;
 } Rows;
 
 /* Every value checked before vn_topology_add_*() sees it (their own
@@ -220,6 +243,14 @@ read_rows(VnTopology *t, const Rows *r)
             return FALSE;
         vn_topology_add_cpu(t, c->os_id, c->node, c->core, c->package);
     }
+    for (gsize i = 0; i < r->n_l3; i++) {
+        const gchar *text = vn_sealed_strings_at(r->strings, r->n_strings, r->l3[i].cpus);
+        /* sized by the CPUs read before: a domain holds no other */
+        g_autoptr(VnBitmap) cpus = text ? vn_cpulist_parse(text, MAX(t->n_cpu_ids, 1), NULL) : NULL;
+        if (!cpus || r->l3[i].size_kib > (guint64)G_MAXINT64)
+            return FALSE;
+        vn_topology_add_l3(t, cpus, r->l3[i].size_kib);
+    }
     if (r->n_distances == 0)
         return TRUE;
     if (r->n_distances != r->n_nodes * r->n_nodes)
@@ -235,7 +266,7 @@ vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key, 
 {
     g_autoptr(GVariant) v = NULL;
     g_autoptr(GVariant) v_nodes = NULL, v_hugepages = NULL, v_cpus = NULL;
-    g_autoptr(GVariant) v_distances = NULL, v_strings = NULL;
+    g_autoptr(GVariant) v_distances = NULL, v_l3 = NULL, v_strings = NULL;
     g_autoptr(GError) local = NULL;
     const gchar *cached_key, *source;
     Rows r;
@@ -246,14 +277,16 @@ vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key, 
         corrupt(error, what, "not a topology cache of this version, or damaged");
         return NULL;
     }
-    g_variant_get(v, "(&s&s@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@ay)", &cached_key,
-                  &source, &v_nodes, &v_hugepages, &v_cpus, &v_distances, &v_strings);
+    g_variant_get(v, "(&s&s@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE "@ay)",
+                  &cached_key, &source, &v_nodes, &v_hugepages, &v_cpus, &v_distances, &v_l3,
+                  &v_strings);
     if (strcmp(cached_key, key) != 0)
         return NULL; /* stale: another host shape */
     r.nodes = g_variant_get_fixed_array(v_nodes, &r.n_nodes, sizeof(NodeRow));
     r.hugepages = g_variant_get_fixed_array(v_hugepages, &r.n_hugepages, sizeof(HugepagesRow));
     r.cpus = g_variant_get_fixed_array(v_cpus, &r.n_cpus, sizeof(CpuRow));
     r.distances = g_variant_get_fixed_array(v_distances, &r.n_distances, sizeof(guint32));
+    r.l3 = g_variant_get_fixed_array(v_l3, &r.n_l3, sizeof(L3Row));
     r.strings = g_variant_get_fixed_array(v_strings, &r.n_strings, 1);
     g_autoptr(VnTopology) t = vn_topology_new(*source ? source : "topology cache");
     if (r.n_nodes > G_MAXUINT16 || r.n_cpus > G_MAXINT32 || !read_rows(t, &r)) {

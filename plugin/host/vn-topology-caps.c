@@ -2,12 +2,15 @@
  *
  * Reads <capabilities><host><topology><cells><cell id> with <memory>,
  * <pages>, <distances><sibling id value/> and <cpus><cpu id socket_id die_id
- * cluster_id core_id/>; everything else (guests, caches, HMAT
+ * cluster_id core_id/>, and the L3 banks of <host><cache><bank level='3'
+ * size unit cpus/>; everything else (guests, other caches, HMAT
  * interconnects) is ignored.  Rules for cores, packages and pages:
  * vn-topology-source.h.
  */
 #include "vn-topology-source.h"
 #include "vn-topology-source-private.h"
+#include "vn-cpulist.h"
+#include "vn-size.h"
 #include "vn-xml-file.h"
 
 #include <libxml/xpath.h>
@@ -227,11 +230,52 @@ parse_distances(CapsParse *p, GPtrArray *cells, GError **error)
     return TRUE;
 }
 
+/* A string attribute, or NULL. */
+static gchar *
+get_string(xmlNode *n, const gchar *name)
+{
+    xmlChar *v = xmlGetProp(n, BAD_CAST name);
+    gchar *ret = g_strdup((const gchar *)v);
+
+    xmlFree(v);
+    return ret;
+}
+
+/* <bank id level='3' type size unit cpus/>: libvirt lists a host's caches
+ * (resctrl hosts, and every host since 4.1) one bank per cache instance. */
+static gboolean
+parse_l3_bank(CapsParse *p, xmlNode *bank, GError **error)
+{
+    g_autofree gchar *type = get_string(bank, "type");
+    g_autofree gchar *size = get_string(bank, "size");
+    g_autofree gchar *unit = get_string(bank, "unit");
+    g_autofree gchar *cpulist = get_string(bank, "cpus");
+    g_autofree gchar *size_text = NULL;
+    g_autoptr(VnBitmap) cpus = NULL;
+    g_autoptr(GError) local = NULL;
+    guint64 size_kib = 0;
+
+    if (g_strcmp0(type, "code") == 0)
+        return TRUE; /* instructions only: nothing VMs share */
+    if (!cpulist)
+        return fail(error, p, bank, "<bank level='3'> has no cpus attribute");
+    if (!(cpus = vn_cpulist_parse(cpulist, VN_TOPOLOGY_MAX_CPU_ID, &local)))
+        return fail(error, p, bank, "<bank cpus='%s'>: %s", cpulist, local->message);
+    if (size && !unit)
+        return fail(error, p, bank, "<bank size='%s'> has no unit attribute", size);
+    size_text = g_strdup_printf("%s%s", size ? size : "", unit ? unit : "");
+    if (size && !vn_size_parse_kib(size_text, &size_kib, &local))
+        return fail(error, p, bank, "<bank size='%s' unit='%s'>: %s", size, unit ? unit : "",
+                    local->message);
+    vn_topology_add_l3(p->t, cpus, size_kib);
+    return TRUE;
+}
+
 static gboolean
 parse_topology(CapsParse *p, xmlDoc *doc, GError **error)
 {
     xmlNode *root = xmlDocGetRootElement(doc);
-    g_autoptr(GPtrArray) cells = NULL;
+    g_autoptr(GPtrArray) cells = NULL, banks = NULL;
 
     if (!xmlStrEqual(root->name, BAD_CAST "capabilities"))
         return fail(error, p, root, "not libvirt capabilities (root element is <%s>)",
@@ -241,6 +285,10 @@ parse_topology(CapsParse *p, xmlDoc *doc, GError **error)
         return fail(error, p, root, "no <host><topology><cells><cell> elements");
     for (guint i = 0; i < cells->len; i++)
         if (!parse_cell(p, cells->pdata[i], error))
+            return FALSE;
+    banks = xpath_nodes(p, root, "/capabilities/host/cache/bank[@level='3']");
+    for (guint i = 0; i < banks->len; i++)
+        if (!parse_l3_bank(p, banks->pdata[i], error))
             return FALSE;
     return parse_distances(p, cells, error);
 }

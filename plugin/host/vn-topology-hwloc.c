@@ -153,6 +153,25 @@ add_cpus(VnTopology *t, hwloc_topology_t topo)
     }
 }
 
+/* The last-level caches: hwloc's L3 objects (data or unified; L3ICACHE is
+ * another type).  Their cpusets hold allowed PUs only, as the nodes'. */
+static void
+add_l3(VnTopology *t, hwloc_topology_t topo)
+{
+    for (hwloc_obj_t c = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_L3CACHE, NULL); c;
+         c = c->next_cousin) {
+        g_autoptr(VnBitmap) cpus = NULL;
+        int last = hwloc_bitmap_last(c->cpuset);
+
+        if (last < 0 || (guint)last >= VN_TOPOLOGY_MAX_CPU_ID)
+            continue;
+        cpus = vn_bitmap_new((guint)last + 1);
+        for (int pu = hwloc_bitmap_first(c->cpuset); pu >= 0; pu = hwloc_bitmap_next(c->cpuset, pu))
+            vn_bitmap_set(cpus, (guint)pu);
+        vn_topology_add_l3(t, cpus, c->attr->cache.size / 1024);
+    }
+}
+
 static struct hwloc_distances_s *
 find_numa_latency(hwloc_topology_t topo)
 {
@@ -209,6 +228,7 @@ vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
     add_nodes(t, topo);
     add_cpus(t, topo);
     set_cpu_owners(t, topo);
+    add_l3(t, topo);
     set_distances(t, topo);
     return t;
 }

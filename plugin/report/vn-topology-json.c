@@ -2,6 +2,7 @@
 #include "vn-topology-json.h"
 
 #include "vn-cpulist.h"
+#include "vn-placement-json.h"
 #include "vn-size.h"
 
 static void
@@ -64,6 +65,35 @@ add_node_basics(JsonBuilder *b, const VnTopology *t, guint i)
         json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_free_kib));
 }
 
+/* The node's cache domains, each with its CPUs and L3 size (null: unknown
+ * or assumed). */
+static void
+add_domains(JsonBuilder *b, const VnTopology *t, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+
+    json_builder_set_member_name(b, "cache_domains");
+    json_builder_begin_array(b);
+    for (guint d = n->first_domain; d < n->first_domain + n->n_domains; d++) {
+        g_autofree gchar *cpus = vn_cpulist_format(t->domains[d].cpus);
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "id");
+        json_builder_add_int_value(b, d);
+        json_builder_set_member_name(b, "cpus");
+        json_builder_add_string_value(b, cpus);
+        json_builder_set_member_name(b, "cpu_count");
+        json_builder_add_int_value(b, vn_bitmap_count(t->domains[d].cpus));
+        json_builder_set_member_name(b, "l3_kib");
+        if (t->domains[d].size_kib)
+            json_builder_add_int_value(b, (gint64)t->domains[d].size_kib);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
 static void
 add_node(JsonBuilder *b, const VnTopology *t, const VnLoad *load, guint i)
 {
@@ -84,6 +114,7 @@ add_node(JsonBuilder *b, const VnTopology *t, const VnLoad *load, guint i)
     else
         json_builder_add_null_value(b);
     add_hugepages(b, n);
+    add_domains(b, t, i);
     add_load(b, load ? &load->nodes[i] : NULL);
     json_builder_end_object(b);
 }
@@ -102,12 +133,26 @@ add_distances(JsonBuilder *b, const VnTopology *t)
     json_builder_end_array(b);
 }
 
+GPtrArray *
+vn_topology_notes(const VnTopology *t)
+{
+    GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+
+    if (t->distances_assumed)
+        g_ptr_array_add(notes, g_strdup("no distances in the source: assumed 10 local, 20 remote"));
+    if (t->domains_assumed)
+        g_ptr_array_add(notes, g_strdup("no L3 caches in the source: one cache domain per node"));
+    return notes;
+}
+
 JsonNode *
 vn_topology_to_json(const VnTopology *t, const VnLoad *load)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(GPtrArray) notes = NULL;
 
     g_return_val_if_fail(t != NULL, NULL);
+    notes = vn_topology_notes(t);
     g_return_val_if_fail(!load || load->n_nodes == t->n_nodes, NULL);
 
     json_builder_begin_object(b);
@@ -115,12 +160,15 @@ vn_topology_to_json(const VnTopology *t, const VnLoad *load)
     json_builder_add_string_value(b, t->source ? t->source : "");
     json_builder_set_member_name(b, "distances_assumed");
     json_builder_add_boolean_value(b, t->distances_assumed);
+    json_builder_set_member_name(b, "cache_domains_assumed");
+    json_builder_add_boolean_value(b, t->domains_assumed);
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
     for (guint i = 0; i < t->n_nodes; i++)
         add_node(b, t, load, i);
     json_builder_end_array(b);
     add_distances(b, t);
+    vn_json_add_strings(b, "notes", notes);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }

@@ -1,15 +1,19 @@
 /* vn-topology-json.h: the host as JSON (`vnumactl topology --json`).
  *
  * Shape (other tools and tests rely on it; extend, never rename):
- *   {"source": str, "distances_assumed": bool,
+ *   {"source": str, "distances_assumed": bool, "cache_domains_assumed": bool,
  *    "nodes": [{"id": os_id, "cpus": "0-3", "cpu_count": n,
  *               "memory_total_mib": n, "memory_free_mib": n|null,
  *               "memory_only": bool, "cpu_owner": os_id|null,
  *               "subtype": str|null,
  *               "hugepages": [{"size_kib": n, "total": n, "free": n}],
+ *               "cache_domains": [{"id": n, "cpus": "0-5", "cpu_count": n,
+ *                                  "l3_kib": n|null}],
  *               "load": {"committed_vcpus": n, "committed_memory_mib": n,
  *                        "cpu_busy": x|null}}],
- *    "distances": [[...], ...]}        rows and columns in "nodes" order
+ *    "distances": [[...], ...],        rows and columns in "nodes" order
+ *    "notes": [str, ...]}              what the source did not say (see below)
+ * A cache domain's id is its index in the topology's domains.
  * Memory in MiB rounded down; cpu_busy a fraction 0..1 (4 decimals).
  */
 #pragma once
@@ -21,3 +25,7 @@
 /* Returns a new JSON object; `load` may be NULL (no committed load,
  * CPU busy unknown). */
 JsonNode *vn_topology_to_json(const VnTopology *t, const VnLoad *load);
+
+/* One line each for what the topology assumed because its source did not
+ * say: distances, cache domains.  Returns a new array of strings. */
+GPtrArray *vn_topology_notes(const VnTopology *t);

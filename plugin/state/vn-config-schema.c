@@ -16,6 +16,16 @@ G_STATIC_ASSERT(sizeof(VnMemoryMode) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnBalance) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnHookManage) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnHookConflict) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnDistances) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnCacheDomains) == sizeof(guint));
+
+const gchar *const *
+vn_distances_names(void)
+{
+    static const gchar *const names[] = { "slit", "measured", NULL };
+    G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_DISTANCES_MAX + 1);
+    return names;
+}
 
 static const gchar *const *
 hook_manage_names(void)
@@ -131,6 +141,10 @@ static const VnConfigKey schema[] = {
       .names = vn_memory_mode_names, .default_text = "auto", .example = "strict" },
     { "placement", "balance", VN_CONFIG_KIND_CHOICE, POLICY(balance),
       .names = vn_balance_names, .default_text = "load", .example = "memory-packing" },
+    { "placement", "cache_domains", VN_CONFIG_KIND_CHOICE, POLICY(cache_domains),
+      .names = vn_cache_domains_names, .default_text = "off", .example = "prefer" },
+    { "topology", "distances", VN_CONFIG_KIND_CHOICE, CONFIG(distances),
+      .names = vn_distances_names, .default_text = "slit", .example = "measured" },
     { "hook", "manage", VN_CONFIG_KIND_CHOICE, CONFIG(hook_manage),
       .names = hook_manage_names, .default_text = "opted-in", .example = "all" },
     { "hook", "on_conflict", VN_CONFIG_KIND_CHOICE, CONFIG(hook_on_conflict),

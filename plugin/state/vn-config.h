@@ -38,6 +38,15 @@ typedef enum {
     VN_HOOK_CONFLICT_MAX
 } VnHookConflict;
 
+/* [topology] distances: which node distances the placement uses. */
+typedef enum {
+    VN_DISTANCES_SLIT,     /* the firmware's table, as the topology source gives it */
+    VN_DISTANCES_MEASURED, /* the probe saved by `vnumactl probe --save` on this boot */
+    VN_DISTANCES_MAX
+} VnDistances;
+
+const gchar *const *vn_distances_names(void);
+
 const gchar *vn_hook_manage_to_string(VnHookManage m);
 gint vn_hook_manage_from_string(const gchar *s);
 const gchar *vn_hook_conflict_to_string(VnHookConflict c);
@@ -49,8 +58,9 @@ typedef struct {
     VnMemoryMode memory_mode; /* [placement] */
     VnHookManage hook_manage; /* [hook] */
     VnHookConflict hook_on_conflict;
-    gboolean hook_strict; /* [hook] strict: a hook error vetoes the start */
-    gchar *state_dir;     /* [paths] */
+    gboolean hook_strict;  /* [hook] strict: a hook error vetoes the start */
+    gchar *state_dir;      /* [paths] */
+    VnDistances distances; /* [topology]; applied by vn_probe_file_apply() */
     /* [api]: vnumad's listeners.  api_socket defaults to VNUMA_DEFAULT_API_SOCKET;
      * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
      * (>= 16 characters, no spaces) is mandatory. */

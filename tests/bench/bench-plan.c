@@ -91,11 +91,24 @@ static const Case cases[] = {
     { "8-cell", 7.5, 96, 8 }, { "no-fit", 0.0, 8, 1 }, /* memory: the whole host plus one node */
 };
 
+/* --cache-domains: 4 L3 caches a node and [placement] cache_domains =
+ * prefer, to price the choice of domains. */
+static gboolean cache_domains;
+
 static VnTopology *
 host(guint nodes)
 {
-    return vn_test_topology(nodes == 2 ? VN_SHAPE_INTEL_2S : VN_SHAPE_HIER, nodes, NODE_CORES,
-                            NODE_THREADS, NODE_GIB);
+    return vn_test_topology_l3(nodes == 2 ? VN_SHAPE_INTEL_2S : VN_SHAPE_HIER, nodes, NODE_CORES,
+                               NODE_THREADS, NODE_GIB, cache_domains ? 4 : 0);
+}
+
+static VnPolicy *
+host_policy(const VnTopology *t)
+{
+    VnPolicy *p = vn_policy_new_default(t);
+
+    p->cache_domains = cache_domains ? VN_CACHE_DOMAINS_PREFER : VN_CACHE_DOMAINS_OFF;
+    return p;
 }
 
 /* Fills the host with up to `n` resident 1..2-vCPU VMs taking about 30 %
@@ -168,7 +181,7 @@ run_table(VnBalance balance)
         for (guint resident = 0; resident <= 200; resident += 200) {
             g_autoptr(VnTopology) t = host(sizes[s]);
             g_autoptr(VnLoad) load = vn_load_new(t);
-            g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
+            g_autoptr(VnPolicy) policy = host_policy(t);
             guint placed;
             guint runs = sizes[s] >= 64 ? 101 : 1001;
 
@@ -196,7 +209,7 @@ run_working_set(guint nodes)
 {
     g_autoptr(VnTopology) t = host(nodes);
     g_autoptr(VnLoad) load = vn_load_new(t);
-    g_autoptr(VnPolicy) policy = vn_policy_new_default(t);
+    g_autoptr(VnPolicy) policy = host_policy(t);
     g_autoptr(VnRequest) r = NULL;
     g_autoptr(VnPlacement) p = NULL;
     size_t base;
@@ -217,12 +230,18 @@ main(int argc, char **argv)
 {
     VnBalance balance = VN_BALANCE_LOAD;
 
+    if (argc >= 2 && g_str_equal(argv[1], "--cache-domains")) {
+        cache_domains = TRUE;
+        argc--;
+        argv++;
+    }
     if (argc == 3 && g_str_equal(argv[1], "--working-set"))
         return run_working_set((guint)g_ascii_strtoull(argv[2], NULL, 10));
     if (argc == 3 && g_str_equal(argv[1], "--balance") && vn_balance_from_string(argv[2], &balance))
         return run_table(balance);
     if (argc != 1) {
-        fprintf(stderr, "usage: bench-plan [--working-set NODES | --balance NAME]\n");
+        fprintf(stderr,
+                "usage: bench-plan [--cache-domains] [--working-set NODES | --balance NAME]\n");
         return 1;
     }
     return run_table(balance);

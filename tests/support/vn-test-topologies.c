@@ -36,8 +36,32 @@ vn_test_shape_distance(VnShape shape, guint nodes, guint a, guint b)
     }
 }
 
+/* L3 j of node i: cores j*cores/l3 .. (j+1)*cores/l3 - 1 of the node,
+ * with their siblings (CPU ids as numbered below). */
+static void
+add_l3(VnTopology *t, guint n, guint cores, guint threads, guint l3)
+{
+    guint n_cpus = n * cores * threads;
+
+    for (guint i = 0; i < n; i++)
+        for (guint j = 0; j < l3; j++) {
+            g_autoptr(VnBitmap) cpus = vn_bitmap_new(n_cpus);
+            for (guint th = 0; th < threads; th++)
+                for (guint c = j * cores / l3; c < (j + 1) * cores / l3; c++)
+                    vn_bitmap_set(cpus, th * n * cores + i * cores + c);
+            vn_topology_add_l3(t, cpus, 32 * 1024);
+        }
+}
+
 VnTopology *
 vn_test_topology(VnShape shape, guint nodes, guint cores, guint threads, guint mem_gib)
+{
+    return vn_test_topology_l3(shape, nodes, cores, threads, mem_gib, 0);
+}
+
+VnTopology *
+vn_test_topology_l3(VnShape shape, guint nodes, guint cores, guint threads, guint mem_gib,
+                    guint l3_per_node)
 {
     static const guint fixed[] = { 2, 8, 8, 0 };
     VnTopology *t;
@@ -58,6 +82,7 @@ vn_test_topology(VnShape shape, guint nodes, guint cores, guint threads, guint m
     for (guint a = 0; a < n; a++)
         for (guint b = 0; b < n; b++)
             vn_topology_set_distance(t, a, b, vn_test_shape_distance(shape, n, a, b));
+    add_l3(t, n, cores, threads, l3_per_node);
     g_assert_true(vn_topology_finish(t, NULL));
     return t;
 }

@@ -15,5 +15,9 @@ typedef enum {
 /* `nodes` is used by VN_SHAPE_HIER only.  Each node: `cores` cores of
  * `threads` threads and `mem_gib` GiB. */
 VnTopology *vn_test_topology(VnShape shape, guint nodes, guint cores, guint threads, guint mem_gib);
+/* The same with `l3_per_node` L3 caches in each node (its cores split
+ * evenly, SMT siblings together); 0 as vn_test_topology(). */
+VnTopology *vn_test_topology_l3(VnShape shape, guint nodes, guint cores, guint threads,
+                                guint mem_gib, guint l3_per_node);
 /* Node distance used by the shapes (for oracles in tests). */
 guint vn_test_shape_distance(VnShape shape, guint nodes, guint a, guint b);

@@ -64,6 +64,18 @@ test_fixtures(void)
     }
 }
 
+/* A captured sysfs tree whose L3s hwloc reads from cpuN/cache/index3. */
+static void
+test_sysroot(void)
+{
+    g_autofree gchar *root = vn_test_data_path("sysroot", "resctrl-2node", NULL);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnTopology) t = vn_topology_load_sysroot(root, &err);
+    g_assert_no_error(err);
+    g_assert_false(t->domains_assumed);
+    assert_round_trip(t, root);
+}
+
 static void
 test_live(void)
 {
@@ -105,16 +117,27 @@ test_bad(void)
         "nope",
         "[]",
         "{\"version\": 1}",
-        "{\"version\": 3}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": 3}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        "{\"version\": 2}",
+        "{\"version\": 4}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": 3}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": \"x\"}], \"cpus\": []}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
         " \"hugepages\": []}], \"cpus\": [0, 5, 0, 0]}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
         " \"hugepages\": []}], \"cpus\": [0, 0, 0]}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
-        "{\"version\": 2, \"key\": \"k\", \"nodes\": [], \"cpus\": []} {}",
-        "{\"version\": 2, \"key\": \"other\", \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [], \"cpus\": []} {}",
+        "{\"version\": 3, \"key\": \"other\", \"key\": \"k\", \"nodes\": [], \"cpus\": []}",
+        /* L3s: not [size, cpulist] pairs; a CPU the topology lacks; overlapping */
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 0, 0, 0, 1, 0, 1, 0], \"l3\": [1024]}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 0, 0, 0, 1, 0, 1, 0], \"l3\": [1024, \"0-5\"]}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 0, 0, 0, 1, 0, 1, 0],"
+        " \"l3\": [1024, \"0-1\", 1024, \"1\"]}",
+        "{\"version\": 3, \"key\": \"k\", \"nodes\": [{\"os_id\": 0, \"mem_total_kib\": 1,"
+        " \"hugepages\": []}], \"cpus\": [0, 0, 0, 0], \"l3\": [-1, \"0\"]}",
     };
     g_autofree gchar *dir = g_dir_make_tmp("vn-topo-bad-XXXXXX", NULL);
     g_autofree gchar *path = g_build_filename(dir, VN_TOPOLOGY_CACHE_FILE, NULL);
@@ -176,6 +199,7 @@ main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/topology-cache/fixtures", test_fixtures);
+    g_test_add_func("/topology-cache/sysroot", test_sysroot);
     g_test_add_func("/topology-cache/live", test_live);
     g_test_add_func("/topology-cache/file-key", test_file_key);
     g_test_add_func("/topology-cache/bad", test_bad);

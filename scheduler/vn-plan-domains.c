@@ -1,0 +1,183 @@
+/* vn-plan-domains.c: which cache domains of a node a VM's vCPUs run in
+ * ([placement] cache_domains, VnCacheDomains in vn-load.h).
+ *
+ * A domain's load is what is left of it: its usable CPUs (host-reserved
+ * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit
+ * for shared vCPUs, one dedicated vCPU each.
+ * Cost: one pass over the node's domains per domain taken. */
+#include "vn-plan-private.h"
+
+typedef struct {
+    guint domain; /* index into t->domains */
+    guint usable; /* usable CPUs in it */
+} DomainFree;
+
+/* Moves the most usable of d[k..n-1] (the lowest index on a tie) to d[k]:
+ * a selection sort stopped as soon as enough domains are taken, which is
+ * mostly after one. */
+static void
+select_next(DomainFree *d, guint k, guint n)
+{
+    guint best = k;
+    DomainFree tmp;
+
+    for (guint i = k + 1; i < n; i++)
+        if (d[i].usable > d[best].usable ||
+            (d[i].usable == d[best].usable && d[i].domain < d[best].domain))
+            best = i;
+    tmp = d[k];
+    d[k] = d[best];
+    d[best] = tmp;
+}
+
+/* What `usable` CPUs take: x cpu_overcommit for shared vCPUs, one
+ * dedicated vCPU each. */
+static guint
+capacity(const VnPlanCtx *c, guint usable)
+{
+    if (c->req->dedicated)
+        return usable;
+    return (guint)(usable * c->policy->cpu_overcommit + 1e-9);
+}
+
+/* Fills d with the node's domains and their CPUs in `avail`, and moves
+ * to d[0..] the fewest, most usable first, that take `need`: returns how
+ * many (fewer when all of them do not; 0 when none has a usable CPU). */
+static guint
+choose(const VnPlanCtx *c, const VnNode *n, const VnBitmap *avail, guint need, DomainFree *d)
+{
+    guint take = 0, cap = 0;
+
+    for (guint i = 0; i < n->n_domains; i++)
+        d[i] = (DomainFree){
+            .domain = n->first_domain + i,
+            .usable = vn_bitmap_count_and(c->t->domains[n->first_domain + i].cpus, avail),
+        };
+    while (take < n->n_domains && cap < need) {
+        select_next(d, take, n->n_domains);
+        if (d[take].usable == 0)
+            break;
+        cap += capacity(c, d[take++].usable);
+    }
+    return take;
+}
+
+/* "0 and 1 (12 usable CPUs)", "0, 1 and 2 (...)": domains by index. */
+static gchar *
+domains_text(const DomainFree *chosen, guint n)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+    guint usable = 0;
+
+    for (guint i = 0; i < n; i++) {
+        g_string_append_printf(s, "%s%u",
+                               i == 0       ? ""
+                               : i + 1 == n ? " and "
+                                            : ", ",
+                               chosen[i].domain);
+        usable += chosen[i].usable;
+    }
+    g_string_append_printf(s, " (%u usable CPUs)", usable);
+    return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static void
+add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, guint take)
+{
+    g_autofree gchar *text = NULL;
+
+    if (take == 1) {
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
+                                "loaded of the node's %u",
+                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        return;
+    }
+    text = domains_text(d, take);
+    vn_placement_add_reason(p,
+                            "node %u: %u vCPUs over %u whole cache domains %s, the fewest "
+                            "that hold them (no one domain does)",
+                            n->os_id, vcpus, take, text);
+}
+
+VnBitmap *
+vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p, GError **error)
+{
+    const VnTopology *t = c->t;
+    const VnNode *n = &t->nodes[node];
+    const VnBitmap *free_cpus = vn_plan_free_cpus(c, node);
+    DomainFree stack[64];
+    g_autofree DomainFree *heap = NULL;
+    DomainFree *d = stack;
+    VnBitmap *cpus;
+    guint take;
+
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
+        vcpus == 0)
+        return vn_bitmap_copy(free_cpus);
+    if (n->n_domains > G_N_ELEMENTS(stack))
+        d = heap = g_new(DomainFree, n->n_domains);
+    take = choose(c, n, free_cpus, vcpus, d);
+    if (take == 0)
+        return vn_bitmap_copy(free_cpus); /* nothing usable: the node's own check refuses */
+    if (take > 1 && c->policy->cache_domains == VN_CACHE_DOMAINS_REQUIRE) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
+                    "node %u: no cache domain holds %u shared vCPUs (the largest takes %u; "
+                    "[placement] cache_domains = require)",
+                    n->os_id, vcpus, capacity(c, d[0].usable));
+        return NULL;
+    }
+    cpus = vn_bitmap_new(t->n_cpu_ids);
+    for (guint i = 0; i < take; i++)
+        vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
+    vn_bitmap_and(cpus, free_cpus);
+    add_reason(p, n, vcpus, d, take);
+    return cpus;
+}
+
+GPtrArray *
+vn_plan_domain_dedicated_cpus(const VnPlanCtx *c, guint node, guint want, const VnBitmap *taken)
+{
+    const VnNode *n = &c->t->nodes[node];
+    g_autoptr(VnBitmap) avail = NULL;
+    g_autofree DomainFree *d = NULL;
+    GPtrArray *ret;
+    guint take;
+
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || n->n_domains < 2 || want == 0)
+        return NULL;
+    avail = vn_bitmap_copy(vn_plan_free_cpus(c, node));
+    vn_bitmap_and_not(avail, taken);
+    d = g_new(DomainFree, n->n_domains);
+    take = choose(c, n, avail, want, d);
+    if (take == 0)
+        return NULL;
+    ret = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    for (guint i = 0; i < take; i++) {
+        VnBitmap *cpus = vn_bitmap_copy(c->t->domains[d[i].domain].cpus);
+        vn_bitmap_and(cpus, avail);
+        g_ptr_array_add(ret, cpus);
+    }
+    return ret;
+}
+
+void
+vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cpus, VnPlacement *p)
+{
+    const VnTopology *t = c->t;
+    g_autoptr(GString) list = g_string_new(NULL);
+    g_autoptr(VnBitmap) seen = vn_bitmap_new(MAX(t->n_domains, 1));
+    guint n = 0;
+
+    for (guint i = 0; i < cpus->len; i++) {
+        gint dom = vn_topology_cpu(t, g_array_index(cpus, guint, i))->domain;
+        if (dom < 0 || vn_bitmap_test(seen, (guint)dom))
+            continue;
+        vn_bitmap_set(seen, (guint)dom);
+        g_string_append_printf(list, "%s%d", n++ ? ", " : "", dom);
+    }
+    vn_placement_add_reason(p,
+                            "node %u: %u dedicated vCPUs from %u cache domain%s (%s), the fewest "
+                            "with the most free CPUs",
+                            t->nodes[node].os_id, cpus->len, n, n == 1 ? "" : "s", list->str);
+}
