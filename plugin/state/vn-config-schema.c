@@ -146,7 +146,7 @@ static const VnConfigKey schema[] = {
     { "topology", "distances", VN_CONFIG_KIND_CHOICE, CONFIG(distances),
       .names = vn_distances_names, .default_text = "slit", .example = "measured" },
     { "hook", "manage", VN_CONFIG_KIND_CHOICE, CONFIG(hook_manage),
-      .names = hook_manage_names, .default_text = "opted-in", .example = "all" },
+      .names = hook_manage_names, .default_text = "all", .example = "opted-in" },
     { "hook", "on_conflict", VN_CONFIG_KIND_CHOICE, CONFIG(hook_on_conflict),
       .names = hook_conflict_names, .default_text = "replan", .example = "refuse" },
     { "hook", "strict", VN_CONFIG_KIND_BOOL, CONFIG(hook_strict),

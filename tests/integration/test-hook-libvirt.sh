@@ -5,7 +5,8 @@
 #
 # Checks: a placed guest is reserved at start and released at destroy; a
 # managed guest without placement is planned and marked for a live apply;
-# an unmanaged one is left alone (manage = all takes it); a daemon restart
+# an unmanaged one is left alone under manage = opted-in (the default, all,
+# takes it); a guest Nova pinned is counted and left alone; a daemon restart
 # keeps a running guest alive and the hook re-registers it (even with the
 # ledger wiped); broken vnuma metadata never blocks a start (unless strict);
 # the refuse policy gives `virsh start` a readable error; a data-plane
@@ -97,7 +98,9 @@ wait_applied() {  # NAME: the detached `vnumactl apply` cleared needs_apply
     sed 's/^/   /' "$state/apply.log"
 }
 
-# 1. placed, managed, unmanaged guests start; the hook reserves.
+# 1. placed, managed, unmanaged guests start; the hook reserves (here
+#    only VMs opted in are managed; the default, all, in 4).
+printf '[hook]\nmanage = opted-in\n' > "$conf"
 define vnt-placed 64 "$(placement 0 "$cpus" 64)"
 define vnt-managed 96 "<vnuma:vnuma $ns manage='yes'/>"
 define vnt-plain 64
@@ -119,6 +122,7 @@ grep -q '"vm":"vnt-managed","phase":"started","decision":"apply"' "$state/histor
 wait_applied vnt-managed
 
 # 2. destroy releases.
+: > "$conf"
 virsh -q destroy vnt-placed >/dev/null || fail "destroy vnt-placed"
 expect_reservation vnt-placed "" "destroy released the reservation"
 virsh -q destroy vnt-managed >/dev/null
@@ -149,13 +153,13 @@ virsh -q start vnt-broken >/dev/null 2>&1 && ok "broken metadata: start not bloc
 grep -q '"vm":"vnt-broken","phase":"prepare","decision":"error"' "$state/history.log" ||
     fail "the error was not logged"
 virsh -q destroy vnt-broken >/dev/null 2>&1
-# The hook reads its config at every call: switch policies live.
-printf '[hook]\nmanage = all\n' > "$conf"
-virsh -q start vnt-plain >/dev/null 2>&1 || fail "start vnt-plain (manage=all)"
+# The installed defaults (no [hook] manage line: all) place a plain guest.
+: > "$conf"
+virsh -q start vnt-plain >/dev/null 2>&1 || fail "start vnt-plain (defaults)"
 got=$(reservation vnt-plain)
 case "$got" in
-    "running 0 $cpus 64 "*) ok "manage = all plans an unmarked guest ($got)" ;;
-    *) fail "manage = all: vnt-plain is '$got'" ;;
+    "running 0 $cpus 64 "*) ok "the defaults plan an unmarked guest ($got)" ;;
+    *) fail "defaults: vnt-plain is '$got'" ;;
 esac
 virsh -q destroy vnt-plain >/dev/null
 
@@ -295,9 +299,9 @@ rm -f "$dp_pidfile" "$shared_pidfile"
 
 # 11. a guest another manager pinned, shaped like OpenStack Nova's XML for
 #     hw:cpu_policy=dedicated (a vcpupin per vCPU, emulatorpin, strict
-#     numatune with a memnode, no vnuma metadata), with manage = all: the
-#     hook counts it as taken and changes nothing of it.
-printf '[hook]\nmanage = all\n' > "$conf"
+#     numatune with a memnode, no vnuma metadata), with the defaults
+#     (manage = all): the hook counts it as taken and changes nothing of it.
+: > "$conf"
 define vnt-nova 64 "" "<cputune><vcpupin vcpu='0' cpuset='0'/><emulatorpin cpuset='0'/></cputune>
   <numatune><memory mode='strict' nodeset='0'/><memnode cellid='0' mode='strict' nodeset='0'/></numatune>
   <cpu><numa><cell id='0' cpus='0' memory='65536' unit='KiB'/></numa></cpu>"

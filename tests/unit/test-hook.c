@@ -277,12 +277,13 @@ test_prepare_held_uneven(Fixture *f, gconstpointer data)
 static void
 test_prepare_unmanaged(Fixture *f, gconstpointer data)
 {
+    f->config = data_path("hook/opted-in.conf");
     hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 0);
 
-    g_free(f->config);
-    f->config = data_path("hook/manage-all.conf");
+    /* the default (no manage line) is all */
+    g_clear_pointer(&f->config, g_free);
     hook_ok(f, "vm-unmanaged", "prepare", "begin", "unmanaged");
     g_clear_pointer(&l, vn_ledger_free);
     l = snapshot(f);
@@ -676,8 +677,18 @@ test_filters(Fixture *f, gconstpointer data)
 {
     hook_ok(f, "vm-placed", "migrate", "begin", "placed");
     hook_ok(f, "vm-placed", "restore", "begin", "placed");
-    hook_ok(f, "vm-unmanaged", "migrate", "begin", "unmanaged");
     hook_ok(f, "vm-broken", "migrate", "begin", "malformed");
+    /* a VM without vnuma metadata: left alone when only opted-in VMs are
+     * managed, re-planned for this host under the default (all) */
+    f->config = data_path("hook/opted-in.conf");
+    hook_ok(f, "vm-unmanaged", "migrate", "begin", "unmanaged");
+    g_clear_pointer(&f->config, g_free);
+    Run plain = { 0 };
+    run_hook(f, "vm-unmanaged", "migrate", "begin", "unmanaged", &plain);
+    g_assert_cmpint(plain.status, ==, 0);
+    g_assert_nonnull(strstr(plain.out, "<vcpupin vcpu='0'"));
+    g_assert_null(strstr(plain.out, "<numa>"));
+    run_clear(&plain);
 
     Run r = { 0 };
     run_hook(f, "vm-gone", "migrate", "begin", "gone-node", &r);
