@@ -63,18 +63,30 @@ has_dataplane(const VnHook *h, const VnLedgerRecord *r)
     return h->config && vn_config_dataplane_specs(h->config, r->name);
 }
 
+/* The ledger and this domain's record in it; without a record the
+ * decision is "none" (`why`) and *ret_record NULL. */
+static VnLedger *
+open_with_record(VnHook *h, const gchar *why, VnLedgerRecord **ret_record, GError **error)
+{
+    load_best_effort(h);
+    VnLedger *l = vn_hook_open_ledger(h, error);
+    if (!l)
+        return NULL;
+    *ret_record = find_record(h, l);
+    if (!*ret_record)
+        vn_hook_decide(h, "none", NULL, "%s", why);
+    return l;
+}
+
 gboolean
 vn_hook_started(VnHook *h, GError **error)
 {
-    load_best_effort(h);
-    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    VnLedgerRecord *r = NULL;
+    g_autoptr(VnLedger) l = open_with_record(h, "no reservation", &r, error);
     if (!l)
         return FALSE;
-    VnLedgerRecord *r = find_record(h, l);
-    if (!r) {
-        vn_hook_decide(h, "none", NULL, "no reservation");
+    if (!r)
         return TRUE;
-    }
     r->state = VN_LEDGER_STATE_RUNNING;
     r->time = h->now;
     h->nodes = vn_ledger_record_nodes_string(r);
@@ -89,15 +101,12 @@ vn_hook_started(VnHook *h, GError **error)
 gboolean
 vn_hook_release(VnHook *h, GError **error)
 {
-    load_best_effort(h);
-    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    VnLedgerRecord *r = NULL;
+    g_autoptr(VnLedger) l = open_with_record(h, "no reservation to release", &r, error);
     if (!l)
         return FALSE;
-    VnLedgerRecord *r = find_record(h, l);
-    if (!r) {
-        vn_hook_decide(h, "none", NULL, "no reservation to release");
+    if (!r)
         return TRUE;
-    }
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
     vn_ledger_remove(l, r->uuid);
     if (!vn_ledger_commit(l, error))

@@ -1,24 +1,18 @@
 /* vn-probe-json.c: a probe with its derived distances and findings. */
 #include "vn-probe-json.h"
 
+#include "vn-json-build.h"
 #include "vn-placement-json.h"
 #include "vn-probe-file.h"
 
 static void
 add_distances(JsonBuilder *b, const gchar *name, const guint *d, guint n)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_begin_array(b);
-    for (guint i = 0; i < n; i++) {
-        json_builder_begin_array(b);
-        for (guint j = 0; j < n; j++)
-            if (d[i * n + j])
-                json_builder_add_int_value(b, d[i * n + j]);
-            else
-                json_builder_add_null_value(b);
-        json_builder_end_array(b);
-    }
-    json_builder_end_array(b);
+    g_autofree gint64 *m = g_new(gint64, (gsize)n * n);
+
+    for (guint i = 0; i < n * n; i++)
+        m[i] = d[i];
+    vn_json_add_matrix(b, name, m, n);
 }
 
 static void

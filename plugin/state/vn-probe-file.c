@@ -3,28 +3,23 @@
 
 #include <errno.h>
 #include "vn-boot-id.h"
+#include "vn-json-build.h"
 #include "vn-json-parse.h"
 
 G_DEFINE_QUARK(vn-probe-file-error-quark, vn_probe_file_error);
 
 #define PROBE_VERSION 1
 
+/* Whole ns and MB/s: finer than the walk measures; at least 1 where
+ * measured, null where not. */
 static void
-add_matrix(JsonBuilder *b, const gchar *name, const gdouble *m, guint n)
+add_matrix(JsonBuilder *b, const gchar *name, const gdouble *v, guint n)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_begin_array(b);
-    for (guint i = 0; i < n; i++) {
-        json_builder_begin_array(b);
-        for (guint j = 0; j < n; j++)
-            if (m[i * n + j] > 0)
-                /* whole ns and MB/s: finer than the walk measures */
-                json_builder_add_int_value(b, MAX((gint64)(m[i * n + j] + 0.5), 1));
-            else
-                json_builder_add_null_value(b);
-        json_builder_end_array(b);
-    }
-    json_builder_end_array(b);
+    g_autofree gint64 *m = g_new(gint64, (gsize)n * n);
+
+    for (guint i = 0; i < n * n; i++)
+        m[i] = v[i] > 0 ? MAX((gint64)(v[i] + 0.5), 1) : 0;
+    vn_json_add_matrix(b, name, m, n);
 }
 
 JsonNode *

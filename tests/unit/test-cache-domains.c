@@ -10,16 +10,26 @@
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
 #include "vn-test-fixture.h"
+#include "vn-test-plan.h"
+
+typedef VnTopology *(*Loader)(const gchar *path, GError **error);
+
+/* tests/data/DIR/NAME read by `load`; it must load. */
+static VnTopology *
+load_fixture(Loader load, const gchar *dir, const gchar *name)
+{
+    g_autofree gchar *path = vn_test_data_path(dir, name, NULL);
+    g_autoptr(GError) error = NULL;
+    VnTopology *t = load(path, &error);
+
+    g_assert_no_error(error);
+    return t;
+}
 
 static VnTopology *
 load_hwloc(const gchar *name)
 {
-    g_autofree gchar *path = vn_test_data_path("hwloc", name, NULL);
-    g_autoptr(GError) error = NULL;
-    VnTopology *t = vn_topology_load_hwloc_xml(path, &error);
-
-    g_assert_no_error(error);
-    return t;
+    return load_fixture(vn_topology_load_hwloc_xml, "hwloc", name);
 }
 
 static void
@@ -164,12 +174,7 @@ test_synthetic(void)
 static VnTopology *
 load_caps(const gchar *name)
 {
-    g_autofree gchar *path = vn_test_data_path("caps", name, NULL);
-    g_autoptr(GError) error = NULL;
-    VnTopology *t = vn_topology_load_capabilities(path, &error);
-
-    g_assert_no_error(error);
-    return t;
+    return load_fixture(vn_topology_load_capabilities, "caps", name);
 }
 
 static void
@@ -272,28 +277,14 @@ test_json(void)
 /* ---- placement by cache domain, on the IBM x3950 M2 (4 domains of 6
  * CPUs a node) ---- */
 
-typedef struct {
-    VnTopology *t;
-    VnLoad *load;
-    VnPolicy *policy;
-} Host;
-
-static void
-host_clear(Host *h)
-{
-    vn_topology_free(h->t);
-    vn_load_free(h->load);
-    vn_policy_free(h->policy);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Host, host_clear)
+typedef VnTestHost Host;
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Host, vn_test_host_clear)
 
 /* `load_file` under tests/data/load, or none. */
 static void
 host_init(Host *h, VnCacheDomains mode, const gchar *load_file)
 {
-    h->t = load_hwloc("96em64t-4n4d3ca2co-pci.xml");
-    h->load = vn_load_new(h->t);
-    h->policy = vn_policy_new_default(h->t);
+    vn_test_host_init(h, load_hwloc("96em64t-4n4d3ca2co-pci.xml"));
     h->policy->cache_domains = mode;
     if (load_file) {
         g_autofree gchar *path = vn_test_data_path("load", load_file, NULL);
