@@ -180,7 +180,7 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
 
     g_autoptr(GPtrArray) recs =
         g_ptr_array_new_full((guint)n_rows, (GDestroyNotify)vn_ledger_record_free);
-    g_autoptr(GHashTable) as_read = vn_ledger_as_read_new();
+    g_autoptr(GHashTable) as_read = ret_as_read ? vn_ledger_as_read_new() : NULL;
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (gsize i = 0; i < n_rows; i++) {
         const gchar *text = NULL;
@@ -191,12 +191,14 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
         g_ptr_array_add(recs, r);
         if (!g_hash_table_add(seen, r->uuid))
             return FALSE;
-        vn_ledger_as_read_add_text(as_read, r, text);
+        if (as_read)
+            vn_ledger_as_read_add_text(as_read, r, text);
     }
     vn_ledger_records_sort(recs);
     *ret_records = g_steal_pointer(&recs);
     *ret_generation = generation;
-    *ret_as_read = g_steal_pointer(&as_read);
+    if (ret_as_read)
+        *ret_as_read = g_steal_pointer(&as_read);
     return TRUE;
 }
 

@@ -36,8 +36,9 @@ GBytes *vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GP
  * TRUE when it is a cache of this version whose stamp equals `stamp`
  * (any stamp when `stamp` is NULL) and whose every record is valid; then
  * the records (a new array, sorted by name as vn_ledger_parse() sorts
- * them), the generation and each record's text (a new table keyed by the
- * returned records, vn_ledger_as_read_add_text()'s kind).  FALSE, with
+ * them), the generation and, when `ret_as_read` is not NULL, each
+ * record's text (a new table keyed by the returned records,
+ * vn_ledger_as_read_add_text()'s kind: a read-only reader skips it).  FALSE, with
  * nothing returned, otherwise: never an error, the caller reads
  * ledger.json. */
 gboolean vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_records,

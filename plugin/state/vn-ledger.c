@@ -150,10 +150,9 @@ read_file(VnLedger *l, GError **error)
     GHashTable *as_read = NULL;
 
     if (vn_ledger_stamp_of(l->path, &stamp) &&
-        vn_ledger_cache_read(l->cache_path, &stamp, &recs, &l->generation, &as_read)) {
-        take_records(l, recs, l->lock_fd >= 0 ? as_read : NULL);
-        if (l->lock_fd < 0)
-            g_hash_table_unref(as_read);
+        vn_ledger_cache_read(l->cache_path, &stamp, &recs, &l->generation,
+                             l->lock_fd >= 0 ? &as_read : NULL)) {
+        take_records(l, recs, as_read);
         return TRUE;
     }
 
