@@ -6,21 +6,6 @@
 #include "vn-topology-json.h"
 #include "vn-size.h"
 
-/* Memory a VM may still take on node i: total minus the host's reserve,
- * the headroom and what is committed (the scheduler's own rule), and no
- * more than is measured free when that is known. */
-static guint64
-usable_free_kib(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guint i)
-{
-    guint64 total = t->nodes[i].mem_total_kib;
-    guint64 keep = p->reserved_memory_kib + total * p->headroom_percent / 100;
-    guint64 used = keep + load->nodes[i].committed_memory_kib;
-
-    guint64 left = total > used ? total - used : 0;
-
-    return t->nodes[i].mem_free_kib != G_MAXUINT64 ? MIN(left, t->nodes[i].mem_free_kib) : left;
-}
-
 /* Shared vCPUs node i still takes within the overcommit ratio. */
 static guint
 vcpus_free(const VnTopology *t, const VnLoad *load, const VnPolicy *p, guint i)
@@ -48,7 +33,7 @@ add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const Vn
 
     for (guint i = 0; i < t->n_nodes; i++) {
         JsonObject *n = json_array_get_object_element(nodes, i);
-        guint64 f = usable_free_kib(t, load, p, i);
+        guint64 f = vn_policy_usable_memory_kib(p, t, i, load->nodes[i].committed_memory_kib);
         guint v = vcpus_free(t, load, p, i);
         json_object_set_int_member(n, "free_for_vms_mib", (gint64)vn_size_kib_to_mib(f));
         json_object_set_int_member(n, "vcpus_free", v);

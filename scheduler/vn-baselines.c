@@ -40,21 +40,12 @@ node_room(const Ctx *c, guint i, Room *r)
     const VnNode *node = &c->t->nodes[i];
     const VnNodeLoad *nl = &c->load->nodes[i];
     g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(c->policy, c->t, c->load, i);
-    guint64 base, headroom, avail;
     guint capacity;
 
     r->n_cpus = vn_bitmap_count(cpus);
     capacity = (guint)(r->n_cpus * c->policy->cpu_overcommit);
     r->vcpus = capacity > nl->committed_vcpus ? capacity - nl->committed_vcpus : 0;
-    base = node->mem_total_kib > c->policy->reserved_memory_kib
-               ? node->mem_total_kib - c->policy->reserved_memory_kib
-               : 0;
-    headroom = node->mem_total_kib / 100 * c->policy->headroom_percent;
-    avail =
-        base > headroom + nl->committed_memory_kib ? base - headroom - nl->committed_memory_kib : 0;
-    if (node->mem_free_kib != G_MAXUINT64)
-        avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
-    r->mem_kib = avail;
+    r->mem_kib = vn_policy_usable_memory_kib(c->policy, c->t, i, nl->committed_memory_kib);
     r->usable = !vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 && r->n_cpus > 0;
 }
 

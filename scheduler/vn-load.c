@@ -117,6 +117,28 @@ vn_policy_usable_cpus(const VnPolicy *p, const VnTopology *t, const VnLoad *load
 }
 
 guint64
+vn_policy_memory_base_kib(const VnPolicy *p, const VnTopology *t, guint node)
+{
+    guint64 total = t->nodes[node].mem_total_kib;
+
+    return total > p->reserved_memory_kib ? total - p->reserved_memory_kib : 0;
+}
+
+guint64
+vn_policy_usable_memory_kib(const VnPolicy *p, const VnTopology *t, guint node,
+                            guint64 committed_kib)
+{
+    guint64 base = vn_policy_memory_base_kib(p, t, node);
+    guint64 headroom = t->nodes[node].mem_total_kib / 100 * p->headroom_percent;
+    guint64 avail = base > headroom + committed_kib ? base - headroom - committed_kib : 0;
+    guint64 now = vn_topology_node_available_kib(t, node);
+
+    if (now != G_MAXUINT64)
+        avail = MIN(avail, now > headroom ? now - headroom : 0);
+    return avail;
+}
+
+guint64
 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib)
 {
     guint64 gib = (memory_kib + 1024 * 1024 - 1) / (1024 * 1024);

@@ -125,6 +125,16 @@ void vn_policy_free(VnPolicy *p);
 VnBitmap *vn_policy_usable_cpus(const VnPolicy *p, const VnTopology *t, const VnLoad *load,
                                 guint node);
 
+/* Memory a VM may still take on node index `node` with `committed_kib`
+ * already committed there: the node's total less the host's reserve, the
+ * headroom and the committed memory, and no more than the node has
+ * available now (free plus reclaimable page cache, less the headroom)
+ * when that is known. */
+guint64 vn_policy_usable_memory_kib(const VnPolicy *p, const VnTopology *t, guint node,
+                                    guint64 committed_kib);
+/* Node index `node`'s total memory less the host's reserve. */
+guint64 vn_policy_memory_base_kib(const VnPolicy *p, const VnTopology *t, guint node);
+
 /* QEMU overhead for a VM of `memory_kib` guest memory. */
 guint64 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib);
 

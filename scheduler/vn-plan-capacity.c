@@ -113,15 +113,9 @@ compute_memory(VnPlanCtx *c, guint i, guint64 overhead_share)
     const VnNode *node = &c->t->nodes[i];
     const VnNodeLoad *nl = &c->load->nodes[i];
     VnNodeCap *cap = &c->cap[i];
-    guint64 base = node->mem_total_kib > c->policy->reserved_memory_kib
-                       ? node->mem_total_kib - c->policy->reserved_memory_kib
-                       : 0;
-    guint64 headroom = node->mem_total_kib / 100 * c->policy->headroom_percent;
-    guint64 avail =
-        base > headroom + nl->committed_memory_kib ? base - headroom - nl->committed_memory_kib : 0;
+    guint64 base = vn_policy_memory_base_kib(c->policy, c->t, i);
+    guint64 avail = vn_policy_usable_memory_kib(c->policy, c->t, i, nl->committed_memory_kib);
 
-    if (node->mem_free_kib != G_MAXUINT64)
-        avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
     cap->mem_base_kib = MAX(base, 1);
     cap->mem_util = 1.0 - (gdouble)avail / (gdouble)cap->mem_base_kib;
 

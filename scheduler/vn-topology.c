@@ -380,6 +380,16 @@ vn_topology_node_is_memory_only(const VnTopology *t, guint i)
     return vn_bitmap_is_empty(t->nodes[i].cpus) && t->nodes[i].mem_total_kib > 0;
 }
 
+guint64
+vn_topology_node_available_kib(const VnTopology *t, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+
+    if (n->mem_free_kib == G_MAXUINT64)
+        return G_MAXUINT64;
+    return MIN(n->mem_total_kib, n->mem_free_kib + n->mem_reclaimable_kib);
+}
+
 const VnCacheDomain *
 vn_topology_cpu_domain(const VnTopology *t, guint os_id)
 {

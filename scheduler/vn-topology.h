@@ -28,8 +28,12 @@ typedef struct {
     guint os_id;           /* kernel node number */
     VnBitmap *cpus;        /* PUs whose local memory this node is; may be empty */
     guint64 mem_total_kib; /* 0 for a CPU-only node */
-    guint64 mem_free_kib;  /* measured free memory; G_MAXUINT64 when unknown */
-    gchar *subtype;        /* "DRAM", "HBM", "CXL-DRAM", ... or NULL */
+    guint64 mem_free_kib;  /* measured free memory (MemFree); G_MAXUINT64 when unknown */
+    /* Memory the kernel reclaims on demand before it fails an allocation:
+     * the file LRU lists (page cache; shmem is on the anon lists) and
+     * reclaimable slab.  0 when unknown. */
+    guint64 mem_reclaimable_kib;
+    gchar *subtype; /* "DRAM", "HBM", "CXL-DRAM", ... or NULL */
     /* Node index of the node that owns this node's CPUs when several nodes
      * share one CPU set (DRAM + HBM on one package); -1 otherwise.  Such a
      * node's `cpus` is empty so no CPU is ever counted twice. */
@@ -109,6 +113,10 @@ const VnCpu *vn_topology_cpu(const VnTopology *t, guint os_id);
 /* Number of CPUs on node i (0 for memory-only and CPU-sharing nodes). */
 guint vn_topology_node_ncpus(const VnTopology *t, guint i);
 gboolean vn_topology_node_is_memory_only(const VnTopology *t, guint i);
+/* What node i can hand out now: its free memory plus what the kernel
+ * reclaims on demand (page cache, reclaimable slab), at most its total;
+ * G_MAXUINT64 when its free memory is unknown. */
+guint64 vn_topology_node_available_kib(const VnTopology *t, guint i);
 /* The cache domain CPU `os_id` is in, or NULL (no such CPU, or no node). */
 const VnCacheDomain *vn_topology_cpu_domain(const VnTopology *t, guint os_id);
 

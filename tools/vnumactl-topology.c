@@ -65,17 +65,21 @@ print_node(const VnTopology *t, const VnLoad *load, guint i, gint cpus_width)
         n->mem_free_kib == G_MAXUINT64
             ? g_strdup("-")
             : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(n->mem_free_kib));
+    g_autofree gchar *cache_mib =
+        n->mem_free_kib == G_MAXUINT64
+            ? g_strdup("-")
+            : g_strdup_printf("%" G_GUINT64_FORMAT, vn_size_kib_to_mib(n->mem_reclaimable_kib));
     g_autofree gchar *busy =
         l->cpu_busy < 0 ? g_strdup("-") : g_strdup_printf("%.0f%%", l->cpu_busy * 100.0);
     g_autofree gchar *hugepages = hugepages_text(n);
     g_autofree gchar *notes = node_notes(t, i);
     g_autofree gchar *line = NULL;
 
-    line = g_strdup_printf("%4u  %-*s %4u %10" G_GUINT64_FORMAT " %10s %5s %6u %10" G_GUINT64_FORMAT
-                           "  %-18s %s",
-                           n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
-                           vn_size_kib_to_mib(n->mem_total_kib), free_mib, busy, l->committed_vcpus,
-                           vn_size_kib_to_mib(l->committed_memory_kib), hugepages, notes);
+    line = g_strdup_printf(
+        "%4u  %-*s %4u %10" G_GUINT64_FORMAT " %10s %10s %5s %6u %10" G_GUINT64_FORMAT "  %-18s %s",
+        n->os_id, cpus_width, *cpus ? cpus : "-", vn_topology_node_ncpus(t, i),
+        vn_size_kib_to_mib(n->mem_total_kib), free_mib, cache_mib, busy, l->committed_vcpus,
+        vn_size_kib_to_mib(l->committed_memory_kib), hugepages, notes);
     g_print("%s\n", g_strchomp(line));
 }
 
@@ -88,8 +92,9 @@ print_nodes(const VnTopology *t, const VnLoad *load)
         g_autofree gchar *cpus = vn_cpulist_format(t->nodes[i].cpus);
         width = MAX(width, (gint)strlen(cpus));
     }
-    g_print("%4s  %-*s %4s %10s %10s %5s %6s %10s  %-18s %s\n", "node", width, "cpus", "ncpu",
-            "total MiB", "free MiB", "busy", "vcpus", "commit MiB", "hugepages free/all", "notes");
+    g_print("%4s  %-*s %4s %10s %10s %10s %5s %6s %10s  %-18s %s\n", "node", width, "cpus", "ncpu",
+            "total MiB", "free MiB", "cache MiB", "busy", "vcpus", "commit MiB",
+            "hugepages free/all", "notes");
     for (guint i = 0; i < t->n_nodes; i++)
         print_node(t, load, i, width);
 }

@@ -3,7 +3,9 @@
  * Everything is read below a sysroot ("/" for this host, a snapshot
  * directory in tests), as hwloc's HWLOC_FSROOT does.  The files are the
  * kernel's per-node ones:
- *   node<N>/meminfo                                   "Node N MemFree:  123 kB"
+ *   node<N>/meminfo                                   "Node N MemFree:  123 kB",
+ *                                                     Active(file), Inactive(file),
+ *                                                     SReclaimable
  *   node<N>/hugepages/hugepages-<size>kB/nr_hugepages  "4"
  *   node<N>/hugepages/hugepages-<size>kB/free_hugepages
  */
@@ -33,31 +35,49 @@ read_file(const gchar *path, gchar **ret_text, GError **error)
     return TRUE;
 }
 
-/* meminfo lines are "Node <id> <Field>: <value> kB". */
+/* meminfo lines are "Node <id> <Field>: <value> kB".  MemFree is required;
+ * the reclaimable part is what the kernel's own MemAvailable counts beside
+ * it (Documentation/filesystems/proc.rst): the file LRU lists and
+ * reclaimable slab, each 0 when the kernel does not report it. */
+typedef struct {
+    guint64 free_kib;
+    guint64 reclaimable_kib;
+} NodeMemory;
+
 static gboolean
-read_mem_free(const gchar *dir, guint os_id, guint64 *ret_kib, GError **error)
+read_meminfo(const gchar *dir, guint os_id, NodeMemory *ret, GError **error)
 {
+    static const gchar *const reclaimable[] = { "Active(file)", "Inactive(file)", "SReclaimable" };
     g_autofree gchar *path = g_build_filename(dir, "meminfo", NULL);
     g_autofree gchar *text = NULL;
     g_auto(GStrv) lines = NULL;
+    gboolean have_free = FALSE;
 
     if (!read_file(path, &text, error))
         return FALSE;
+    *ret = (NodeMemory){ 0 };
     lines = g_strsplit(text, "\n", -1);
     for (guint i = 0; lines[i]; i++) {
         unsigned id;
         uint64_t kib;
-        char unit[4] = "";
+        char field[32] = "", unit[4] = "";
 
-        if (sscanf(lines[i], "Node %u MemFree: %" SCNu64 " %3s", &id, &kib, unit) == 3 &&
-            id == os_id && g_str_equal(unit, "kB")) {
-            *ret_kib = kib;
-            return TRUE;
+        if (sscanf(lines[i], "Node %u %31[^:]: %" SCNu64 " %3s", &id, field, &kib, unit) != 4 ||
+            id != os_id || !g_str_equal(unit, "kB"))
+            continue;
+        if (g_str_equal(field, "MemFree")) {
+            ret->free_kib = kib;
+            have_free = TRUE;
+        } else if (g_strv_contains(reclaimable, field)) {
+            ret->reclaimable_kib += kib;
         }
     }
-    g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
-                "%s: no 'Node %u MemFree: <n> kB' line", path, os_id);
-    return FALSE;
+    if (!have_free) {
+        g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_PARSE,
+                    "%s: no 'Node %u MemFree: <n> kB' line", path, os_id);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 /* A sysfs number file: one unsigned decimal and a newline. */
@@ -134,17 +154,17 @@ read_hugepages(const gchar *dir, GError **error)
 gboolean
 vn_topology_read_sysfs_memory(VnTopology *t, const gchar *sysroot, GError **error)
 {
-    g_autofree guint64 *mem_free = NULL;
+    g_autofree NodeMemory *mem = NULL;
     g_autoptr(GPtrArray) pools = NULL;
 
     g_return_val_if_fail(t != NULL && sysroot != NULL, FALSE);
-    mem_free = g_new0(guint64, MAX(t->n_nodes, 1));
+    mem = g_new0(NodeMemory, MAX(t->n_nodes, 1));
     pools = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autofree gchar *dir = node_dir(sysroot, t->nodes[i].os_id);
         GArray *p;
 
-        if (!read_mem_free(dir, t->nodes[i].os_id, &mem_free[i], error))
+        if (!read_meminfo(dir, t->nodes[i].os_id, &mem[i], error))
             return FALSE;
         if (!(p = read_hugepages(dir, error)))
             return FALSE;
@@ -153,7 +173,8 @@ vn_topology_read_sysfs_memory(VnTopology *t, const gchar *sysroot, GError **erro
     for (guint i = 0; i < t->n_nodes; i++) {
         GArray *p = g_ptr_array_index(pools, i);
 
-        t->nodes[i].mem_free_kib = mem_free[i];
+        t->nodes[i].mem_free_kib = mem[i].free_kib;
+        t->nodes[i].mem_reclaimable_kib = mem[i].reclaimable_kib;
         for (guint k = 0; k < p->len; k++) {
             VnHugepages *h = &g_array_index(p, VnHugepages, k);
             set_hugepages(t, i, h->size_kib, h->total, h->free);

@@ -63,6 +63,12 @@ add_node_basics(JsonBuilder *b, const VnTopology *t, guint i)
         json_builder_add_null_value(b);
     else
         json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_free_kib));
+    /* page cache and reclaimable slab: counted as available by placement */
+    json_builder_set_member_name(b, "memory_reclaimable_mib");
+    if (n->mem_free_kib == G_MAXUINT64)
+        json_builder_add_null_value(b);
+    else
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_reclaimable_kib));
 }
 
 /* The node's cache domains, each with its CPUs and L3 size (null: unknown

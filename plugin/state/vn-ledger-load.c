@@ -72,20 +72,6 @@ typedef struct {
     guint64 *pages;
 } Tally;
 
-static guint64
-usable_memory_kib(const VnTopology *t, guint idx, const VnPolicy *policy, guint64 committed)
-{
-    const VnNode *node = &t->nodes[idx];
-    guint64 base = node->mem_total_kib > policy->reserved_memory_kib
-                       ? node->mem_total_kib - policy->reserved_memory_kib
-                       : 0;
-    guint64 headroom = node->mem_total_kib / 100 * policy->headroom_percent;
-    guint64 avail = base > headroom + committed ? base - headroom - committed : 0;
-    if (node->mem_free_kib != G_MAXUINT64)
-        avail = MIN(avail, node->mem_free_kib > headroom ? node->mem_free_kib - headroom : 0);
-    return avail;
-}
-
 static gboolean
 cell_cpus_fit(const VnLedgerRecord *r, const VnLedgerCell *c, const VnTopology *t, guint idx,
               const VnLoad *load, const VnPolicy *policy, Tally *tally, gchar **why)
@@ -171,8 +157,8 @@ cell_fits(const VnLedgerRecord *r, const VnLedgerCell *c, const VnTopology *t, c
         return FALSE;
     }
     guint64 charge = cell_memory_charge(r, c, cell_overhead_kib(r, policy));
-    guint64 avail = usable_memory_kib(
-        t, idx, policy, load->nodes[idx].committed_memory_kib + tally->memory_kib[idx]);
+    guint64 avail = vn_policy_usable_memory_kib(
+        policy, t, idx, load->nodes[idx].committed_memory_kib + tally->memory_kib[idx]);
     if (charge > avail) {
         *why = g_strdup_printf("node %u: %" G_GUINT64_FORMAT " MiB usable memory left, "
                                "cell %u needs %" G_GUINT64_FORMAT " MiB",

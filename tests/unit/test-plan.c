@@ -49,6 +49,37 @@ test_least_loaded(void)
     vn_test_host_clear(&h);
 }
 
+/* Page cache is not load: a node whose free memory is low only because
+ * the kernel keeps file pages there (a dpkg run, a backup) still holds a
+ * VM, and is not ranked busier than a node with less room in all. */
+static void
+test_page_cache_is_room(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(2, 12);
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 32));
+    h.t->nodes[0].mem_free_kib = 4 * GIB;
+    h.t->nodes[0].mem_reclaimable_kib = 26 * GIB;
+    h.t->nodes[1].mem_free_kib = 20 * GIB;
+    g_assert_cmpuint(vn_topology_node_available_kib(h.t, 0), ==, 30 * GIB);
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        g_assert_cmpuint(p->cells->len, ==, 1);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+    }
+    /* Without the page cache node 0 is too small, and node 1 is chosen. */
+    h.t->nodes[0].mem_reclaimable_kib = 0;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
+    }
+    /* Reclaimable memory never counts beyond the node's total. */
+    h.t->nodes[0].mem_reclaimable_kib = 64 * GIB;
+    g_assert_cmpuint(vn_topology_node_available_kib(h.t, 0), ==, h.t->nodes[0].mem_total_kib);
+    vn_test_host_clear(&h);
+}
+
 /* Successive VMs that each fit a node spread over the nodes. */
 static void
 test_spread(void)
@@ -585,6 +616,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/topology/cpu-id-too-large", test_cpu_id_too_large);
     g_test_add_func("/plan/fit/least-loaded", test_least_loaded);
     g_test_add_func("/plan/fit/spread", test_spread);
+    g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
     g_test_add_func("/plan/oracle/intel-2s", test_oracle_2s);
     g_test_add_func("/plan/oracle/epyc-nps4", test_oracle_epyc);

@@ -712,6 +712,10 @@ test_sysfs_update(void)
     g_assert_no_error(error);
     g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, 63623272);
     g_assert_cmpuint(node_by_os(t, 1)->mem_free_kib, ==, 61752192);
+    /* Active(file) + Inactive(file) + SReclaimable of the capture */
+    g_assert_cmpuint(node_by_os(t, 0)->mem_reclaimable_kib, ==, 164264 + 156624 + 50972);
+    g_assert_cmpuint(vn_topology_node_available_kib(t, vn_topology_node_by_os_id(t, 0)), ==,
+                     63623272 + 164264 + 156624 + 50972);
     /* The capabilities' 2M and 1G entries are updated, not duplicated. */
     g_assert_cmpuint(node_by_os(t, 0)->hugepages->len, ==, 2);
     g_assert_cmpuint(node_by_os(t, 1)->hugepages->len, ==, 2);
@@ -786,6 +790,7 @@ test_sysfs_errors(void)
     g_assert_true(vn_topology_read_sysfs_memory(t, dir, &error));
     g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, 100);
     g_assert_cmpuint(node_by_os(t, 1)->mem_free_kib, ==, 7);
+    g_assert_cmpuint(node_by_os(t, 1)->mem_reclaimable_kib, ==, 0);
     assert_hugepages(node_by_os(t, 1), 2048, 3, 0);
     vn_test_remove_tree(dir);
 }
