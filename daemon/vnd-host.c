@@ -70,6 +70,7 @@ vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError *
     add_capacity(root, t, load, c->policy);
     json_object_set_string_member(root, "memory_mode", vn_memory_mode_to_string(c->memory_mode));
     json_object_set_string_member(root, "version", VNUMA_VERSION);
+    json_object_set_int_member(root, "generation", (gint64)vnd_state_generation(d->state));
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

@@ -14,21 +14,22 @@
 #define MAX_MEMORY_MIB ((gint64)VN_REQUEST_MAX_MEMORY_MIB)
 #define MAX_NAME 256
 
-static const gchar *const plan_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
-                                             "hugepages",  "iothreads",  "priority",   "cells",
-                                             "cell_sizes", "devices",    "domain_xml", "force",
-                                             "explain",    NULL };
-static const gchar *const fit_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
-                                            "hugepages",  "iothreads",  "priority",   "cells",
-                                            "cell_sizes", "devices",    "domain_xml", "force",
-                                            NULL };
-static const gchar *const reserve_members[] = { "vcpus",      "memory_mib", "dedicated",  "smt",
-                                                "hugepages",  "iothreads",  "priority",   "cells",
-                                                "cell_sizes", "devices",    "domain_xml", "force",
-                                                "ttl_s",      "name",       "uuid",       NULL };
-static const gchar *const vm_members[] = { "vcpus",      "memory_mib", "dedicated", "smt",
-                                           "hugepages",  "iothreads",  "priority",  "cells",
-                                           "cell_sizes", "devices",    NULL };
+static const gchar *const plan_members[] = { "vcpus",      "memory_mib",     "dedicated",  "smt",
+                                             "hugepages",  "iothreads",      "priority",   "cells",
+                                             "cell_sizes", "devices",        "domain_xml", "force",
+                                             "explain",    "distinct_nodes", NULL };
+static const gchar *const fit_members[] = { "vcpus",          "memory_mib", "dedicated",  "smt",
+                                            "hugepages",      "iothreads",  "priority",   "cells",
+                                            "cell_sizes",     "devices",    "domain_xml", "force",
+                                            "distinct_nodes", NULL };
+static const gchar *const reserve_members[] = {
+    "vcpus", "memory_mib",     "dedicated", "smt",        "hugepages", "iothreads", "priority",
+    "cells", "cell_sizes",     "devices",   "domain_xml", "force",     "ttl_s",     "name",
+    "uuid",  "distinct_nodes", NULL
+};
+static const gchar *const vm_members[] = { "vcpus",      "memory_mib", "dedicated",      "smt",
+                                           "hugepages",  "iothreads",  "priority",       "cells",
+                                           "cell_sizes", "devices",    "distinct_nodes", NULL };
 
 const gchar *const *
 vnd_spec_members(VndSpecKind kind)
@@ -326,12 +327,17 @@ request_from_body(JsonObject *o, GError **error)
         !get_int(o, "vcpus", 1, VN_REQUEST_MAX_VCPUS, &vcpus, error) ||
         !get_int(o, "memory_mib", 1, MAX_MEMORY_MIB, &mib, error) ||
         !get_bool(o, "dedicated", &r->dedicated, error) ||
+        !get_bool(o, "distinct_nodes", &r->distinct_nodes, error) ||
         !get_hugepages(o, &r->hugepage_kib, error) ||
         !get_int(o, "iothreads", 0, VN_REQUEST_MAX_IOTHREADS, &iothreads, error) ||
         !get_int(o, "cells", 0, VN_REQUEST_MAX_CELLS, &cells, error) || !get_enums(o, r, error) ||
         !get_devices(o, r, error))
         return NULL;
     r->iothreads = (guint)iothreads;
+    if (r->distinct_nodes && !sized && !cells) {
+        bad(error, "distinct_nodes", "only meaningful with \"cells\" or \"cell_sizes\"");
+        return NULL;
+    }
     if (sized) {
         if (!get_cell_sizes(o, r, error) || !check_cell_sizes(o, r, vcpus, mib, cells, error))
             return NULL;

@@ -35,6 +35,7 @@ struct _VndState {
     VnLoad *load;          /* cached; NULL = rebuild */
     GStrv source_args;     /* the options again, for vnumactl children */
     struct stat ledger_st; /* ledger.json when `load` was built */
+    guint64 generation;    /* ledger.json's generation when `load` was built */
     gboolean ledger_seen;
 };
 
@@ -296,9 +297,16 @@ vnd_state_load(VndState *s, GError **error)
     if (!ledger)
         return NULL;
     s->load = vnd_state_load_with_ledger(s, ledger);
+    s->generation = vn_ledger_generation(ledger);
     s->ledger_st = st;
     s->ledger_seen = st.st_ino != 0;
     return s->load;
+}
+
+guint64
+vnd_state_generation(const VndState *s)
+{
+    return s->generation;
 }
 
 void

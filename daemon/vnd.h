@@ -91,6 +91,11 @@ gboolean vnd_state_measured(const VndState *s);
  * when ledger.json changed), measured CPU busy, the --load file.  Borrowed,
  * valid until the next call. */
 const VnLoad *vnd_state_load(VndState *s, GError **error);
+/* The ledger's generation behind the last vnd_state_load(): every write of
+ * ledger.json (a reservation made or released, a VM placed, started or
+ * stopped, by vnumad or the hook) raises it, so a controller's cached
+ * answer for this host is stale when it differs. */
+guint64 vnd_state_generation(const VndState *s);
 /* A fresh load from `records` of a locked ledger (for reservations). */
 VnLoad *vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger);
 /* The source options the daemon was started with, as arguments for a

@@ -111,6 +111,11 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
     }
     if (r->cell_sizes && !validate_cell_sizes(t, r, error))
         return FALSE;
+    if (r->distinct_nodes && !r->cells) {
+        g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
+                    "distinct nodes need a fixed guest cell count");
+        return FALSE;
+    }
     if (r->cells > r->vcpus && !r->cell_sizes) {
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_INVALID_REQUEST,
                     "%u guest cells need at least %u vCPUs, got %u", r->cells, r->cells, r->vcpus);
@@ -323,6 +328,11 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
     k_min = vn_plan_min_nodes(c);
     if (k_min == 0)
         return NULL;
+    if (c->req->distinct_nodes && c->fixed_cells) {
+        if (c->fixed_cells > c->n)
+            return NULL;
+        k_min = MAX(k_min, c->fixed_cells);
+    }
     for (guint k = k_min, tries = 0; k <= k_max; k++) {
         VnNodeSet *set;
         vn_plan_capacity_compute(c, c->overhead_kib / k);

@@ -71,6 +71,10 @@ typedef struct {
     guint iothreads;
     VnPriority priority;
     guint cells; /* 0: let vnuma choose; else fixed guest cells */
+    /* With `cells`: every guest cell on a host node of its own (OpenStack
+     * Nova's rule), so `cells` nodes or no fit; otherwise cells may share
+     * a node that holds them. */
+    gboolean distinct_nodes;
     /* Of VnCellSize, or NULL: `cells` cells of equal size (the even split).
      * When set, guest cell i has exactly these vCPUs (the i-th range of
      * vcpus in the placement) and this memory; its length is `cells`, and

@@ -54,3 +54,14 @@ fi
 echo
 echo "== vnuma next to OpenStack Nova's numa_fit_instance_to_host (../shared/peers), same hosts and requests"
 "$here/tools/bench-vs-nova.sh" "$build"
+
+echo
+echo "== the vnuma Nova filter's cost per scheduling request (vnumad instances on loopback, parallel"
+echo "   fan-out; target <= 50 ms for 32 hosts), next to Nova's NUMATopologyFilter on the same hosts"
+if /usr/bin/python3 -c 'import nova.scheduler.filters' 2>/dev/null; then
+    VNUMAD=$build/daemon/vnumad VN_SOURCE_ROOT=$here \
+        PYTHONPATH=$here/integrations/nova:$build/integrations/nova/pythonpath \
+        /usr/bin/python3 -W ignore::DeprecationWarning "$here/tests/bench/bench-nova-filter.py" 2>/dev/null
+else
+    echo "skipped: needs Debian's python3-nova"
+fi

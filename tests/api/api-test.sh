@@ -155,6 +155,17 @@ check "fit: 3 cells, scores lower than a single node" jqb ".fits and (.single_no
 req POST /v1/fit '{"vcpus": 400, "memory_mib": 409600}'
 check "fit: no fit is 200 with fits false and reasons" jqb '(.fits | not) and .score == 0 and (.reasons | length > 1)'
 expect POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "explain": true}' 400 "explain"
+# distinct_nodes: each guest cell on a node of its own (Nova's rule)
+req POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "cells": 2, "distinct_nodes": true}'
+check "fit distinct_nodes: 2 cells on 2 different nodes" jqb '.fits and .cells == 2 and (.nodes | unique | length == 2)'
+req POST /v1/fit '{"vcpus": 9, "memory_mib": 9216, "cells": 9, "distinct_nodes": true}'
+check "fit distinct_nodes: 9 cells on an 8-node host do not fit" jqb '(.fits | not) and .score == 0'
+req POST /v1/fit '{"vcpus": 9, "memory_mib": 9216, "cells": 9}'
+check "fit without distinct_nodes: 9 cells share the 8 nodes" jqb '.fits and .cells == 9'
+req POST /v1/fit '{"distinct_nodes": true, "cell_sizes": [{"vcpus": 2, "memory_mib": 1024}, {"vcpus": 1, "memory_mib": 512}]}'
+check "fit distinct_nodes with cell_sizes: 2 nodes" jqb '.fits and (.nodes | unique | length == 2)'
+expect POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "distinct_nodes": true}' 400 "distinct_nodes: only meaningful with"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "cells": 2, "distinct_nodes": 1}' 400 "distinct_nodes: must be true or false"
 
 # --- cell_sizes: guest cells of their own sizes ----------------------------------
 U='"cell_sizes": [{"vcpus": 6, "memory_mib": 13824}, {"vcpus": 2, "memory_mib": 4096}]'
@@ -191,6 +202,9 @@ expect POST /v1/fit '{"cell_sizes": []}' 400 "cell_sizes"
 expect POST /v1/reservations "{\"cell_sizes\": [$C0, {\"vcpus\": 2}]}" 400 'cell_sizes[1]: "memory_mib" is required'
 
 # --- reservations ------------------------------------------------------------
+req GET /v1/host
+gen0=$(jq .generation "$tmp/body")
+check "host: a generation" test "$gen0" -ge 0
 req POST /v1/reservations '{"vcpus": 8, "memory_mib": 12288, "name": "vm-a", "ttl_s": 600}'
 check "reserve: 201" test "$code" = 201
 id_a=$(jq -r .id "$tmp/body")
@@ -198,7 +212,9 @@ node_a=$(jq -r '.placement.cells[0].node' "$tmp/body")
 check "reserve: id, expiry, placement" jqb '(.id | test("^[0-9a-f-]{36}$")) and .expires > now and .name == "vm-a" and (.placement.cells | length == 1)'
 check "reserve: in the ledger as reserved with expires" \
     jq -e --arg u "reservation:$id_a" '.domains[] | select(.uuid == $u) | .state == "reserved" and .expires > 0' "$tmp/state/ledger.json"
+gen_before=$gen0
 req GET /v1/host
+check "reserve: the host's generation changed" jqb ".generation != $gen_before"
 check "reserve: the host counts it" jqb ".nodes[] | select(.id == $node_a) | .load.committed_memory_mib >= 12288"
 req POST /v1/plan '{"vcpus": 8, "memory_mib": 12288}'
 check "reserve: the next plan avoids its node" jqb ".placement.cells[0].node != $node_a"
@@ -218,7 +234,11 @@ expect POST /v1/reservations '{"vcpus": 400, "memory_mib": 409600}' 409 "no plac
 req GET /v1/reservations
 check "reservations: listed" jqb --arg i "$id_a" '.reservations | map(.id) | index($i) != null'
 expect DELETE /v1/reservations/not-an-id "" 400 "id"
+req GET /v1/host
+gen_held=$(jq .generation "$tmp/body")
 expect DELETE "/v1/reservations/$id_a" "" 204
+req GET /v1/host
+check "release: the host's generation changed" jqb ".generation != $gen_held"
 expect DELETE "/v1/reservations/$id_a" "" 404 "$id_a"
 check "history: reserved and released lines for vm-a" \
     test "$(jq -r 'select(.vm == "vm-a" and .phase == "reservation") | .decision' "$tmp/state/history.log" | tr '\n' ' ')" = "reserved released "
