@@ -391,3 +391,20 @@ vn_nic_irq_is_queue(const VnNicIrq *irq)
     return n && *n && !g_str_has_suffix(n, "-config") && !g_str_has_suffix(n, "-ctrl") &&
            !strstr(n, "async") && !strstr(n, "misc");
 }
+
+VnIrqNic *
+vn_nic_plan_input(const VnNic *n, VnIrqNicKind kind)
+{
+    g_autofree gchar *name =
+        n->netdev ? g_strdup(n->netdev)
+                  : g_strdup_printf("%s %s", n->pf_address ? "VF" : "PCI", n->pci_address);
+    VnIrqNic *in = vn_irq_nic_new(name, kind, n->node);
+
+    for (guint i = 0; i < n->irqs->len; i++) {
+        const VnNicIrq *irq = n->irqs->pdata[i];
+        vn_irq_nic_add_vector(in, irq->irq, vn_nic_irq_is_queue(irq), irq->read_only);
+    }
+    in->n_rx = n->rx->len;
+    in->n_tx = n->tx->len;
+    return in;
+}

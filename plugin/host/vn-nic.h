@@ -22,6 +22,7 @@
 #pragma once
 
 #include <glib.h>
+#include "vn-irq-plan.h"
 
 #define VN_NIC_ERROR (vn_nic_error_quark())
 GQuark vn_nic_error_quark(void);
@@ -89,3 +90,7 @@ GHashTable *vn_nic_irq_names(const gchar *sysroot);
  * configuration or control one (names ending in "-config", "-ctrl",
  * containing "async" or "misc", or none at all). */
 gboolean vn_nic_irq_is_queue(const VnNicIrq *irq);
+
+/* The plan's view of `n` (vn-irq-plan.h), without users: named by its
+ * interface, else "VF <pci>" for a VF, else "PCI <pci>". */
+VnIrqNic *vn_nic_plan_input(const VnNic *n, VnIrqNicKind kind);
