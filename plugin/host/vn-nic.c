@@ -66,9 +66,8 @@ resolve_inside(const gchar *root, const gchar *path)
     return g_steal_pointer(&real);
 }
 
-/* "0000:3b:00.0": domain:bus:slot.function in hex. */
-static gboolean
-is_pci_address(const gchar *s)
+gboolean
+vn_nic_is_pci_address(const gchar *s)
 {
     static const gchar shape[] = "xxxx:xx:xx.x";
 
@@ -91,7 +90,7 @@ climb_to_pci(const gchar *dir)
         g_autofree gchar *node = g_build_filename(d, "numa_node", NULL);
         gchar *up;
 
-        if (is_pci_address(base) && g_file_test(node, G_FILE_TEST_EXISTS))
+        if (vn_nic_is_pci_address(base) && g_file_test(node, G_FILE_TEST_EXISTS))
             return g_steal_pointer(&d);
         up = g_path_get_dirname(d);
         g_free(d);
@@ -310,7 +309,7 @@ vn_nic_read_pci(const gchar *sysroot, const gchar *pci_address, GError **error)
     g_autofree gchar *function = NULL;
     g_autoptr(VnNic) n = g_new0(VnNic, 1);
 
-    if (pci_address && is_pci_address(pci_address)) {
+    if (pci_address && vn_nic_is_pci_address(pci_address)) {
         link = g_build_filename(root, "sys", "bus", "pci", "devices", pci_address, NULL);
         function = resolve_inside(root, link);
     }

@@ -81,6 +81,10 @@ VnNic *vn_nic_read_pci(const gchar *sysroot, const gchar *pci_address, GError **
  * does not exist. */
 GStrv vn_nic_lower_ports(const gchar *sysroot, const gchar *netdev, GError **error);
 
+/* Whether `s` reads as a PCI address: "0000:3b:00.0", domain:bus:slot.function
+ * in hex. */
+gboolean vn_nic_is_pci_address(const gchar *s);
+
 /* The handler names of proc/interrupts: irq (GUINT_TO_POINTER) -> name.
  * Lines that do not start with a number ("NMI:") are skipped; an empty
  * table when the file is not there. */
