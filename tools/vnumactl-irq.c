@@ -143,9 +143,7 @@ irq_plan_or_apply(const IrqOptions *o, gboolean apply)
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnLedger) ledger = NULL;
-    g_autoptr(VnIrqHost) h = NULL;
-    g_autoptr(VnIrqPlan) p = NULL;
-    g_autoptr(VnIrqbalance) ib = NULL;
+    g_autoptr(VnIrqView) v = NULL;
     g_autofree gchar *state_dir = NULL;
     g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func(g_free);
@@ -155,12 +153,13 @@ irq_plan_or_apply(const IrqOptions *o, gboolean apply)
     if (!vn_source_load(&o->source, &t, NULL, &config, &error) ||
         !(state_dir = vn_cli_state_dir(o->state_dir, config, &error)) ||
         !(ledger = vn_ledger_snapshot(state_dir, &error)) ||
-        !(h = vn_irq_host_gather(o->source.sysroot, vn_ledger_libvirt_run_dir(),
-                                 vn_ledger_records(ledger), t, (const gchar *const *)o->devices,
-                                 &error)))
+        !(v = vn_irq_view_new(o->source.sysroot, vn_ledger_libvirt_run_dir(),
+                              vn_ledger_records(ledger), t, config->policy->reserved_cpus,
+                              (const gchar *const *)o->devices, &error)))
         return vn_cli_fail(error);
-    p = vn_irq_plan(t, h->inputs, h->dedicated, config->policy->reserved_cpus);
-    ib = vn_irqbalance_detect(o->source.sysroot);
+    const VnIrqHost *h = v->host;
+    const VnIrqPlan *p = v->plan;
+    const VnIrqbalance *ib = v->irqbalance;
     print_lines("warning: ", h->problems, TRUE);
     if (apply)
         n_failed = vn_irq_apply_all(o->source.sysroot, state_dir, h, p, t->n_cpu_ids, changed, left,

@@ -104,6 +104,25 @@ nic_writes(const VnNic *n, const VnIrqNicPlan *p, guint n_cpus, GPtrArray *ret_l
     return writes;
 }
 
+void
+vn_irq_nic_drift(const VnNic *n, const VnIrqNicPlan *p, guint n_cpus, VnIrqDrift *ret)
+{
+    g_autoptr(GPtrArray) writes = nic_writes(n, p, n_cpus, NULL);
+
+    *ret = (VnIrqDrift){ .irqs = n->irqs->len, .rps = n->rx->len, .xps = n->tx->len };
+    if (!p->cpus)
+        return; /* nothing planned: nothing off the plan */
+    for (guint i = 0; i < writes->len; i++) {
+        const Write *w = writes->pdata[i];
+        if (w->irq)
+            ret->irqs_off++;
+        else if (g_str_has_suffix(w->rel, "rps_cpus"))
+            ret->rps_off++;
+        else
+            ret->xps_off++;
+    }
+}
+
 /* One write(2) of `value`; FALSE with errno set. */
 static gboolean
 write_value(const gchar *sysroot, const gchar *rel, const gchar *value)
@@ -176,6 +195,16 @@ str_cmp(gconstpointer a, gconstpointer b)
     return strcmp(a, b);
 }
 
+/* Removes `path`; one that is not there is fine. */
+static gboolean
+remove_file(const gchar *path, GError **error)
+{
+    if (g_unlink(path) == 0 || errno == ENOENT)
+        return TRUE;
+    g_set_error(error, VN_IRQ_ERROR, VN_IRQ_ERROR_SAVED, "%s: %s", path, g_strerror(errno));
+    return FALSE;
+}
+
 static gboolean
 saved_store(const gchar *state_dir, GHashTable *saved, GError **error)
 {
@@ -186,12 +215,8 @@ saved_store(const gchar *state_dir, GHashTable *saved, GError **error)
     g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(saved), str_cmp);
     g_autofree gchar *text = NULL;
 
-    if (g_hash_table_size(saved) == 0) {
-        if (g_unlink(path) == 0 || errno == ENOENT)
-            return TRUE;
-        g_set_error(error, VN_IRQ_ERROR, VN_IRQ_ERROR_SAVED, "%s: %s", path, g_strerror(errno));
-        return FALSE;
-    }
+    if (g_hash_table_size(saved) == 0)
+        return remove_file(path, error);
     json_builder_begin_object(b);
     vn_json_add_int(b, "version", SAVED_VERSION);
     json_builder_set_member_name(b, "saved");
@@ -337,10 +362,7 @@ write_managed(const gchar *state_dir, const GString *text, GError **error)
     g_autofree gchar *path = g_build_filename(state_dir, VN_IRQ_MANAGED_FILE, NULL);
 
     if (!text->len)
-        return g_unlink(path) == 0 || errno == ENOENT ||
-               (g_set_error(error, VN_IRQ_ERROR, VN_IRQ_ERROR_SAVED, "%s: %s", path,
-                            g_strerror(errno)),
-                FALSE);
+        return remove_file(path, error);
     if (g_mkdir_with_parents(state_dir, 0755) < 0 ||
         !g_file_set_contents_full(path, text->str, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
                                   NULL)) {

@@ -189,3 +189,32 @@ vn_irq_host_gather(const gchar *sysroot, const gchar *run_dir, const GPtrArray *
     }
     return g_steal_pointer(&h);
 }
+
+void
+vn_irq_view_free(VnIrqView *v)
+{
+    if (!v)
+        return;
+    vn_irq_host_free(v->host);
+    vn_irq_plan_free(v->plan);
+    vn_irqbalance_free(v->irqbalance);
+    g_free(v);
+}
+
+VnIrqView *
+vn_irq_view_new(const gchar *sysroot, const gchar *run_dir, const GPtrArray *records,
+                const VnTopology *t, const VnBitmap *reserved, const gchar *const *devices,
+                GError **error)
+{
+    VnIrqHost *h = vn_irq_host_gather(sysroot, run_dir, records, t, devices, error);
+    VnIrqView *v;
+
+    if (!h)
+        return NULL;
+    v = g_new0(VnIrqView, 1);
+    v->host = h;
+    v->plan = vn_irq_plan(t, h->inputs, h->dedicated, reserved);
+    v->irqbalance = vn_irqbalance_detect(sysroot);
+    v->n_cpus = t->n_cpu_ids;
+    return v;
+}

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 #include "vn-irq-plan.h"
+#include "vn-irqbalance.h"
 #include "vn-ledger.h"
 #include "vn-nic.h"
 
@@ -54,6 +55,35 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnIrqHost, vn_irq_host_free)
  * `sysroot` NULL or "" = "/"; `run_dir` as vn_ledger_libvirt_run_dir(). */
 VnIrqHost *vn_irq_host_gather(const gchar *sysroot, const gchar *run_dir, const GPtrArray *records,
                               const VnTopology *t, const gchar *const *devices, GError **error);
+
+/* Everything one look at the host gives: the NICs, their plan and
+ * irqbalance's mode. */
+typedef struct {
+    VnIrqHost *host;
+    VnIrqPlan *plan;
+    VnIrqbalance *irqbalance;
+    guint n_cpus; /* the topology's CPU id bound: masks are that wide */
+} VnIrqView;
+
+void vn_irq_view_free(VnIrqView *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnIrqView, vn_irq_view_free)
+
+/* vn_irq_host_gather(), then vn_irq_plan() with `reserved` (host CPUs,
+ * may be NULL), then vn_irqbalance_detect(); errors as the gather's. */
+VnIrqView *vn_irq_view_new(const gchar *sysroot, const gchar *run_dir, const GPtrArray *records,
+                           const VnTopology *t, const VnBitmap *reserved,
+                           const gchar *const *devices, GError **error);
+
+/* How far NIC `n` as read is from plan `p`: counts of vectors, rx and tx
+ * queue masks, and of those that differ from the plan (a vector left by
+ * the plan, or a mask that cannot be read, counts as in place). */
+typedef struct {
+    guint irqs, irqs_off;
+    guint rps, rps_off;
+    guint xps, xps_off;
+} VnIrqDrift;
+
+void vn_irq_nic_drift(const VnNic *n, const VnIrqNicPlan *p, guint n_cpus, VnIrqDrift *ret);
 
 /* Puts NIC `n` where plan `p` says, writing only what differs (so a NIC
  * in place costs reads only).  A vector the kernel refuses with EIO
