@@ -97,3 +97,18 @@ vn_cli_host_config(GError **error)
         return NULL;
     return g_steal_pointer(&config);
 }
+
+gchar *
+vn_cli_state_dir(const gchar *option, const VnConfig *config, GError **error)
+{
+    g_autoptr(VnConfig) loaded = NULL;
+
+    if (option)
+        return g_strdup(option);
+    if (g_getenv("VNUMA_STATE_DIR"))
+        return g_strdup(g_getenv("VNUMA_STATE_DIR"));
+    if (config)
+        return g_strdup(config->state_dir);
+    loaded = vn_cli_host_config(error);
+    return loaded ? g_strdup(loaded->state_dir) : NULL;
+}

@@ -24,22 +24,6 @@
 #include "vn-topology-svg.h"
 #include "vn-size.h"
 
-/* --state-dir, else $VNUMA_STATE_DIR, else vnuma.conf ([paths]). */
-static gchar *
-resolve_state_dir(const gchar *option, const VnConfig *config, GError **error)
-{
-    g_autoptr(VnConfig) loaded = NULL;
-
-    if (option)
-        return g_strdup(option);
-    if (g_getenv("VNUMA_STATE_DIR"))
-        return g_strdup(g_getenv("VNUMA_STATE_DIR"));
-    if (config)
-        return g_strdup(config->state_dir);
-    loaded = vn_cli_host_config(error);
-    return loaded ? g_strdup(loaded->state_dir) : NULL;
-}
-
 /* The ledger's commitments replace whatever the source counted (the live
  * host's source already adds the same ledger: counting it once). */
 static void
@@ -300,7 +284,7 @@ vn_cmd_status(int argc, char **argv)
     if (o.source.load_file)
         return vn_cli_fail_printf("--load: status shows the ledger's load, not a load file");
     if (!vn_source_load(&o.source, &t, &load, &config, &error) ||
-        !(state_dir = resolve_state_dir(o.state_dir, config, &error)) ||
+        !(state_dir = vn_cli_state_dir(o.state_dir, config, &error)) ||
         !(ledger = vn_ledger_snapshot(state_dir, &error)))
         return vn_cli_fail(error);
     load_from_ledger(load, t, config->policy, ledger);
@@ -380,7 +364,7 @@ vn_cmd_log(int argc, char **argv)
         return VN_EXIT_ERROR;
     if (lines < 0)
         return vn_cli_fail_printf("--lines: a number >= 0 is required (got %d)", lines);
-    if (!(state_dir = resolve_state_dir(state_opt, NULL, &error)) ||
+    if (!(state_dir = vn_cli_state_dir(state_opt, NULL, &error)) ||
         !(history = vn_history_read(state_dir, (guint)lines, &error)))
         return vn_cli_fail(error);
     if (json)
@@ -429,7 +413,7 @@ vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, Vn
     g_autofree gchar *svg = NULL;
 
     if (this_host || state_opt) {
-        if (!(state_dir = resolve_state_dir(state_opt, config, &error)) ||
+        if (!(state_dir = vn_cli_state_dir(state_opt, config, &error)) ||
             !(ledger = vn_ledger_snapshot(state_dir, &error)))
             return vn_cli_fail(error);
         load_from_ledger(load, t, config->policy, ledger);

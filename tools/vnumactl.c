@@ -35,6 +35,8 @@ static const VnCommand commands[] = {
     { "log", vn_cmd_log, "Show the history of placement decisions and moves" },
     { "apply", vn_cmd_apply,
       "Apply a running domain's reserved placement live (pins, memory nodeset)" },
+    { "irq", vn_cmd_irq,
+      "Place the VMs' NIC interrupts and RPS/XPS on their node (plan, apply, reset)" },
 };
 
 static const VnCommand *

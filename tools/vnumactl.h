@@ -48,6 +48,8 @@ int vn_cmd_log(int argc, char **argv);
 int vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, VnLoad *load,
                               const VnConfig *config, const gchar *state_opt, const gchar *path);
 int vn_cmd_apply(int argc, char **argv);
+/* irq plan|apply|reset: NIC interrupts and packet steering */
+int vn_cmd_irq(int argc, char **argv);
 
 /* ---- helpers (vnumactl-cli.c) ---- */
 
@@ -76,6 +78,10 @@ void vn_cli_print_warnings(const VnPlacement *p);
 
 /* Prints `node` as pretty JSON and a newline on stdout. */
 void vn_cli_print_json(JsonNode *node);
+
+/* The state directory: `option` (--state-dir), else $VNUMA_STATE_DIR,
+ * else `config`'s [paths] state_dir (`config` NULL: the host's). */
+gchar *vn_cli_state_dir(const gchar *option, const VnConfig *config, GError **error);
 
 /* vnuma.conf ($VNUMA_CONFIG or the default) for this host, as
  * vn_source_load() reads it without a topology source option. */

@@ -12,6 +12,7 @@
 
 #include <hwloc.h>
 #include <stdlib.h>
+#include <string.h>
 
 G_DEFINE_QUARK(vn-cpulist-error-quark, vn_cpulist_error);
 
@@ -96,6 +97,63 @@ vn_cpulist_parse(const gchar *text, guint n_bits, GError **error)
     if (why) {
         g_set_error(error, VN_CPULIST_ERROR, VN_CPULIST_ERROR_INVALID,
                     "invalid cpulist '%s': %s (ids must be below %u)", text, why, n_bits);
+        return NULL;
+    }
+    for (int i = hwloc_bitmap_first(hb); i >= 0; i = hwloc_bitmap_next(hb, i))
+        vn_bitmap_set(b, (guint)i);
+    return g_steal_pointer(&b);
+}
+
+gchar *
+vn_cpumask_format(const VnBitmap *b, guint n_cpus)
+{
+    g_autoptr(VnHwlocBitmap) hb = hwloc_bitmap_alloc();
+    g_autoptr(GString) out = g_string_new(NULL);
+    char *s = NULL;
+    const gchar *hex;
+    guint width = MAX(1, (n_cpus + 3) / 4), len;
+
+    g_return_val_if_fail(b != NULL, NULL);
+    VN_BITMAP_FOREACH (b, i)
+        if ((guint)i < n_cpus)
+            hwloc_bitmap_set(hb, (unsigned)i);
+    if (hwloc_bitmap_taskset_asprintf(&s, hb) < 0 || !s)
+        g_error("out of memory formatting a CPU mask");
+    hex = g_str_has_prefix(s, "0x") ? s + 2 : s;
+    len = (guint)strlen(hex);
+    for (guint i = len; i < width; i++)
+        g_string_append_c(out, '0');
+    g_string_append(out, hex);
+    free(s);
+    /* a ',' before every 8 digits from the right, as bitmap_print does */
+    for (gint pos = (gint)out->len - 8; pos > 0; pos -= 8)
+        g_string_insert_c(out, pos, ',');
+    return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+VnBitmap *
+vn_cpumask_parse(const gchar *text, guint n_bits, GError **error)
+{
+    g_autoptr(VnHwlocBitmap) hb = hwloc_bitmap_alloc();
+    g_autoptr(VnBitmap) b = vn_bitmap_new(n_bits);
+    g_autoptr(GString) hex = g_string_new("0x");
+    const gchar *why = NULL;
+
+    g_return_val_if_fail(text != NULL, NULL);
+    for (const gchar *p = text; *p && !why; p++)
+        if (g_ascii_isxdigit(*p))
+            g_string_append_c(hex, *p);
+        else if (*p != ',')
+            why = "unexpected character";
+    if (!why && hex->len == 2)
+        why = "no digits";
+    if (!why && hwloc_bitmap_taskset_sscanf(hb, hex->str) < 0)
+        why = "not a mask such as f0f";
+    if (!why && hwloc_bitmap_last(hb) >= (int)n_bits)
+        why = "a CPU is out of range";
+    if (why) {
+        g_set_error(error, VN_CPULIST_ERROR, VN_CPULIST_ERROR_INVALID,
+                    "invalid CPU mask '%s': %s (CPUs must be below %u)", text, why, n_bits);
         return NULL;
     }
     for (int i = hwloc_bitmap_first(hb); i >= 0; i = hwloc_bitmap_next(hb, i))

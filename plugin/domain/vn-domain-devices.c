@@ -1,7 +1,9 @@
 /* vn-domain-devices.c: IOThreads and devices that sit on a host NUMA node.
  *
  * Devices read: PCI hostdevs, <interface type='hostdev'> (a VF), macvtap
- * <interface type='direct'> (its host NIC), NVMe and block disks, each
+ * <interface type='direct'> (its host NIC), the bridge of a
+ * type='bridge' or (live XML) type='network' interface with its vhost
+ * queue count (the NIC interrupt plan's inputs), NVMe and block disks, each
  * with the IOThread serving it.  Their host node is looked up later, under
  * a sysroot, by vn_domain_to_request().  vhost-user and virtiofs back-ends
  * need guest memory shared with another process (memAccess='shared').
@@ -128,11 +130,24 @@ parse_disk(VnDomain *d, xmlNode *disk)
         add_device(d, "disk", NULL, NULL, vn_xml_prop(src, "dev"), io);
 }
 
+/* <driver name='vhost' queues='N'/>: N, else 0. */
+static guint
+vhost_queues(xmlNode *ifc)
+{
+    xmlNode *drv = vn_xml_child(ifc, "driver");
+    g_autofree gchar *name = vn_xml_prop(drv, "name");
+    g_autofree gchar *q = vn_xml_prop(drv, "queues");
+    guint64 v = 0;
+
+    return (!name || g_str_equal(name, "vhost")) && q && parse_hex(q, 256, &v) ? (guint)v : 0;
+}
+
 static void
 parse_interface(VnDomain *d, xmlNode *ifc)
 {
     g_autofree gchar *type = vn_xml_prop(ifc, "type");
     xmlNode *src = vn_xml_child(ifc, "source");
+    guint before = d->devices->len;
     gchar *pci;
 
     if (g_strcmp0(type, "vhostuser") == 0)
@@ -141,6 +156,16 @@ parse_interface(VnDomain *d, xmlNode *ifc)
         add_device(d, "interface hostdev", pci, NULL, NULL, 0);
     else if (g_strcmp0(type, "direct") == 0 && src && xmlHasProp(src, BAD_CAST "dev"))
         add_device(d, "interface", NULL, vn_xml_prop(src, "dev"), NULL, 0);
+    else if ((g_strcmp0(type, "bridge") == 0 || g_strcmp0(type, "network") == 0) && src &&
+             xmlHasProp(src, BAD_CAST "bridge")) {
+        VnDomainDevice *dev = g_new0(VnDomainDevice, 1);
+        dev->bridge = vn_xml_prop(src, "bridge");
+        dev->name = g_strdup_printf("interface bridge %s", dev->bridge);
+        g_ptr_array_add(d->devices, dev);
+    }
+    if (d->devices->len > before)
+        ((VnDomainDevice *)g_ptr_array_index(d->devices, d->devices->len - 1))->vhost_queues =
+            vhost_queues(ifc);
 }
 
 static void

@@ -32,6 +32,7 @@ vn_domain_device_free(gpointer p)
     g_free(dev->name);
     g_free(dev->pci_address);
     g_free(dev->netdev);
+    g_free(dev->bridge);
     g_free(dev->blockdev);
     g_free(dev);
 }

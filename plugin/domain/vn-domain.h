@@ -120,6 +120,8 @@ typedef struct {
     gchar *name;        /* for reasons: "hostdev 0000:3b:00.0" */
     gchar *pci_address; /* "0000:3b:00.0", or NULL */
     gchar *netdev;      /* host interface (type='direct'), or NULL */
+    gchar *bridge;      /* host bridge (type='bridge', or 'network' as live XML names it) */
+    guint vhost_queues; /* <driver name='vhost' queues='N'/> of an interface; 0 if unset */
     gchar *blockdev;    /* host block device (/dev/...), or NULL */
     guint iothread;     /* IOThread id serving it; 0 for none */
 } VnDomainDevice;

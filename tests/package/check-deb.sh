@@ -62,6 +62,7 @@ want "vnumactl in /usr/sbin, executable" '-rwxr-xr-x' usr/sbin/vnumactl
 want "vnumad in /usr/sbin, executable" '-rwxr-xr-x' usr/sbin/vnumad
 want "the hook binary in /usr/libexec/vnuma" '-rwxr-xr-x' usr/libexec/vnuma/vnuma-hook
 want "the hook: /etc/libvirt/hooks/qemu.d/vnuma a symlink to it" 'l.*' etc/libvirt/hooks/qemu.d/vnuma /usr/libexec/vnuma/vnuma-hook
+want "the irqbalance policy script in /usr/libexec/vnuma" '-rwxr-xr-x' usr/libexec/vnuma/vnuma-irqbalance-policy
 want "vnumad.service where Debian 12's systemd and debhelper look" '-rw-r--r--' lib/systemd/system/vnumad.service
 want "the state directory from systemd-tmpfiles" '-rw-r--r--' usr/lib/tmpfiles.d/vnuma.conf
 want "man vnumactl" '-rw-r--r--' usr/share/man/man8/vnumactl.8.gz
