@@ -29,8 +29,8 @@ read_node(const gchar *sysroot, guint *ret_node, const gchar *first, ...)
     return TRUE;
 }
 
-static gboolean
-safe_name(const gchar *s)
+gboolean
+vn_host_safe_name(const gchar *s)
 {
     return s && *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
@@ -42,11 +42,11 @@ vn_host_device_node(const gchar *sysroot, const gchar *pci_address, const gchar 
     g_autofree gchar *base = blockdev ? g_path_get_basename(blockdev) : NULL;
 
     if (pci_address)
-        return safe_name(pci_address) &&
+        return vn_host_safe_name(pci_address) &&
                read_node(sysroot, ret_node, "sys/bus/pci/devices", pci_address, "numa_node", NULL);
-    if (netdev && safe_name(netdev))
+    if (netdev && vn_host_safe_name(netdev))
         return read_node(sysroot, ret_node, "sys/class/net", netdev, "device", "numa_node", NULL);
-    if (base && safe_name(base))
+    if (base && vn_host_safe_name(base))
         return read_node(sysroot, ret_node, "sys/class/block", base, "device", "numa_node", NULL) ||
                read_node(sysroot, ret_node, "sys/class/block", base, "device", "device",
                          "numa_node", NULL);

@@ -15,3 +15,6 @@ gboolean vn_host_device_node(const gchar *sysroot, const gchar *pci_address, con
 
 /* The default hugepage size in KiB from proc/meminfo (2048 when unknown). */
 guint64 vn_host_default_hugepage_kib(const gchar *sysroot);
+/* A single file-name component a caller may put in a sysfs path: not
+ * empty, no '/', not "." or "..". */
+gboolean vn_host_safe_name(const gchar *s);

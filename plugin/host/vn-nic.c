@@ -5,6 +5,7 @@
  * sysroot: a fixture's relative links resolve inside it as the live
  * host's do inside /. */
 #include "vn-nic.h"
+#include "vn-host-devices.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,12 +21,6 @@ static const gchar *
 root_of(const gchar *sysroot)
 {
     return sysroot && *sysroot ? sysroot : "/";
-}
-
-static gboolean
-safe_name(const gchar *s)
-{
-    return s && *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
 /* The file's first line, stripped, or NULL. */
@@ -279,7 +274,8 @@ vn_nic_read_netdev(const gchar *sysroot, const gchar *netdev, GError **error)
     g_autofree gchar *function = NULL;
     g_autoptr(VnNic) n = g_new0(VnNic, 1);
 
-    netdir = safe_name(netdev) ? g_build_filename(root, "sys", "class", "net", netdev, NULL) : NULL;
+    netdir = vn_host_safe_name(netdev) ? g_build_filename(root, "sys", "class", "net", netdev, NULL)
+                                       : NULL;
     if (!netdir || !g_file_test(netdir, G_FILE_TEST_IS_DIR)) {
         g_set_error(error, VN_NIC_ERROR, VN_NIC_ERROR_MISSING,
                     "network device \"%s\": no such interface on this host", netdev);
@@ -346,7 +342,7 @@ add_lower(const gchar *root, const gchar *netdev, guint depth, GPtrArray *out)
     g_autofree gchar *device = g_build_filename(netdir, "device", NULL);
     g_autofree gchar *brif = g_build_filename(netdir, "brif", NULL);
 
-    if (depth > MAX_LOWER_DEPTH || !safe_name(netdev))
+    if (depth > MAX_LOWER_DEPTH || !vn_host_safe_name(netdev))
         return;
     if (g_file_test(device, G_FILE_TEST_EXISTS)) {
         if (!g_ptr_array_find_with_equal_func(out, netdev, g_str_equal, NULL))
@@ -370,7 +366,8 @@ vn_nic_lower_ports(const gchar *sysroot, const gchar *netdev, GError **error)
     g_autofree gchar *netdir = NULL;
     g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
 
-    netdir = safe_name(netdev) ? g_build_filename(root, "sys", "class", "net", netdev, NULL) : NULL;
+    netdir = vn_host_safe_name(netdev) ? g_build_filename(root, "sys", "class", "net", netdev, NULL)
+                                       : NULL;
     if (!netdir || !g_file_test(netdir, G_FILE_TEST_IS_DIR)) {
         g_set_error(error, VN_NIC_ERROR, VN_NIC_ERROR_MISSING,
                     "network device \"%s\": no such interface on this host", netdev);

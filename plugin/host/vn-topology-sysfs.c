@@ -52,12 +52,13 @@ read_meminfo(const gchar *dir, guint os_id, NodeMemory *ret, GError **error)
     g_autofree gchar *text = NULL;
     g_auto(GStrv) lines = NULL;
     gboolean have_free = FALSE;
+    guint found = 0; /* reclaimable fields seen: the scan stops once all are */
 
     if (!read_file(path, &text, error))
         return FALSE;
     *ret = (NodeMemory){ 0 };
     lines = g_strsplit(text, "\n", -1);
-    for (guint i = 0; lines[i]; i++) {
+    for (guint i = 0; lines[i] && !(have_free && found == G_N_ELEMENTS(reclaimable)); i++) {
         unsigned id;
         uint64_t kib;
         char field[32] = "", unit[4] = "";
@@ -70,6 +71,7 @@ read_meminfo(const gchar *dir, guint os_id, NodeMemory *ret, GError **error)
             have_free = TRUE;
         } else if (g_strv_contains(reclaimable, field)) {
             ret->reclaimable_kib += kib;
+            found++;
         }
     }
     if (!have_free) {
