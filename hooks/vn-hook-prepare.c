@@ -13,6 +13,9 @@
  *   no vnuma metadata, pinned by     -> count its pins as taken (any
  *   another manager (Nova, numad, a     `manage` but none): never re-
  *   hand-written <cputune>/numatune)    planned, moved or applied
+ *   no vnuma metadata, <vcpu cpuset> -> managed: plan inside the set (an
+ *   alone (Nova's cpu_shared_set)       allowed set, kept in the record);
+ *                                       not managed: counted as taken
  *   not managed                      -> nothing
  * A plan that finds no room is a conflict too: refuse vetoes, the others
  * let the VM start unplaced.  All of read-plan-write happens under the
@@ -101,9 +104,7 @@ plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why, GError **erro
 static gboolean
 recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **error)
 {
-    const VnDomainMetadata *m = h->domain->meta;
-    g_autoptr(VnLedgerRecord) r =
-        vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_from_domain(h->domain);
     g_autofree gchar *why = NULL;
     if (vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         if (!reserve(h, l, g_steal_pointer(&r), error))
@@ -206,7 +207,9 @@ vn_hook_prepare(VnHook *h, GError **error)
     if (h->config->hook_manage != VN_HOOK_MANAGE_NONE &&
         !(h->domain->meta && (h->domain->meta->manage || h->domain->meta->has_placement))) {
         g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
-        if (pins)
+        /* <vcpu cpuset> alone is a set to place within, when vnuma places
+         * the domain at all; else it is the other manager's as pins are */
+        if (pins && !(pins->allowed_set && is_managed(h)))
             return respect_foreign(h, pins, error);
     }
     if (!is_managed(h)) {

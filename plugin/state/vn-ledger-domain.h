@@ -26,7 +26,12 @@ const gchar *vn_ledger_libvirt_run_dir(void);
 VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name,
                                                const VnDomainMetadata *meta);
 
-/* From a placement computed for `req`. */
+/* From the recorded placement of `d` (d->meta must have has_placement),
+ * as vn_ledger_record_from_metadata() with d's uuid and name, and its
+ * <vcpu cpuset> as the record's allowed_cpus. */
+VnLedgerRecord *vn_ledger_record_from_domain(const VnDomain *d);
+
+/* From a placement computed for `req` (its allowed_cpus kept). */
 VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
                                                 const VnPlacement *p, const VnRequest *req);
 

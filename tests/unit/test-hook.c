@@ -489,6 +489,59 @@ assert_one_line(const gchar *text, const gchar *prefix)
     g_assert_true(strchr(text, '\n') == text + strlen(text) - 1); /* one line */
 }
 
+/* <vcpu cpuset> alone (Nova's cpu_shared_set): an allowed set.  Managed
+ * (the default manage = all), the VM is planned inside it as vnuma's own
+ * VM, the set kept in its record; a set that leaves no room is refused
+ * with the set named; opted-in, it is another manager's and counted as
+ * taken. */
+static void
+test_prepare_allowed_set(Fixture *f, gconstpointer data)
+{
+    hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
+    g_autoptr(VnLedger) l = snapshot(f);
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "instance-0000000b");
+    g_assert_nonnull(r);
+    g_assert_false(r->foreign);
+    g_assert_true(r->needs_apply);
+    g_assert_cmpstr(r->allowed_cpus, ==, "2-3,6-7");
+    g_assert_cmpuint(r->cells->len, ==, 1);
+    const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, 0);
+    g_assert_true(c->node_os_id == 1 || c->node_os_id == 3);
+    g_assert_cmpstr(c->cpus, ==, c->node_os_id == 1 ? "2-3" : "6-7");
+    g_autofree gchar *log = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(log, "\"decision\":\"planned\""));
+
+    /* 12 GiB inside CPUs 6-7, whose node has 8 GiB: refused, set named */
+    g_autofree gchar *path = data_path("hook/nova-shared.xml");
+    g_autofree gchar *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_autoptr(GString) big = g_string_new(text);
+    g_string_replace(big, "cpuset='2-3,6-7'", "cpuset='6-7'", 1);
+    g_string_replace(big, "1048576", "12582912", 1);
+    g_string_replace(big, "instance-0000000b", "instance-0000000c", 0);
+    g_string_replace(big, "0b0b0b0b", "0c0c0c0c", 1);
+    f->config = data_path("hook/refuse.conf");
+    Run run = { 0 };
+    run_hook_xml(f, "instance-0000000c", "prepare", "begin", big->str, &run);
+    g_assert_cmpint(run.status, ==, 1);
+    assert_one_line(run.err, "vnuma: refusing to start instance-0000000c: no recorded placement; "
+                             "no placement fits now: domain 'instance-0000000c' "
+                             "(<vcpu cpuset='6-7'>): no placement for 2 vCPUs and 12.0 GiB on "
+                             "this host now within the allowed CPU set");
+    run_clear(&run);
+
+    /* opted-in: not vnuma's, counted as taken where the set lies */
+    g_free(f->config);
+    f->config = data_path("hook/opted-in.conf");
+    hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    r = vn_ledger_lookup_name(l, "instance-0000000b");
+    g_assert_nonnull(r);
+    g_assert_true(r->foreign);
+    g_assert_null(r->allowed_cpus);
+}
+
 static void
 test_refuse(Fixture *f, gconstpointer data)
 {
@@ -792,6 +845,7 @@ main(int argc, char **argv)
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
     ADD("/hook/prepare/foreign", test_prepare_foreign);
+    ADD("/hook/prepare/allowed-set", test_prepare_allowed_set);
     g_test_add("/hook/prepare/held-by-uuid", Fixture, "11111111-0000-4000-8000-000000000003",
                fixture_set_up, test_prepare_held, fixture_tear_down);
     ADD("/hook/prepare/warns-guest-view", test_prepare_warns_guest_view);
