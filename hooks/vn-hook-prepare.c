@@ -20,6 +20,7 @@
  * A plan that finds no room is a conflict too: refuse vetoes, the others
  * let the VM start unplaced.  All of read-plan-write happens under the
  * ledger lock, so concurrent starts never promise the same room twice. */
+#include "vn-cpulist.h"
 #include "vn-hook.h"
 #include "vn-ledger-domain.h"
 #include "vn-plan.h"
@@ -140,12 +141,21 @@ held_placement(VnHook *h, VnLedger *l, const VnLoad *load, const VnLedgerRecord 
     r->expires = 0;
     r->needs_apply = TRUE;
     g_autofree gchar *why = NULL;
+    /* the controller asked without the domain's <vcpu cpuset>: a hold
+     * outside it is no placement for this domain */
+    if (h->domain->allowed_cpus && !vn_ledger_record_within(r, h->domain->allowed_cpus))
+        return plan(h, l, load,
+                    "the placement reserved through the planning API lies outside the "
+                    "domain's <vcpu cpuset>",
+                    error);
     if (!vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         g_autofree gchar *conflict = g_strdup_printf("the placement reserved through the "
                                                      "planning API no longer fits: %s",
                                                      why);
         return plan(h, l, load, conflict, error);
     }
+    g_free(r->allowed_cpus);
+    r->allowed_cpus = h->domain->allowed_cpus ? vn_cpulist_format(h->domain->allowed_cpus) : NULL;
     if (!reserve(h, l, g_steal_pointer(&r), error))
         return FALSE;
     vn_hook_decide(h, "reserved", h->nodes,

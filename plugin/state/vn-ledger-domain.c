@@ -38,6 +38,21 @@ vn_ledger_record_from_domain(const VnDomain *d)
     return r;
 }
 
+gboolean
+vn_ledger_record_within(const VnLedgerRecord *r, const VnBitmap *set)
+{
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, set->n_bits, NULL);
+        if (!cpus)
+            return FALSE;
+        vn_bitmap_and_not(cpus, set);
+        if (!vn_bitmap_is_empty(cpus))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 VnLedgerRecord *
 vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPlacement *p,
                                 const VnRequest *req)

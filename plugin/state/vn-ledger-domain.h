@@ -31,6 +31,10 @@ VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *n
  * <vcpu cpuset> as the record's allowed_cpus. */
 VnLedgerRecord *vn_ledger_record_from_domain(const VnDomain *d);
 
+/* Whether every cell of `r` runs on CPUs of `set` (a cell whose cpus do
+ * not read as a list does not). */
+gboolean vn_ledger_record_within(const VnLedgerRecord *r, const VnBitmap *set);
+
 /* From a placement computed for `req` (its allowed_cpus kept). */
 VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
                                                 const VnPlacement *p, const VnRequest *req);

@@ -497,8 +497,21 @@ assert_one_line(const gchar *text, const gchar *prefix)
 static void
 test_prepare_allowed_set(Fixture *f, gconstpointer data)
 {
+    /* a hold the controller made without the set, on node 0: not taken */
+    {
+        g_autoptr(GError) err = NULL;
+        g_autoptr(VnLedger) held = vn_ledger_open(f->state_dir, &err);
+        g_assert_no_error(err);
+        VnLedgerRecord *hold = vn_ledger_record_new("reservation:8", "instance-0000000b");
+        hold->time = g_get_real_time() / G_USEC_PER_SEC;
+        hold->expires = hold->time + 600;
+        vn_ledger_record_add_cell(hold, 0, 0, 2, "0-1", 1048576);
+        vn_ledger_put(held, hold);
+        g_assert_true(vn_ledger_commit(held, &err));
+    }
     hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
     g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_null(vn_ledger_lookup(l, "reservation:8"));
     VnLedgerRecord *r = vn_ledger_lookup_name(l, "instance-0000000b");
     g_assert_nonnull(r);
     g_assert_false(r->foreign);
@@ -510,6 +523,7 @@ test_prepare_allowed_set(Fixture *f, gconstpointer data)
     g_assert_cmpstr(c->cpus, ==, c->node_os_id == 1 ? "2-3" : "6-7");
     g_autofree gchar *log = read_state_file(f, "history.log");
     g_assert_nonnull(strstr(log, "\"decision\":\"planned\""));
+    g_assert_nonnull(strstr(log, "lies outside the domain's <vcpu cpuset>"));
 
     /* 12 GiB inside CPUs 6-7, whose node has 8 GiB: refused, set named */
     g_autofree gchar *path = data_path("hook/nova-shared.xml");
