@@ -37,13 +37,18 @@ else
     nok "lintian: its report exists" "no $out/lintian.txt"
 fi
 
-deb=$(ls "$out"/vnuma_*_*.deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-    nok "the vnuma package exists" "no vnuma_*.deb in $out"
-    echo "1..$n"
-    exit 1
-fi
-ok "the vnuma package exists: ${deb##*/}"
+# find_deb NAME PATTERN: sets $found to the package file, or ends the run
+find_deb() {
+    found=$(ls "$out"/$2 2>/dev/null | head -n 1)
+    if [ -z "$found" ]; then
+        nok "the $1 package exists" "no $2 in $out"
+        echo "1..$n"
+        exit 1
+    fi
+    ok "the $1 package exists: ${found##*/}"
+}
+find_deb vnuma 'vnuma_*_*.deb'
+deb=$found
 
 # --- where every file goes ----------------------------------------------------
 # dpkg-deb -c lines: MODE OWNER SIZE DATE TIME PATH [-> TARGET]
@@ -103,13 +108,8 @@ check "the packaged vnumactl runs" "$tmp/root/usr/sbin/vnumactl" --help
 check "the compute-host package holds no Python" test -z "$(grep -F dist-packages <<<"$contents")"
 
 # --- python3-vnuma-nova: the Nova filter and weigher ---------------------------
-nova_deb=$(ls "$out"/python3-vnuma-nova_*_all.deb 2>/dev/null | head -n 1)
-if [ -z "$nova_deb" ]; then
-    nok "the python3-vnuma-nova package exists" "no python3-vnuma-nova_*_all.deb in $out"
-    echo "1..$n"
-    exit 1
-fi
-ok "the python3-vnuma-nova package exists: ${nova_deb##*/}"
+find_deb python3-vnuma-nova 'python3-vnuma-nova_*_all.deb'
+nova_deb=$found
 contents=$(dpkg-deb -c "$nova_deb") || nok "dpkg-deb -c reads python3-vnuma-nova"
 py=usr/lib/python3/dist-packages
 for m in __init__ client conf extra_specs filter request verdicts weigher; do

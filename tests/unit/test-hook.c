@@ -208,6 +208,30 @@ test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
     g_assert_cmpuint(g_strv_length(parts), ==, 2);
 }
 
+/* A hold vnumad made through the planning API, expiring in 10 minutes:
+ * cell i on cells[i] (id i). */
+typedef struct {
+    guint node, vcpus;
+    const gchar *cpus;
+    guint64 memory_kib;
+} HoldCell;
+
+static void
+put_hold(const Fixture *f, const gchar *key, const gchar *name, guint n, const HoldCell *cells)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
+    g_assert_no_error(err);
+    VnLedgerRecord *hold = vn_ledger_record_new(key, name);
+    hold->time = g_get_real_time() / G_USEC_PER_SEC;
+    hold->expires = hold->time + 600;
+    for (guint i = 0; i < n; i++)
+        vn_ledger_record_add_cell(hold, i, cells[i].node, cells[i].vcpus, cells[i].cpus,
+                                  cells[i].memory_kib);
+    vn_ledger_put(l, hold);
+    g_assert_true(vn_ledger_commit(l, &err));
+}
+
 /* vnumad held room for the VM (planning API): the start takes that hold
  * as the VM's placement, to be applied live. */
 static void
@@ -216,17 +240,7 @@ test_prepare_held(Fixture *f, gconstpointer data)
     /* data: the hold's key, the VM's name or (a cloud controller's hold
      * for its instance) the domain's UUID in any case */
     const gchar *hold_for = data ? data : "vm-managed";
-    {
-        g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
-        g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:7", hold_for);
-        hold->time = g_get_real_time() / G_USEC_PER_SEC;
-        hold->expires = hold->time + 600;
-        vn_ledger_record_add_cell(hold, 0, 3, 2, "6-7", 1048576);
-        vn_ledger_put(l, hold);
-        g_assert_true(vn_ledger_commit(l, &err));
-    }
+    put_hold(f, "reservation:7", hold_for, 1, (const HoldCell[]){ { 3, 2, "6-7", 1048576 } });
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
@@ -245,18 +259,8 @@ test_prepare_held(Fixture *f, gconstpointer data)
 static void
 test_prepare_held_uneven(Fixture *f, gconstpointer data)
 {
-    {
-        g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
-        g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:8", "vm-managed");
-        hold->time = g_get_real_time() / G_USEC_PER_SEC;
-        hold->expires = hold->time + 600;
-        vn_ledger_record_add_cell(hold, 0, 1, 1, "2-3", 786432);
-        vn_ledger_record_add_cell(hold, 1, 3, 1, "6-7", 262144);
-        vn_ledger_put(l, hold);
-        g_assert_true(vn_ledger_commit(l, &err));
-    }
+    put_hold(f, "reservation:8", "vm-managed", 2,
+             (const HoldCell[]){ { 1, 1, "2-3", 786432 }, { 3, 1, "6-7", 262144 } });
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
@@ -498,17 +502,8 @@ static void
 test_prepare_allowed_set(Fixture *f, gconstpointer data)
 {
     /* a hold the controller made without the set, on node 0: not taken */
-    {
-        g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) held = vn_ledger_open(f->state_dir, &err);
-        g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:8", "instance-0000000b");
-        hold->time = g_get_real_time() / G_USEC_PER_SEC;
-        hold->expires = hold->time + 600;
-        vn_ledger_record_add_cell(hold, 0, 0, 2, "0-1", 1048576);
-        vn_ledger_put(held, hold);
-        g_assert_true(vn_ledger_commit(held, &err));
-    }
+    put_hold(f, "reservation:8", "instance-0000000b", 1,
+             (const HoldCell[]){ { 0, 2, "0-1", 1048576 } });
     hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_null(vn_ledger_lookup(l, "reservation:8"));
