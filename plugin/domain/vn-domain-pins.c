@@ -7,9 +7,9 @@
  * vn_domain_numatune_handwritten() call hand-written: anything vnuma's
  * metadata does not record.  <vcpu cpuset> alone is not a placement but
  * the set the other manager allows the VM (Nova's cpu_shared_set): when
- * vnuma can read it, it is an allowed set to place within.  A pin libvirt accepted but vnuma cannot read
- * (a cpuset with '^' exclusions beyond PIN_BITS, say) only makes that
- * vCPU count as unpinned. */
+ * vnuma can read it, it is an allowed set to place within.  A pin libvirt
+ * accepted but vnuma cannot read (a cpuset with '^' exclusions beyond
+ * PIN_BITS, say) only makes that vCPU count as unpinned. */
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
 
@@ -90,7 +90,6 @@ vn_domain_foreign_pins(const VnDomain *d)
 {
     xmlNode *root = xmlDocGetRootElement(d->doc);
     g_autofree gchar *what = vn_domain_cputune_handwritten(root, d->meta);
-
     gboolean allowed_set = FALSE;
 
     if (!what)

@@ -13,8 +13,8 @@
  * placement='auto'> or <numatune> that vnuma's metadata does not account
  * for is hand-written.  <vcpu cpuset> is not a pin but an allowed set
  * (OpenStack Nova's cpu_shared_set writes it alone): vnuma plans inside it
- * and keeps it.  vn_domain_apply_placement() refuses to
- * replace it (VN_DOMAIN_ERROR_HANDWRITTEN, naming the element) unless
+ * and keeps it.  vn_domain_apply_placement() refuses to replace a
+ * hand-written pin (VN_DOMAIN_ERROR_HANDWRITTEN, naming the element) unless
  * `force` is set; it never silently leaves a stale pin next to a new
  * placement.  Guest NUMA cells the user wrote (no vnuma placement recorded)
  * are guest ABI: their count and sizes are kept, vnuma binds them to nodes.
