@@ -13,7 +13,9 @@
  *                                            only if every guest cell keeps
  *                                            its vCPUs and memory
  *   pinned by another manager, no vnuma   -> print nothing (its pins are
- *   metadata                                 not vnuma's to change)
+ *   metadata                                 not vnuma's to change); a
+ *                                            <vcpu cpuset> alone is no pin
+ *                                            but the set the re-plan keeps to
  *   anything else, any error              -> print nothing
  * No reservation here: libvirt runs `prepare` next with the XML we print,
  * and that reserves it.  Only managed VMs are rewritten, and for them the
@@ -61,7 +63,7 @@ vn_hook_filter(VnHook *h, GError **error)
     }
     if (!(m && (m->manage || m->has_placement))) {
         g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
-        if (pins) {
+        if (pins && !pins->allowed_set) {
             vn_hook_decide(h, "unchanged", NULL, "placed by another manager (%s): left as it is",
                            pins->what);
             return TRUE;
@@ -74,8 +76,7 @@ vn_hook_filter(VnHook *h, GError **error)
     vn_ledger_to_load(l, h->t, h->config->policy, vn_hook_key(h), load);
     if (!m || !m->has_placement)
         return replan(h, load, "no recorded placement", error);
-    g_autoptr(VnLedgerRecord) r =
-        vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_from_domain(h->domain);
     g_autofree gchar *why = NULL;
     if (vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         vn_hook_decide(h, "unchanged", NULL, "recorded placement fits this host");

@@ -125,7 +125,7 @@ vn_hook_reconnect(VnHook *h, GError **error)
     const VnDomainMetadata *m = h->domain ? h->domain->meta : NULL;
     VnLedgerRecord *r = find_record(h, l);
     if (!r && m && m->has_placement) {
-        r = vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+        r = vn_ledger_record_from_domain(h->domain);
         vn_ledger_put(l, r);
     }
     if (!r) {

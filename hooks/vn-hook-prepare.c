@@ -13,10 +13,14 @@
  *   no vnuma metadata, pinned by     -> count its pins as taken (any
  *   another manager (Nova, numad, a     `manage` but none): never re-
  *   hand-written <cputune>/numatune)    planned, moved or applied
+ *   no vnuma metadata, <vcpu cpuset> -> managed: plan inside the set (an
+ *   alone (Nova's cpu_shared_set)       allowed set, kept in the record);
+ *                                       not managed: counted as taken
  *   not managed                      -> nothing
  * A plan that finds no room is a conflict too: refuse vetoes, the others
  * let the VM start unplaced.  All of read-plan-write happens under the
  * ledger lock, so concurrent starts never promise the same room twice. */
+#include "vn-cpulist.h"
 #include "vn-hook.h"
 #include "vn-ledger-domain.h"
 #include "vn-plan.h"
@@ -101,9 +105,7 @@ plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why, GError **erro
 static gboolean
 recorded(VnHook *h, VnLedger *l, const VnLoad *load, GError **error)
 {
-    const VnDomainMetadata *m = h->domain->meta;
-    g_autoptr(VnLedgerRecord) r =
-        vn_ledger_record_from_metadata(h->domain->uuid, h->domain->name, m);
+    g_autoptr(VnLedgerRecord) r = vn_ledger_record_from_domain(h->domain);
     g_autofree gchar *why = NULL;
     if (vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         if (!reserve(h, l, g_steal_pointer(&r), error))
@@ -139,12 +141,21 @@ held_placement(VnHook *h, VnLedger *l, const VnLoad *load, const VnLedgerRecord 
     r->expires = 0;
     r->needs_apply = TRUE;
     g_autofree gchar *why = NULL;
+    /* the controller asked without the domain's <vcpu cpuset>: a hold
+     * outside it is no placement for this domain */
+    if (h->domain->allowed_cpus && !vn_ledger_record_within(r, h->domain->allowed_cpus))
+        return plan(h, l, load,
+                    "the placement reserved through the planning API lies outside the "
+                    "domain's <vcpu cpuset>",
+                    error);
     if (!vn_ledger_record_fits(r, h->t, load, h->config->policy, &why)) {
         g_autofree gchar *conflict = g_strdup_printf("the placement reserved through the "
                                                      "planning API no longer fits: %s",
                                                      why);
         return plan(h, l, load, conflict, error);
     }
+    g_free(r->allowed_cpus);
+    r->allowed_cpus = h->domain->allowed_cpus ? vn_cpulist_format(h->domain->allowed_cpus) : NULL;
     if (!reserve(h, l, g_steal_pointer(&r), error))
         return FALSE;
     vn_hook_decide(h, "reserved", h->nodes,
@@ -206,7 +217,9 @@ vn_hook_prepare(VnHook *h, GError **error)
     if (h->config->hook_manage != VN_HOOK_MANAGE_NONE &&
         !(h->domain->meta && (h->domain->meta->manage || h->domain->meta->has_placement))) {
         g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(h->domain);
-        if (pins)
+        /* <vcpu cpuset> alone is a set to place within, when vnuma places
+         * the domain at all; else it is the other manager's as pins are */
+        if (pins && !(pins->allowed_set && is_managed(h)))
             return respect_foreign(h, pins, error);
     }
     if (!is_managed(h)) {

@@ -226,6 +226,11 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
             cap->why_not = "CPU-only node without local memory";
             continue;
         }
+        if (c->req->allowed_cpus && !vn_bitmap_intersects(node->cpus, c->req->allowed_cpus)) {
+            cap->usable = FALSE;
+            cap->why_not = "none of its CPUs is in the VM's allowed CPU set";
+            continue;
+        }
         compute_cpu(c, i);
         compute_memory(c, i, overhead_per_cell_kib);
     }

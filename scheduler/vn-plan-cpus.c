@@ -89,6 +89,8 @@ helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitma
         return b;
     vn_bitmap_or(b, c->t->nodes[node].cpus);
     vn_bitmap_and(b, c->policy->reserved_cpus);
+    if (c->req->allowed_cpus)
+        vn_bitmap_and(b, c->req->allowed_cpus);
     if (!vn_bitmap_is_empty(b)) {
         *ret_note = "host-reserved CPUs of the node";
         return b;

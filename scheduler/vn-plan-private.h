@@ -22,7 +22,9 @@ typedef struct {
 typedef struct {
     const VnTopology *t;
     const VnLoad *load;
-    const VnPolicy *policy;
+    const VnPolicy *policy; /* the caller's, or `restricted` */
+    VnPolicy *restricted;   /* with an allowed CPU set: the caller's policy
+                              * with the CPUs outside the set reserved */
     const VnRequest *req;
     guint n;                 /* nodes */
     VnNodeCap *cap;          /* n entries */

@@ -139,6 +139,22 @@ validate(const VnTopology *t, const VnRequest *r, GError **error)
     return TRUE;
 }
 
+/* The allowed CPU set rides on the host-reserved CPUs: every step that
+ * keeps guests off reserved CPUs (capacity, pins, emulator, IOThreads)
+ * keeps this VM inside its set, with no second path through the core. */
+static VnPolicy *
+restrict_policy(const VnTopology *t, const VnPolicy *policy, const VnBitmap *allowed)
+{
+    VnPolicy *p = g_memdup2(policy, sizeof(*policy));
+
+    p->reserved_cpus = vn_bitmap_new(t->n_cpu_ids);
+    for (guint i = 0; i < t->n_nodes; i++)
+        vn_bitmap_or(p->reserved_cpus, t->nodes[i].cpus);
+    vn_bitmap_and_not(p->reserved_cpus, allowed);
+    vn_bitmap_or(p->reserved_cpus, policy->reserved_cpus);
+    return p;
+}
+
 static void
 ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
          const VnRequest *req)
@@ -148,6 +164,10 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
     c->load = load;
     c->policy = policy;
     c->req = req;
+    if (req->allowed_cpus) {
+        c->restricted = restrict_policy(t, policy, req->allowed_cpus);
+        c->policy = c->restricted;
+    }
     c->n = t->n_nodes;
     c->overhead_kib = vn_policy_overhead_kib(policy, req->memory_kib);
     if (req->hugepage_kib)
@@ -184,6 +204,7 @@ ctx_clear(VnPlanCtx *c)
 {
     vn_plan_capacity_clear(c);
     vn_plan_cells_clear(c);
+    g_clear_pointer(&c->restricted, vn_policy_free);
     g_free(c->dev_node);
     g_free(c->scratch);
 }
@@ -206,6 +227,30 @@ add_sized_cell_reasons(const VnPlanCtx *c, GPtrArray *r)
     }
 }
 
+/* "allowed CPU set: 4 CPUs of this host, on node 1" (NULL without a
+ * set): the nodes with CPUs in the set, the only ones that take cells. */
+static gchar *
+allowed_reason(const VnPlanCtx *c)
+{
+    g_autoptr(GString) nodes = g_string_new(NULL);
+    guint cpus = 0, k = 0;
+
+    if (!c->req->allowed_cpus)
+        return NULL;
+    for (guint i = 0; i < c->n; i++) {
+        guint n = vn_bitmap_count_and(c->t->nodes[i].cpus, c->req->allowed_cpus);
+        if (!n)
+            continue;
+        g_string_append_printf(nodes, "%s%u", k++ ? "," : "", c->t->nodes[i].os_id);
+        cpus += n;
+    }
+    if (!k)
+        return g_strdup("allowed CPU set: no CPU of this host is in it");
+    return g_strdup_printf("allowed CPU set: %u CPUs of this host, on node%s %s; no cell "
+                           "goes elsewhere",
+                           cpus, k == 1 ? "" : "s", nodes->str);
+}
+
 static GPtrArray *
 no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
 {
@@ -217,6 +262,8 @@ no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
     g_ptr_array_add(r, g_strdup_printf("request: %u %svCPUs, %s%s", c->req->vcpus,
                                        c->req->dedicated ? "dedicated " : "", mem,
                                        c->req->hugepage_kib ? " in hugepages" : ""));
+    if (c->req->allowed_cpus)
+        g_ptr_array_add(r, allowed_reason(c));
     /* in kernel node order, as people read them */
     for (guint os = 0; shown < MIN(c->n, 64) && os <= G_MAXUINT16; os++) {
         gint node = vn_topology_node_by_os_id(c->t, os);
@@ -246,9 +293,12 @@ static void
 explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 {
     g_autofree gchar *nodes = nodes_string(c->t, set->nodes, set->k);
+    g_autofree gchar *allowed = allowed_reason(c);
 
     if (c->t->distances_assumed)
         vn_placement_add_reason(p, "host reports no NUMA distances: assumed 10 local, 20 remote");
+    if (allowed)
+        vn_placement_add_reason(p, "%s", allowed);
     if (c->sizes)
         vn_placement_add_reason(p,
                                 "guest topology fixed at %u cells of their own sizes: "
@@ -366,10 +416,11 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
     if (!set) {
         g_autofree gchar *mem = vn_plan_format_kib(req->memory_kib);
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
-                    "no placement for %u vCPUs and %s on this host now%s", req->vcpus, mem,
+                    "no placement for %u vCPUs and %s on this host now%s%s", req->vcpus, mem,
                     req->cell_sizes ? " with the guest cells' own sizes"
                     : req->cells    ? " with the fixed guest cell count"
-                                    : "");
+                                    : "",
+                    req->allowed_cpus ? " within the allowed CPU set" : "");
         if (ret_reasons) {
             if (!c.cap)
                 vn_plan_capacity_compute(&c, c.overhead_kib);

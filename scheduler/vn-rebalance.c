@@ -42,6 +42,7 @@ vn_resident_free(VnResident *r)
     if (!r)
         return;
     g_free(r->name);
+    vn_bitmap_free(r->allowed_cpus);
     g_array_unref(r->cells);
     g_free(r);
 }
@@ -205,6 +206,8 @@ consider(State *s, const VnResident *r, guint ci, guint hot, gdouble before, Can
         guint dist;
         if (to == hot || !is_cpu_node(s, to) || s->vcpus[to] + c->vcpus > s->vcpu_cap[to] ||
             s->mem[to] + (gdouble)c->memory_kib > s->mem_limit[to])
+            continue;
+        if (r->allowed_cpus && !vn_bitmap_intersects(s->t->nodes[to].cpus, r->allowed_cpus))
             continue;
         if (r->priority == VN_PRIORITY_HIGH && !least_contended(s, to))
             continue;

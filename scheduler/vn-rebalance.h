@@ -11,6 +11,7 @@
  * than it must; high-priority VMs move last and only to the least
  * contended nodes; VMs moved (or started) within `cooldown_s` stay, so
  * nothing ping-pongs; a round stops at `max_moves` or `max_memory_kib`.
+ * A VM with an allowed CPU set moves only to nodes with CPUs in it.
  * Dedicated VMs are never moved (their CPUs are owned 1:1; moving them is
  * an operator decision: `vnumactl place` + restart).
  */
@@ -34,6 +35,9 @@ typedef struct {
     gboolean dedicated;
     gint64 last_move; /* seconds (same clock as limits->now); 0 = never */
     GArray *cells;    /* of VnResidentCell */
+    /* Host CPUs the VM may run on (VnRequest.allowed_cpus), owned, or NULL
+     * for any: its cells move only to nodes with CPUs in it. */
+    VnBitmap *allowed_cpus;
 } VnResident;
 
 typedef struct {

@@ -29,6 +29,7 @@ vn_request_free(VnRequest *r)
         return;
     g_clear_pointer(&r->devices, g_array_unref);
     g_clear_pointer(&r->cell_sizes, g_array_unref);
+    vn_bitmap_free(r->allowed_cpus);
     g_free(r);
 }
 

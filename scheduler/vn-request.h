@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include "vn-bitmap.h"
 
 typedef enum {
     VN_SMT_PREFER,  /* whole cores first; siblings become guest threads */
@@ -83,6 +84,12 @@ typedef struct {
     GArray *cell_sizes;
     gboolean allow_memory_only; /* may use memory-only nodes (HBM, CXL) */
     GArray *devices;            /* of VnDevice; may be NULL */
+    /* The host CPUs (ids) the VM may run on, or NULL for any: the set
+     * another manager allows it (a domain's <vcpu cpuset>, OpenStack Nova's
+     * cpu_shared_set).  vn_plan() holds the CPUs outside it as reserved for
+     * this request, so only nodes with CPUs in it take guest cells (memory
+     * follows the cells), and every pin stays inside it. */
+    VnBitmap *allowed_cpus;
 } VnRequest;
 
 VnRequest *vn_request_new(void);

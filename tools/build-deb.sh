@@ -8,8 +8,9 @@
 # obj-*/ left behind).  dpkg-source -b makes the (native) source package
 # from the clean copy, for lintian only; dpkg-buildpackage -us -uc -b
 # builds the binary packages.
-# Both land in OUT (default build-deb/ in the checkout): vnuma*.deb,
-# *.changes, *.buildinfo, *.dsc, *.tar.xz, and lintian.txt.
+# Both land in OUT (default build-deb/ in the checkout): vnuma*.deb and
+# python3-vnuma-nova*.deb, *.changes, *.buildinfo, *.dsc, *.tar.xz, and
+# lintian.txt.
 #
 # lintian fails the build on an error or on a warning not overridden (an
 # override carries its reason: debian/source/lintian-overrides,
@@ -50,7 +51,7 @@ echo "build-deb: building vnuma $version in $copy"
 ) >"$out/build.log" 2>&1 || { tail -n 60 "$out/build.log" >&2; echo "build-deb: the build failed (log: $out/build.log)" >&2; exit 1; }
 
 # what dpkg-buildpackage and dpkg-source wrote beside the copy
-rm -f "$out"/vnuma[_-]*
+rm -f "$out"/vnuma[_-]* "$out"/python3-vnuma-nova_*
 find "$tmp" -maxdepth 1 -type f -exec mv -t "$out" {} +
 changes=$(ls "$out"/vnuma_"${version}"_*.changes)
 

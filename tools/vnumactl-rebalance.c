@@ -41,12 +41,19 @@ options_clear(RebalanceOptions *o)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 
-/* The CPUs a shared cell moved to `node` may run on. */
+/* The CPUs a shared cell of `r` moved to `node` may run on: the node's
+ * usable ones, within the VM's allowed set when it has one (the
+ * rebalancer only proposes nodes with CPUs in it). */
 static gchar *
-target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, guint node)
+target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
+            const VnLedgerRecord *r, guint node)
 {
     g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, load, node);
+    g_autoptr(VnBitmap) allowed =
+        r->allowed_cpus ? vn_cpulist_parse(r->allowed_cpus, t->n_cpu_ids, NULL) : NULL;
 
+    if (allowed)
+        vn_bitmap_and(cpus, allowed);
     return vn_cpulist_format(cpus);
 }
 
@@ -77,7 +84,7 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
             continue;
         cell->node_os_id = t->nodes[m->to_node].os_id;
         g_free(cell->cpus);
-        cell->cpus = target_cpus(t, load, config->policy, m->to_node);
+        cell->cpus = target_cpus(t, load, config->policy, r, m->to_node);
     }
     if (!(dom = virDomainLookupByName(conn, m->vm))) {
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",

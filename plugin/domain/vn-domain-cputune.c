@@ -79,7 +79,8 @@ pin_handwritten(xmlNode *pin, const VnDomainMetadata *m)
     return NULL;
 }
 
-/* The first hand-written element of <vcpu>/<cputune> as text, or NULL. */
+/* The first hand-written element of <vcpu>/<cputune> as text, or NULL.
+ * <vcpu cpuset> is none: it is the allowed set (VnDomain.allowed_cpus). */
 gchar *
 vn_domain_cputune_handwritten(xmlNode *root, const VnDomainMetadata *m)
 {
@@ -87,8 +88,6 @@ vn_domain_cputune_handwritten(xmlNode *root, const VnDomainMetadata *m)
     xmlNode *cputune = vn_xml_child(root, "cputune");
     g_autofree gchar *placement = vn_xml_prop(vcpu, "placement");
 
-    if (vcpu && xmlHasProp(vcpu, BAD_CAST "cpuset"))
-        return g_strdup("<vcpu cpuset>");
     if (g_strcmp0(placement, "auto") == 0)
         return g_strdup("<vcpu placement='auto'>");
     for (xmlNode *n = cputune ? cputune->children : NULL; n; n = n->next) {
@@ -122,6 +121,29 @@ add_pin(xmlNode *cputune, const gchar *name, const gchar *id_attr, guint id, con
     return pin;
 }
 
+static gboolean
+within(const VnBitmap *cpus, const VnBitmap *set)
+{
+    g_autoptr(VnBitmap) out = cpus ? vn_bitmap_copy(cpus) : NULL;
+
+    if (out)
+        vn_bitmap_and_not(out, set);
+    return !out || vn_bitmap_is_empty(out);
+}
+
+/* Every pin the placement writes lies in `set`. */
+static gboolean
+pins_within(const VnDomainWriteCtx *c, const VnBitmap *set)
+{
+    gboolean ok = within(c->p->emulator_cpus, set);
+
+    for (guint v = 0; ok && v < c->vcpu_pins->len; v++)
+        ok = within(c->vcpu_pins->pdata[v], set);
+    for (guint i = 0; ok && i < c->p->iothreads->len; i++)
+        ok = within(g_array_index(c->p->iothreads, VnIOThreadPin, i).cpus, set);
+    return ok;
+}
+
 void
 vn_domain_write_cputune(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx *c)
 {
@@ -129,7 +151,11 @@ vn_domain_write_cputune(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx
     xmlNode *vcpu = vn_xml_child(root, "vcpu");
     xmlNode *cputune = vn_domain_ensure(root, "cputune", after);
 
-    xmlUnsetProp(vcpu, BAD_CAST "cpuset");
+    /* The allowed set stays when every pin is inside it (the engine plans
+     * there), so a later plan keeps to it too; a placement outside it
+     * replaces it. */
+    if (!d->allowed_cpus || !pins_within(c, d->allowed_cpus))
+        xmlUnsetProp(vcpu, BAD_CAST "cpuset");
     xmlSetProp(vcpu, BAD_CAST "placement", BAD_CAST "static");
     remove_pins(cputune);
     for (guint v = 0; v < c->vcpu_pins->len; v++)

@@ -5,13 +5,15 @@
  *
  * "Foreign" is what vn_domain_cputune_handwritten() and
  * vn_domain_numatune_handwritten() call hand-written: anything vnuma's
- * metadata does not record.  A pin libvirt accepted but vnuma cannot read
- * (a cpuset with '^' exclusions beyond PIN_BITS, say) only makes that
- * vCPU count as unpinned. */
+ * metadata does not record.  <vcpu cpuset> alone is not a placement but
+ * the set the other manager allows the VM (Nova's cpu_shared_set): when
+ * vnuma can read it, it is an allowed set to place within.  A pin libvirt
+ * accepted but vnuma cannot read (a cpuset with '^' exclusions beyond
+ * PIN_BITS, say) only makes that vCPU count as unpinned. */
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
 
-#define PIN_BITS 65536
+#define PIN_BITS VN_DOMAIN_CPUSET_BITS
 
 static VnBitmap *
 cpuset_of(const xmlNode *n, const gchar *attr)
@@ -88,13 +90,19 @@ vn_domain_foreign_pins(const VnDomain *d)
 {
     xmlNode *root = xmlDocGetRootElement(d->doc);
     g_autofree gchar *what = vn_domain_cputune_handwritten(root, d->meta);
+    gboolean allowed_set = FALSE;
 
     if (!what)
         what = vn_domain_numatune_handwritten(root, d->meta);
+    if (!what && xmlHasProp(vn_xml_child(root, "vcpu"), BAD_CAST "cpuset")) {
+        what = g_strdup("<vcpu cpuset>");
+        allowed_set = d->allowed_cpus != NULL;
+    }
     if (!what)
         return NULL;
     VnDomainPins *p = g_new0(VnDomainPins, 1);
     p->what = g_steal_pointer(&what);
+    p->allowed_set = allowed_set;
     p->vcpu_cpus = g_ptr_array_new_full(d->vcpus_max, (GDestroyNotify)vn_bitmap_free);
     g_ptr_array_set_size(p->vcpu_cpus, (gint)d->vcpus_max);
     p->memnodes = g_array_new(FALSE, TRUE, sizeof(VnDomainPinsMemnode));

@@ -11,6 +11,9 @@
 #include <libxml/tree.h>
 #include "vn-domain.h"
 
+/* Host CPU ids a cpuset of the domain may name (libvirt: VIR_DOMAIN_CPUMASK_LEN). */
+#define VN_DOMAIN_CPUSET_BITS 65536
+
 /* First element child of `parent` named `name` (no namespace), or NULL. */
 xmlNode *vn_xml_child(const xmlNode *parent, const gchar *name);
 /* First element child in namespace `href` named `name`, or NULL. */

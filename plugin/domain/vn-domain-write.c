@@ -60,6 +60,9 @@ check_handwritten(const VnDomain *d, xmlNode *root, gboolean force, GError **err
 
     if (!why)
         why = vn_domain_numatune_handwritten(root, d->meta);
+    /* a set vnuma cannot read is not one it can keep the pins inside */
+    if (!why && !d->allowed_cpus && xmlHasProp(vn_xml_child(root, "vcpu"), BAD_CAST "cpuset"))
+        why = g_strdup("<vcpu cpuset> (a set with '^' exclusions)");
     if (!why || force)
         return TRUE;
     g_set_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN,

@@ -7,6 +7,7 @@
  * unexpanded entity reference would otherwise pass through to libvirt.
  */
 #include "vn-domain-private.h"
+#include "vn-cpulist.h"
 #include "vn-xml-file.h"
 
 #include <errno.h>
@@ -47,6 +48,7 @@ vn_domain_free(VnDomain *d)
         xmlFreeDoc(d->doc);
     g_free(d->name);
     g_free(d->uuid);
+    vn_bitmap_free(d->allowed_cpus);
     g_clear_pointer(&d->iothread_ids, g_array_unref);
     g_clear_pointer(&d->cells, g_array_unref);
     g_clear_pointer(&d->devices, g_ptr_array_unref);
@@ -77,6 +79,7 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     xmlNode *vcpu = vn_xml_child(root, "vcpu");
     g_autofree gchar *text = NULL;
     g_autofree gchar *current = NULL;
+    g_autofree gchar *cpuset = NULL;
     guint64 max, cur;
 
     if (!vcpu) {
@@ -86,6 +89,7 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     }
     text = vn_xml_text(vcpu);
     current = vn_xml_prop(vcpu, "current");
+    cpuset = vn_xml_prop(vcpu, "cpuset");
     if (!vn_domain_parse_uint(text, G_MAXUINT32, "<vcpu>", &max, error))
         return FALSE;
     /* the request schema's limit (vn-request.h): no QEMU runs more */
@@ -105,6 +109,12 @@ parse_vcpus(VnDomain *d, xmlNode *root, GError **error)
     }
     d->vcpus_max = (guint)max;
     d->vcpus_current = current ? (guint)cur : (guint)max;
+    /* libvirt's own syntax allows '^' exclusions, which the CPU list reader
+     * does not: such a set stays another manager's (vn_domain_foreign_pins) */
+    if (cpuset)
+        d->allowed_cpus = vn_cpulist_parse(cpuset, VN_DOMAIN_CPUSET_BITS, NULL);
+    if (d->allowed_cpus && vn_bitmap_is_empty(d->allowed_cpus))
+        g_clear_pointer(&d->allowed_cpus, vn_bitmap_free);
     return TRUE;
 }
 

@@ -9,10 +9,12 @@
  *   <memoryBacking><hugepages>, <metadata><vnuma:vnuma>.
  * Rewriting with the same inputs gives the same bytes.
  *
- * Hand-written pins: a vcpupin/emulatorpin/iothreadpin, <vcpu cpuset>,
- * <vcpu placement='auto'> or <numatune> that vnuma's metadata does not
- * account for is hand-written.  vn_domain_apply_placement() refuses to
- * replace it (VN_DOMAIN_ERROR_HANDWRITTEN, naming the element) unless
+ * Hand-written pins: a vcpupin/emulatorpin/iothreadpin, <vcpu
+ * placement='auto'> or <numatune> that vnuma's metadata does not account
+ * for is hand-written.  <vcpu cpuset> is not a pin but an allowed set
+ * (OpenStack Nova's cpu_shared_set writes it alone): vnuma plans inside it
+ * and keeps it.  vn_domain_apply_placement() refuses to replace a
+ * hand-written pin (VN_DOMAIN_ERROR_HANDWRITTEN, naming the element) unless
  * `force` is set; it never silently leaves a stale pin next to a new
  * placement.  Guest NUMA cells the user wrote (no vnuma placement recorded)
  * are guest ABI: their count and sizes are kept, vnuma binds them to nodes.
@@ -135,6 +137,8 @@ typedef struct {
     gchar *uuid;                   /* NULL when absent */
     guint vcpus_max;               /* <vcpu>N</vcpu> */
     guint vcpus_current;           /* <vcpu current=>, else vcpus_max */
+    VnBitmap *allowed_cpus;        /* <vcpu cpuset> when it reads as a CPU list
+                                    * (no '^' exclusions), else NULL */
     guint64 memory_kib;            /* <memory>, or the sum of the cells */
     guint64 current_memory_kib;    /* <currentMemory>, else memory_kib */
     gboolean hugepages;            /* <memoryBacking><hugepages> present */
@@ -202,6 +206,9 @@ typedef struct {
 
 typedef struct {
     gchar *what;            /* the first foreign element: "<cputune><vcpupin vcpu='0'>" */
+    gboolean allowed_set;   /* `what` is "<vcpu cpuset>" alone, a set vnuma can read:
+                             * an allowed set (VnDomain.allowed_cpus) that vnuma may
+                             * place the domain in, not another manager's placement */
     GPtrArray *vcpu_cpus;   /* per vCPU (vcpus_max of them): VnBitmap of host CPUs from its
                              * <vcpupin>, or NULL when it has none */
     VnBitmap *vcpu_set;     /* <vcpu cpuset>: where unpinned vCPUs run, or NULL */
@@ -211,7 +218,10 @@ typedef struct {
 
 /* The pins and memory nodes of `d` that vnuma's metadata does not record
  * (written by another manager), or NULL when every one is vnuma's (or
- * there are none). */
+ * there are none).  A domain whose only such part is a readable <vcpu
+ * cpuset> gets pins with `allowed_set`: the caller places it inside
+ * d->allowed_cpus when it manages the domain, and counts it as foreign
+ * when it does not. */
 VnDomainPins *vn_domain_foreign_pins(const VnDomain *d);
 void vn_domain_pins_free(VnDomainPins *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomainPins, vn_domain_pins_free)

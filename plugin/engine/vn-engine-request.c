@@ -93,6 +93,8 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     if (r->hugepage_kib == (guint64)sysconf(_SC_PAGESIZE) / 1024)
         r->hugepage_kib = 0;
     r->iothreads = d->iothread_ids->len;
+    /* <vcpu cpuset>: the set another manager allows the VM */
+    r->allowed_cpus = d->allowed_cpus ? vn_bitmap_copy(d->allowed_cpus) : NULL;
     /* Existing guest cells are guest ABI, whoever wrote them: their count
      * stays, and so do their sizes.  Removing <cpu><numa> lets vnuma
      * choose again. */

@@ -1,5 +1,6 @@
 /* vn-engine-run.c: domain -> request -> vn_plan -> rewritten domain, for
  * every caller (vn-engine.h). */
+#include "vn-cpulist.h"
 #include "vn-engine.h"
 #include "vn-plan.h"
 
@@ -105,6 +106,11 @@ vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
         return FALSE;
     ret->placement = plan(host, ret->request, vn_engine_cell_rule(d, intent, ret->request),
                           &ret->reasons, error);
+    if (!ret->placement && d->allowed_cpus) {
+        g_autofree gchar *set = vn_cpulist_format(d->allowed_cpus);
+        g_prefix_error(error, "domain '%s' (<vcpu cpuset='%s'>): ", d->name, set);
+        return FALSE;
+    }
     if (!ret->placement) {
         g_prefix_error(error, "domain '%s': ", d->name);
         return FALSE;

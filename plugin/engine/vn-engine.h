@@ -17,10 +17,11 @@
  * chooses (vn_engine_run() then sets it by the cell rule below);
  * cell_sizes = each cell's vCPU count and memory when the cells differ in
  * size and hold every vCPU once (NULL for identical cells: the even
- * split); devices with their host node read under `sysroot` (NULL or ""
- * = "/"), devices without NUMA information skipped.  Device IOThreads are
- * given as ordinals 1..N of the domain's IOThread ids (equal to the ids in
- * the usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
+ * split); allowed_cpus = <vcpu cpuset> (d->allowed_cpus); devices with
+ * their host node read under `sysroot` (NULL or "" = "/"), devices
+ * without NUMA information skipped.  Device IOThreads are given as
+ * ordinals 1..N of the domain's IOThread ids (equal to the ids in the
+ * usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
  * of several sizes. */
 VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
 

@@ -21,8 +21,8 @@
 #include "vn-ledger-cache.h"
 #include "vn-sealed.h"
 
-#define CACHE_MAGIC "vnuma-ledger-cache-1"
-#define RECORD_TYPE "(xxtuuuuuuuuuu)"
+#define CACHE_MAGIC "vnuma-ledger-cache-2"
+#define RECORD_TYPE "(xxtuuuuuuuuuuuu)"
 #define CELL_TYPE "(tuuuu)"
 #define CACHE_TYPE "(tttttta" RECORD_TYPE "a" CELL_TYPE "ay)"
 
@@ -32,6 +32,7 @@ typedef struct {
     guint32 state, priority, needs_apply, dedicated;
     guint32 uuid, name, text; /* offsets into the strings */
     guint32 first_cell, n_cells, foreign;
+    guint32 has_allowed, allowed; /* allowed_cpus: set?, offset into the strings */
 } CacheRecord;
 
 typedef struct {
@@ -40,7 +41,7 @@ typedef struct {
     guint32 cpus; /* offset into the strings */
 } CacheCell;
 
-G_STATIC_ASSERT(sizeof(CacheRecord) == 64);
+G_STATIC_ASSERT(sizeof(CacheRecord) == 72);
 G_STATIC_ASSERT(sizeof(CacheCell) == 24);
 
 gboolean
@@ -85,6 +86,8 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
             .first_cell = cells->len,
             .n_cells = r->cells->len,
             .foreign = r->foreign != FALSE,
+            .has_allowed = r->allowed_cpus != NULL,
+            .allowed = vn_sealed_strings_add(strings, r->allowed_cpus ? r->allowed_cpus : ""),
         };
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *lc = &g_array_index(r->cells, VnLedgerCell, c);
@@ -123,11 +126,13 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
     const gchar *uuid = vn_sealed_strings_at(s->data, s->len, row->uuid);
     const gchar *name = vn_sealed_strings_at(s->data, s->len, row->name);
     const gchar *text = vn_sealed_strings_at(s->data, s->len, row->text);
+    const gchar *allowed = vn_sealed_strings_at(s->data, s->len, row->allowed);
 
     if (!uuid || !name || !text || text[0] != '{' || row->state >= VN_LEDGER_STATE_MAX ||
         row->priority >= VN_PRIORITY_MAX || row->needs_apply > 1 || row->dedicated > 1 ||
-        row->foreign > 1 || row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 ||
-        row->expires < 0 || row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
+        row->foreign > 1 || row->has_allowed > 1 || !allowed ||
+        row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 || row->expires < 0 ||
+        row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
         return NULL;
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_new(uuid, name);
     r->state = row->state;
@@ -135,6 +140,7 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
     r->needs_apply = row->needs_apply;
     r->dedicated = row->dedicated;
     r->foreign = row->foreign;
+    r->allowed_cpus = row->has_allowed ? g_strdup(allowed) : NULL;
     r->hugepage_kib = row->hugepage_kib;
     r->time = row->time;
     r->expires = row->expires;

@@ -29,6 +29,31 @@ vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name, const VnDom
 }
 
 VnLedgerRecord *
+vn_ledger_record_from_domain(const VnDomain *d)
+{
+    VnLedgerRecord *r = vn_ledger_record_from_metadata(d->uuid, d->name, d->meta);
+
+    if (r && d->allowed_cpus)
+        r->allowed_cpus = vn_cpulist_format(d->allowed_cpus);
+    return r;
+}
+
+gboolean
+vn_ledger_record_within(const VnLedgerRecord *r, const VnBitmap *set)
+{
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, i);
+        g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, set->n_bits, NULL);
+        if (!cpus)
+            return FALSE;
+        vn_bitmap_and_not(cpus, set);
+        if (!vn_bitmap_is_empty(cpus))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+VnLedgerRecord *
 vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPlacement *p,
                                 const VnRequest *req)
 {
@@ -36,6 +61,7 @@ vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPl
     r->dedicated = p->dedicated;
     r->hugepage_kib = p->hugepage_kib;
     r->priority = req->priority;
+    r->allowed_cpus = req->allowed_cpus ? vn_cpulist_format(req->allowed_cpus) : NULL;
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
@@ -185,7 +211,7 @@ rebuild_one(VnLedger *l, const gchar *path, gint64 now, GError **error)
         return TRUE;
     if (vn_ledger_lookup(l, d->uuid ? d->uuid : d->name))
         return TRUE;
-    VnLedgerRecord *r = vn_ledger_record_from_metadata(d->uuid, d->name, d->meta);
+    VnLedgerRecord *r = vn_ledger_record_from_domain(d);
     r->state = VN_LEDGER_STATE_RUNNING;
     r->time = now;
     vn_ledger_put(l, r);

@@ -26,7 +26,16 @@ const gchar *vn_ledger_libvirt_run_dir(void);
 VnLedgerRecord *vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name,
                                                const VnDomainMetadata *meta);
 
-/* From a placement computed for `req`. */
+/* From the recorded placement of `d` (d->meta must have has_placement),
+ * as vn_ledger_record_from_metadata() with d's uuid and name, and its
+ * <vcpu cpuset> as the record's allowed_cpus. */
+VnLedgerRecord *vn_ledger_record_from_domain(const VnDomain *d);
+
+/* Whether every cell of `r` runs on CPUs of `set` (a cell whose cpus do
+ * not read as a list does not). */
+gboolean vn_ledger_record_within(const VnLedgerRecord *r, const VnBitmap *set);
+
+/* From a placement computed for `req` (its allowed_cpus kept). */
 VnLedgerRecord *vn_ledger_record_from_placement(const gchar *uuid, const gchar *name,
                                                 const VnPlacement *p, const VnRequest *req);
 

@@ -10,6 +10,7 @@
  * duplicate members) because the file is only ever written by vn_ledger_format(): any
  * surprise in it is corruption, and the caller rebuilds from libvirt. */
 #include <json-glib/json-glib.h>
+#include "vn-cpulist.h"
 #include "vn-json-parse.h"
 #include "vn-ledger.h"
 
@@ -69,6 +70,10 @@ add_record(JsonBuilder *b, const VnLedgerRecord *r)
     if (r->foreign) {
         json_builder_set_member_name(b, "foreign");
         json_builder_add_boolean_value(b, TRUE);
+    }
+    if (r->allowed_cpus) {
+        json_builder_set_member_name(b, "allowed_cpus");
+        json_builder_add_string_value(b, r->allowed_cpus);
     }
     json_builder_set_member_name(b, "cells");
     json_builder_begin_array(b);
@@ -342,7 +347,8 @@ parse_record(Ctx *x, guint index, JsonNode *n)
 {
     static const gchar *const allowed[] = { "uuid",      "name",     "state",        "needs_apply",
                                             "dedicated", "priority", "hugepage_kib", "time",
-                                            "cells",     "expires",  "foreign",      NULL };
+                                            "cells",     "expires",  "foreign",      "allowed_cpus",
+                                            NULL };
     const gchar *where = NULL; /* domains[index] */
     x->record = index;
     x->in_cell = FALSE;
@@ -374,6 +380,16 @@ parse_record(Ctx *x, guint index, JsonNode *n)
         if (!get_uint(x, where, o, "expires", G_MAXINT64, &expires))
             return NULL;
         r->expires = (gint64)expires;
+    }
+    if (json_object_has_member(o, "allowed_cpus")) {
+        const gchar *list = get_string(x, where, o, "allowed_cpus");
+        g_autoptr(VnBitmap) set = list ? vn_cpulist_parse(list, 65536, NULL) : NULL;
+        if (!set) {
+            if (list)
+                fail_member(x, where, "allowed_cpus", "not a CPU list");
+            return NULL;
+        }
+        r->allowed_cpus = g_strdup(list);
     }
     for (guint i = 0; i < json_array_get_length(cells); i++) {
         x->cell = i;

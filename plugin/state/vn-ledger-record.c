@@ -51,6 +51,7 @@ vn_ledger_record_free(VnLedgerRecord *r)
         return;
     g_free(r->uuid);
     g_free(r->name);
+    g_free(r->allowed_cpus);
     g_array_unref(r->cells);
     g_free(r);
 }
@@ -81,6 +82,7 @@ vn_ledger_record_copy(const VnLedgerRecord *r)
     c->time = r->time;
     c->expires = r->expires;
     c->foreign = r->foreign;
+    c->allowed_cpus = g_strdup(r->allowed_cpus);
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
         vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus, x->memory_kib);
@@ -150,7 +152,8 @@ vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
     if (g_strcmp0(a->uuid, b->uuid) || g_strcmp0(a->name, b->name) || a->state != b->state ||
         a->needs_apply != b->needs_apply || a->dedicated != b->dedicated ||
         a->priority != b->priority || a->hugepage_kib != b->hugepage_kib || a->time != b->time ||
-        a->expires != b->expires || a->foreign != b->foreign || a->cells->len != b->cells->len)
+        a->expires != b->expires || a->foreign != b->foreign ||
+        g_strcmp0(a->allowed_cpus, b->allowed_cpus) || a->cells->len != b->cells->len)
         return FALSE;
     for (guint i = 0; i < a->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(a->cells, VnLedgerCell, i);

@@ -27,8 +27,9 @@
  *                 "time": 1764451200,
  *                 "cells": [{"id": 0, "node": 1, "cpus": "8-15",
  *                            "vcpus": 4, "memory_kib": 4194304}]}]}
- * A record may also carry "expires" (unix seconds, see `expires` below)
- * and "foreign": true (see `foreign`).
+ * A record may also carry "expires" (unix seconds, see `expires` below),
+ * "foreign": true (see `foreign`) and "allowed_cpus": "4-7" (see
+ * `allowed_cpus`).
  * Written compact, and without needs_apply, dedicated, priority and
  * hugepage_kib when they hold the defaults shown (read as those).
  * `node` is the kernel node number; `cpus` a cpulist of host CPUs (for a
@@ -89,6 +90,12 @@ typedef struct {
      * <numatune>): counted as taken, never re-planned, moved, repaired or
      * applied by vnuma (written to the file only when set). */
     gboolean foreign;
+    /* The host CPUs another manager allows the VM (its <vcpu cpuset>,
+     * OpenStack Nova's cpu_shared_set), a cpulist such as "4-7", or NULL
+     * for any: vnuma placed it inside them, and the rebalancer moves its
+     * cells only to nodes with CPUs in them, pinned to those CPUs (written
+     * to the file only when set). */
+    gchar *allowed_cpus;
     GArray *cells; /* of VnLedgerCell, owns the strings */
 } VnLedgerRecord;
 

@@ -6,7 +6,8 @@
 # Checks: a placed guest is reserved at start and released at destroy; a
 # managed guest without placement is planned and marked for a live apply;
 # an unmanaged one is left alone under manage = opted-in (the default, all,
-# takes it); a guest Nova pinned is counted and left alone; a daemon restart
+# takes it); a guest Nova pinned is counted and left alone, one Nova gave
+# only a <vcpu cpuset> (cpu_shared_set) is placed inside it; a daemon restart
 # keeps a running guest alive and the hook re-registers it (even with the
 # ledger wiped); broken vnuma metadata never blocks a start (unless strict);
 # the refuse policy gives `virsh start` a readable error; a data-plane
@@ -330,6 +331,42 @@ grep -q "vnt-nova" "$state/apply.log" 2>/dev/null && fail "vnt-nova: a live appl
 virsh -q destroy vnt-nova >/dev/null
 [ -z "$(reservation vnt-nova)" ] && ok "Nova-pinned guest released at destroy" ||
     fail "vnt-nova still in the ledger after destroy"
+: > "$conf"
+
+# 12. a guest shaped like OpenStack Nova's XML on a host with [compute]
+#     cpu_shared_set (<vcpu cpuset> alone, <cputune><shares>, no vnuma
+#     metadata), with the defaults: the hook places it as its own, inside
+#     the set (the last CPU of node 0), and the set stays in the XML.
+last=$(/usr/bin/python3 -c 'import sys; print(sys.argv[1].split(",")[-1].split("-")[-1])' "$cpus")
+if [ "$last" = "$cpus" ] && [ "$cpus" = 0 ]; then
+    echo "   (one CPU on node 0: the cpu_shared_set case cannot tell inside from outside; skipped)"
+else
+    f=$(mktemp)
+    domain_xml vnt-nova-shared 64 "" "<cputune><shares>1024</shares></cputune>" |
+        sed "s|<vcpu placement='static'>|<vcpu placement='static' cpuset='$last'>|" > "$f"
+    virsh -q define "$f" >/dev/null || fail "define vnt-nova-shared"
+    rm -f "$f"
+    virsh -q start vnt-nova-shared >/dev/null || fail "start vnt-nova-shared"
+    wait_applied vnt-nova-shared
+    got=$(/usr/bin/python3 -c '
+import json, sys
+for d in json.load(open(sys.argv[1]))["domains"]:
+    if d["name"] == "vnt-nova-shared":
+        print(d.get("foreign", False), d.get("allowed_cpus"), d["cells"][0]["cpus"])
+' "$state/ledger.json")
+    [ "$got" = "False $last $last" ] && ok "Nova shared-set guest placed inside its set ($got)" ||
+        fail "Nova shared-set guest: ledger '$got', expected 'False $last $last'"
+    pins=$(virsh -q vcpupin vnt-nova-shared --live | tr -s ' ' | sed 's/^ //')
+    emu=$(virsh -q emulatorpin vnt-nova-shared --live | tr -s ' ' | sed 's/^.*: *//; s/^ //')
+    [ "$pins/$emu" = "0 $last/$last" ] && ok "Nova shared-set guest: vCPU and emulator on CPU $last" ||
+        fail "vnt-nova-shared: pins '$pins', emulator '$emu'"
+    virsh dumpxml vnt-nova-shared | grep -q "cpuset='$last'>1</vcpu>" &&
+        ok "Nova shared-set guest: <vcpu cpuset> kept" || fail "vnt-nova-shared: <vcpu cpuset> gone"
+    "$vnumactl" rebalance --dry-run >/dev/null 2>&1 || fail "rebalance --dry-run"
+    virsh -q destroy vnt-nova-shared >/dev/null
+    [ -z "$(reservation vnt-nova-shared)" ] && ok "Nova shared-set guest released at destroy" ||
+        fail "vnt-nova-shared still in the ledger after destroy"
+fi
 : > "$conf"
 
 echo "history:"; sed 's/^/   /' "$state/history.log"

@@ -4,7 +4,8 @@
 # copy, then lintian), and their contents read back with dpkg-deb: every
 # file where the package promises it (debian/README.Debian).  The suites
 # inside the package build are skipped (DEB_BUILD_OPTIONS=nocheck): make
-# check runs them already.  Output is TAP; exit 77 when Debian's packaging
+# check runs them already.  Two packages: vnuma (the compute host) and
+# python3-vnuma-nova (the Nova filter and weigher).  Output is TAP; exit 77 when Debian's packaging
 # tools or git are missing, or the tree is not a git checkout.
 set -u
 src=${VN_SOURCE_ROOT:?run through meson test}
@@ -36,13 +37,18 @@ else
     nok "lintian: its report exists" "no $out/lintian.txt"
 fi
 
-deb=$(ls "$out"/vnuma_*_*.deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-    nok "the vnuma package exists" "no vnuma_*.deb in $out"
-    echo "1..$n"
-    exit 1
-fi
-ok "the vnuma package exists: ${deb##*/}"
+# find_deb NAME PATTERN: sets $found to the package file, or ends the run
+find_deb() {
+    found=$(ls "$out"/$2 2>/dev/null | head -n 1)
+    if [ -z "$found" ]; then
+        nok "the $1 package exists" "no $2 in $out"
+        echo "1..$n"
+        exit 1
+    fi
+    ok "the $1 package exists: ${found##*/}"
+}
+find_deb vnuma 'vnuma_*_*.deb'
+deb=$found
 
 # --- where every file goes ----------------------------------------------------
 # dpkg-deb -c lines: MODE OWNER SIZE DATE TIME PATH [-> TARGET]
@@ -99,5 +105,41 @@ check "vnumad.service starts /usr/sbin/vnumad" grep -qx 'ExecStart=/usr/sbin/vnu
 check "the hook runs /usr/sbin/vnumactl for a live apply" grep -q -a /usr/sbin/vnumactl "$tmp/root/usr/libexec/vnuma/vnuma-hook"
 check "vnumad runs /usr/sbin/vnumactl for a rebalance" grep -q -a /usr/sbin/vnumactl "$tmp/root/usr/sbin/vnumad"
 check "the packaged vnumactl runs" "$tmp/root/usr/sbin/vnumactl" --help
+check "the compute-host package holds no Python" test -z "$(grep -F dist-packages <<<"$contents")"
+
+# --- python3-vnuma-nova: the Nova filter and weigher ---------------------------
+find_deb python3-vnuma-nova 'python3-vnuma-nova_*_all.deb'
+nova_deb=$found
+contents=$(dpkg-deb -c "$nova_deb") || nok "dpkg-deb -c reads python3-vnuma-nova"
+py=usr/lib/python3/dist-packages
+for m in __init__ client conf extra_specs filter request verdicts weigher; do
+    want "vnuma_nova/$m.py in Debian's dist-packages" '-rw-r--r--' "$py/vnuma_nova/$m.py"
+done
+distinfo=$py/vnuma_nova-$(dpkg-deb -f "$nova_deb" Version).dist-info
+want "its dist-info METADATA" '-rw-r--r--' "$distinfo/METADATA"
+want "its dist-info entry points" '-rw-r--r--' "$distinfo/entry_points.txt"
+stray=$(awk '$1 ~ /^-/ && $6 !~ "^\\./(usr/lib/python3/dist-packages/vnuma_nova|usr/share/doc/python3-vnuma-nova/)" { print $6 }' <<<"$contents")
+if [ -z "$stray" ]; then ok "python3-vnuma-nova: no file beside its module, dist-info and docs"; else nok "python3-vnuma-nova: no file beside its module, dist-info and docs" "$stray"; fi
+nfield() { dpkg-deb -f "$nova_deb" "$1"; }
+check "python3-vnuma-nova: Architecture all" test "$(nfield Architecture)" = all
+check "python3-vnuma-nova: Depends python3:any, python3-nova" test "$(nfield Depends)" = "python3:any, python3-nova"
+dpkg-deb -x "$nova_deb" "$tmp/nova"
+# what Nova's stevedore and oslo-config-generator look up, read as Python
+# reads an installed distribution
+check "the entry points Nova looks up, read from the dist-info" /usr/bin/python3 -c '
+import sys, importlib.metadata as md
+(d,) = md.distributions(path=[sys.argv[1]])
+eps = {(e.group, e.name): e.value for e in d.entry_points}
+assert d.metadata["Name"] == "vnuma-nova", d.metadata["Name"]
+assert eps[("nova.api.extra_spec_validators", "vnuma")] == "vnuma_nova.extra_specs", eps
+assert eps[("oslo.config.opts", "vnuma_nova")] == "vnuma_nova.conf:list_opts", eps
+' "$tmp/nova/$py"
+if /usr/bin/python3 -c 'import nova' 2>/dev/null; then
+    check "the packaged filter, weigher and validator import with Debian's Nova" \
+        env PYTHONPATH="$tmp/nova/$py" /usr/bin/python3 -c \
+        'import vnuma_nova.filter, vnuma_nova.weigher, vnuma_nova.extra_specs, vnuma_nova.conf'
+else
+    n=$((n + 1)); echo "ok $n - the packaged modules import with Debian's Nova # SKIP python3-nova not installed"
+fi
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -736,6 +736,79 @@ test_write_handwritten(void)
     assert_contains(out, "<vcpupin vcpu='1' cpuset='8-15'/>");
 }
 
+#define SHARED_DOMAIN(vcpu_attrs, extra)                                                           \
+    "<domain type='kvm'><name>instance-0000000b</name>"                                            \
+    "<memory unit='KiB'>1048576</memory>"                                                          \
+    "<vcpu placement='static'" vcpu_attrs ">2</vcpu>" extra                                        \
+    "<os><type arch='x86_64'>hvm</type></os></domain>"
+
+/* OpenStack Nova's cpu_shared_set writes <vcpu cpuset> and nothing else:
+ * an allowed set, not another manager's placement.  With a vcpupin, a
+ * <numatune> or a set vnuma cannot read ('^') it stays foreign. */
+static void
+test_pins_allowed_set(void)
+{
+    static const struct {
+        const gchar *xml;
+        gboolean allowed_set;
+        const gchar *what;
+    } cases[] = {
+        { SHARED_DOMAIN(" cpuset='8-15'", "<cputune><shares>2048</shares></cputune>"), TRUE,
+          "<vcpu cpuset>" },
+        { SHARED_DOMAIN(" cpuset='8-15'", "<cputune><vcpupin vcpu='0' cpuset='8'/></cputune>"),
+          FALSE, "<cputune><vcpupin vcpu='0'>" },
+        { SHARED_DOMAIN(" cpuset='8-15'",
+                        "<numatune><memory mode='strict' nodeset='1'/></numatune>"),
+          FALSE, "<numatune><memory>" },
+        { SHARED_DOMAIN(" cpuset='8-15,^9'", ""), FALSE, "<vcpu cpuset>" },
+        { SHARED_DOMAIN("", ""), FALSE, NULL },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(VnDomain) d = load_text(cases[i].xml, &error);
+        g_assert_no_error(error);
+        g_autoptr(VnDomainPins) pins = vn_domain_foreign_pins(d);
+        if (!cases[i].what) {
+            g_assert_null(pins);
+            g_assert_null(d->allowed_cpus);
+            continue;
+        }
+        g_assert_nonnull(pins);
+        g_assert_cmpstr(pins->what, ==, cases[i].what);
+        g_assert_cmpint(pins->allowed_set, ==, cases[i].allowed_set);
+        if (cases[i].allowed_set) {
+            g_autofree gchar *set = vn_cpulist_format(d->allowed_cpus);
+            g_assert_cmpstr(set, ==, "8-15");
+        }
+    }
+}
+
+/* Writing into a domain with an allowed set: no --force needed, the set
+ * stays when the pins are inside it and goes when they are not; a set
+ * vnuma cannot read is refused as hand-written. */
+static void
+test_write_allowed_set(void)
+{
+    g_autoptr(VnTopology) t = four_nodes();
+    g_autoptr(VnPlacement) p = make_placement(t, 1, (const guint[]){ 1 }, 2, 1048576, 0);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) inside = load_text(SHARED_DOMAIN(" cpuset='8-15'", ""), &error);
+    g_autoptr(VnDomain) outside = load_text(SHARED_DOMAIN(" cpuset='8-11'", ""), &error);
+    g_autoptr(VnDomain) unread = load_text(SHARED_DOMAIN(" cpuset='8-15,^9'", ""), &error);
+    g_autofree gchar *a = NULL, *b = NULL;
+
+    g_assert_no_error(error);
+    a = apply(inside, t, p, &fixed_time);
+    assert_contains(a, "<vcpu placement='static' cpuset='8-15'>2</vcpu>");
+    assert_contains(a, "<vcpupin vcpu='1' cpuset='8-15'/>");
+    b = apply(outside, t, p, &fixed_time);
+    assert_contains(b, "<vcpu placement='static'>2</vcpu>");
+    g_assert_false(vn_domain_apply_placement(unread, t, p, &fixed_time, &error));
+    g_assert_error(error, VN_DOMAIN_ERROR, VN_DOMAIN_ERROR_HANDWRITTEN);
+    g_assert_nonnull(strstr(error->message, "<vcpu cpuset> (a set with '^' exclusions)"));
+}
+
 static void
 test_write_hand_edited_after_vnuma(void)
 {
@@ -972,6 +1045,8 @@ main(int argc, char **argv)
     g_test_add_func("/domain/write/idempotent", test_write_idempotent);
     g_test_add_func("/domain/write/moves", test_write_moves);
     g_test_add_func("/domain/write/handwritten", test_write_handwritten);
+    g_test_add_func("/domain/pins/allowed-set", test_pins_allowed_set);
+    g_test_add_func("/domain/write/allowed-set", test_write_allowed_set);
     g_test_add_func("/domain/write/hand-edited", test_write_hand_edited_after_vnuma);
     g_test_add_func("/domain/write/user-cells", test_write_user_cells);
     g_test_add_func("/domain/write/mismatch", test_write_mismatch);

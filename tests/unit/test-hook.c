@@ -208,6 +208,30 @@ test_prepare_warns_guest_view(Fixture *f, gconstpointer data)
     g_assert_cmpuint(g_strv_length(parts), ==, 2);
 }
 
+/* A hold vnumad made through the planning API, expiring in 10 minutes:
+ * cell i on cells[i] (id i). */
+typedef struct {
+    guint node, vcpus;
+    const gchar *cpus;
+    guint64 memory_kib;
+} HoldCell;
+
+static void
+put_hold(const Fixture *f, const gchar *key, const gchar *name, guint n, const HoldCell *cells)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
+    g_assert_no_error(err);
+    VnLedgerRecord *hold = vn_ledger_record_new(key, name);
+    hold->time = g_get_real_time() / G_USEC_PER_SEC;
+    hold->expires = hold->time + 600;
+    for (guint i = 0; i < n; i++)
+        vn_ledger_record_add_cell(hold, i, cells[i].node, cells[i].vcpus, cells[i].cpus,
+                                  cells[i].memory_kib);
+    vn_ledger_put(l, hold);
+    g_assert_true(vn_ledger_commit(l, &err));
+}
+
 /* vnumad held room for the VM (planning API): the start takes that hold
  * as the VM's placement, to be applied live. */
 static void
@@ -216,17 +240,7 @@ test_prepare_held(Fixture *f, gconstpointer data)
     /* data: the hold's key, the VM's name or (a cloud controller's hold
      * for its instance) the domain's UUID in any case */
     const gchar *hold_for = data ? data : "vm-managed";
-    {
-        g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
-        g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:7", hold_for);
-        hold->time = g_get_real_time() / G_USEC_PER_SEC;
-        hold->expires = hold->time + 600;
-        vn_ledger_record_add_cell(hold, 0, 3, 2, "6-7", 1048576);
-        vn_ledger_put(l, hold);
-        g_assert_true(vn_ledger_commit(l, &err));
-    }
+    put_hold(f, "reservation:7", hold_for, 1, (const HoldCell[]){ { 3, 2, "6-7", 1048576 } });
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
@@ -245,18 +259,8 @@ test_prepare_held(Fixture *f, gconstpointer data)
 static void
 test_prepare_held_uneven(Fixture *f, gconstpointer data)
 {
-    {
-        g_autoptr(GError) err = NULL;
-        g_autoptr(VnLedger) l = vn_ledger_open(f->state_dir, &err);
-        g_assert_no_error(err);
-        VnLedgerRecord *hold = vn_ledger_record_new("reservation:8", "vm-managed");
-        hold->time = g_get_real_time() / G_USEC_PER_SEC;
-        hold->expires = hold->time + 600;
-        vn_ledger_record_add_cell(hold, 0, 1, 1, "2-3", 786432);
-        vn_ledger_record_add_cell(hold, 1, 3, 1, "6-7", 262144);
-        vn_ledger_put(l, hold);
-        g_assert_true(vn_ledger_commit(l, &err));
-    }
+    put_hold(f, "reservation:8", "vm-managed", 2,
+             (const HoldCell[]){ { 1, 1, "2-3", 786432 }, { 3, 1, "6-7", 262144 } });
     hook_ok(f, "vm-managed", "prepare", "begin", "managed");
     g_autoptr(VnLedger) l = snapshot(f);
     g_assert_cmpuint(vn_ledger_records(l)->len, ==, 1);
@@ -487,6 +491,64 @@ assert_one_line(const gchar *text, const gchar *prefix)
         g_error("\"%s\" does not start with \"%s\"", text, prefix);
     g_assert_true(g_str_has_suffix(text, "\n"));
     g_assert_true(strchr(text, '\n') == text + strlen(text) - 1); /* one line */
+}
+
+/* <vcpu cpuset> alone (Nova's cpu_shared_set): an allowed set.  Managed
+ * (the default manage = all), the VM is planned inside it as vnuma's own
+ * VM, the set kept in its record; a set that leaves no room is refused
+ * with the set named; opted-in, it is another manager's and counted as
+ * taken. */
+static void
+test_prepare_allowed_set(Fixture *f, gconstpointer data)
+{
+    /* a hold the controller made without the set, on node 0: not taken */
+    put_hold(f, "reservation:8", "instance-0000000b", 1,
+             (const HoldCell[]){ { 0, 2, "0-1", 1048576 } });
+    hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_null(vn_ledger_lookup(l, "reservation:8"));
+    VnLedgerRecord *r = vn_ledger_lookup_name(l, "instance-0000000b");
+    g_assert_nonnull(r);
+    g_assert_false(r->foreign);
+    g_assert_true(r->needs_apply);
+    g_assert_cmpstr(r->allowed_cpus, ==, "2-3,6-7");
+    g_assert_cmpuint(r->cells->len, ==, 1);
+    const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, 0);
+    g_assert_true(c->node_os_id == 1 || c->node_os_id == 3);
+    g_assert_cmpstr(c->cpus, ==, c->node_os_id == 1 ? "2-3" : "6-7");
+    g_autofree gchar *log = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(log, "\"decision\":\"planned\""));
+    g_assert_nonnull(strstr(log, "lies outside the domain's <vcpu cpuset>"));
+
+    /* 12 GiB inside CPUs 6-7, whose node has 8 GiB: refused, set named */
+    g_autofree gchar *path = data_path("hook/nova-shared.xml");
+    g_autofree gchar *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_autoptr(GString) big = g_string_new(text);
+    g_string_replace(big, "cpuset='2-3,6-7'", "cpuset='6-7'", 1);
+    g_string_replace(big, "1048576", "12582912", 1);
+    g_string_replace(big, "instance-0000000b", "instance-0000000c", 0);
+    g_string_replace(big, "0b0b0b0b", "0c0c0c0c", 1);
+    f->config = data_path("hook/refuse.conf");
+    Run run = { 0 };
+    run_hook_xml(f, "instance-0000000c", "prepare", "begin", big->str, &run);
+    g_assert_cmpint(run.status, ==, 1);
+    assert_one_line(run.err, "vnuma: refusing to start instance-0000000c: no recorded placement; "
+                             "no placement fits now: domain 'instance-0000000c' "
+                             "(<vcpu cpuset='6-7'>): no placement for 2 vCPUs and 12.0 GiB on "
+                             "this host now within the allowed CPU set");
+    run_clear(&run);
+
+    /* opted-in: not vnuma's, counted as taken where the set lies */
+    g_free(f->config);
+    f->config = data_path("hook/opted-in.conf");
+    hook_ok(f, "instance-0000000b", "prepare", "begin", "nova-shared");
+    g_clear_pointer(&l, vn_ledger_free);
+    l = snapshot(f);
+    r = vn_ledger_lookup_name(l, "instance-0000000b");
+    g_assert_nonnull(r);
+    g_assert_true(r->foreign);
+    g_assert_null(r->allowed_cpus);
 }
 
 static void
@@ -792,6 +854,7 @@ main(int argc, char **argv)
     ADD("/hook/prepare/managed", test_prepare_managed);
     ADD("/hook/prepare/unmanaged", test_prepare_unmanaged);
     ADD("/hook/prepare/foreign", test_prepare_foreign);
+    ADD("/hook/prepare/allowed-set", test_prepare_allowed_set);
     g_test_add("/hook/prepare/held-by-uuid", Fixture, "11111111-0000-4000-8000-000000000003",
                fixture_set_up, test_prepare_held, fixture_tear_down);
     ADD("/hook/prepare/warns-guest-view", test_prepare_warns_guest_view);

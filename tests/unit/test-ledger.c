@@ -208,6 +208,10 @@ test_bad_files(void)
         " \"priority\": \"normal\", \"hugepage_kib\": 0, \"time\": 0,"
         " \"cells\": [{\"id\": 0, \"node\": \"x\", \"cpus\": \"0\", \"vcpus\": 1, \"memory_kib\": "
         "1}]}]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
+        " \"state\": \"running\", \"time\": 0, \"allowed_cpus\": \"4-\", \"cells\": []}]}",
+        "{\"version\": 1, \"generation\": 1, \"domains\": [{\"uuid\": \"u\", \"name\": \"n\","
+        " \"state\": \"running\", \"time\": 0, \"allowed_cpus\": 4, \"cells\": []}]}",
     };
     g_autofree gchar *dir = make_state_dir();
     g_autofree gchar *path = g_build_filename(dir, "ledger.json", NULL);

@@ -375,6 +375,95 @@ test_reserved_never_handed_out(void)
     vn_test_host_clear(&h);
 }
 
+static gboolean
+has_reason(GPtrArray *reasons, const gchar *text)
+{
+    for (guint i = 0; reasons && i < reasons->len; i++)
+        if (strstr(g_ptr_array_index(reasons, i), text))
+            return TRUE;
+    return FALSE;
+}
+
+static gboolean
+pins_within(const VnPlacement *p, const VnBitmap *set)
+{
+    g_autoptr(VnBitmap) out = vn_bitmap_copy(p->emulator_cpus);
+
+    for (guint v = 0; v < p->vcpu_pins->len; v++)
+        vn_bitmap_or(out, g_ptr_array_index(p->vcpu_pins, v));
+    for (guint i = 0; i < p->iothreads->len; i++)
+        vn_bitmap_or(out, g_array_index(p->iothreads, VnIOThreadPin, i).cpus);
+    vn_bitmap_and_not(out, set);
+    return vn_bitmap_is_empty(out);
+}
+
+/* A VM another manager allows only some CPUs (Nova's cpu_shared_set in
+ * <vcpu cpuset>): placed on the node those CPUs are on even when the
+ * other node is idler, every pin inside the set, and the reasons say
+ * so; a set that leaves no room is no fit, node by node. */
+static void
+test_allowed_cpus(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(2, 4);
+    g_autoptr(GPtrArray) reasons = NULL;
+    g_autoptr(GError) error = NULL;
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 64)); /* 0-3, 4-7 */
+    h.load->nodes[1].committed_memory_kib = 0;
+    h.load->nodes[0].committed_memory_kib = 30 * GIB; /* node 1 is the idler one */
+    r->iothreads = 1;
+    r->allowed_cpus = vn_bitmap_new(64); /* wider than the host: CPU 9 below */
+    vn_bitmap_set(r->allowed_cpus, 1);
+    vn_bitmap_set(r->allowed_cpus, 2);
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, 1);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+        g_assert_true(pins_within(p, r->allowed_cpus));
+        g_assert_true(has_reason(p->reasons, "allowed CPU set: 2 CPUs of this host, on node 0; "
+                                             "no cell goes elsewhere"));
+    }
+    /* without the set, the idler node */
+    {
+        g_autoptr(VnBitmap) set = g_steal_pointer(&r->allowed_cpus);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
+        r->allowed_cpus = g_steal_pointer(&set);
+    }
+    /* a set on both nodes: a dedicated VM of 3 vCPUs gets exactly its CPUs */
+    vn_bitmap_set(r->allowed_cpus, 5);
+    r->vcpus = 3;
+    r->dedicated = TRUE;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, 2);
+        g_assert_true(pins_within(p, r->allowed_cpus));
+        g_assert_true(has_reason(p->reasons, "allowed CPU set: 3 CPUs of this host, on nodes 0,1"));
+    }
+    /* one more dedicated vCPU than the set has CPUs: no fit, and why */
+    r->vcpus = 4;
+    g_assert_null(vn_plan(h.t, h.load, h.policy, r, &reasons, &error));
+    g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+    g_assert_nonnull(strstr(error->message, "within the allowed CPU set"));
+    g_assert_true(has_reason(reasons, "allowed CPU set: 3 CPUs of this host, on nodes 0,1"));
+    g_assert_true(has_reason(reasons, "node 1: room for 1 dedicated vCPUs, needs 4"));
+    g_clear_pointer(&reasons, g_ptr_array_unref);
+    g_clear_error(&error);
+    /* a set of CPUs this host does not have */
+    vn_bitmap_clear_all(r->allowed_cpus);
+    vn_bitmap_set(r->allowed_cpus, 9);
+    r->vcpus = 1;
+    r->dedicated = FALSE;
+    g_assert_null(vn_plan(h.t, h.load, h.policy, r, &reasons, &error));
+    g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
+    g_assert_true(has_reason(reasons, "allowed CPU set: no CPU of this host is in it"));
+    g_assert_true(has_reason(reasons, "node 0: none of its CPUs is in the VM's allowed CPU set"));
+    vn_test_host_clear(&h);
+}
+
 static void
 test_memory_only_node(void)
 {
@@ -635,6 +724,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/cpus/dedicated-never-shared", test_dedicated_never_shared);
     g_test_add_func("/plan/cpus/smt-isolate-require", test_smt_isolate_require);
     g_test_add_func("/plan/cpus/reserved", test_reserved_never_handed_out);
+    g_test_add_func("/plan/cpus/allowed-set", test_allowed_cpus);
     g_test_add_func("/plan/nodes/memory-only", test_memory_only_node);
     g_test_add_func("/plan/nodes/shared-cpus", test_shared_cpu_nodes);
     g_test_add_func("/plan/devices/near", test_devices);

@@ -192,6 +192,34 @@ test_lone_vm_stays(void)
     fixture_clear(&f);
 }
 
+/* VMs another manager allows only some CPUs (VnResident.allowed_cpus)
+ * move only to nodes with CPUs in their set, and not at all when the
+ * set lies on their own node alone. */
+static void
+test_allowed_set(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL, stuck = NULL;
+    const gchar *names[] = { "a", "b", "c" };
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16)); /* node n: 4n..4n+3 */
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        VnResident *r = add_vm(&f, names[i], VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+        r->allowed_cpus = vn_bitmap_new(f.h.t->n_cpu_ids);
+        vn_bitmap_set(r->allowed_cpus, 1);  /* node 0 */
+        vn_bitmap_set(r->allowed_cpus, 13); /* node 3 */
+    }
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, >, 0);
+    for (guint i = 0; i < moves->len; i++)
+        g_assert_cmpuint(((VnMove *)g_ptr_array_index(moves, i))->to_node, ==, 3);
+    for (guint i = 0; i < f.vms->len; i++)
+        vn_bitmap_clear(((VnResident *)g_ptr_array_index(f.vms, i))->allowed_cpus, 13);
+    stuck = propose(&f, NULL);
+    g_assert_cmpuint(stuck->len, ==, 0);
+    fixture_clear(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -203,5 +231,6 @@ main(int argc, char **argv)
     g_test_add_func("/rebalance/cells-stay-near", test_cells_stay_near);
     g_test_add_func("/rebalance/memory-budget", test_memory_budget);
     g_test_add_func("/rebalance/lone-vm-stays", test_lone_vm_stays);
+    g_test_add_func("/rebalance/allowed-set", test_allowed_set);
     return g_test_run();
 }
