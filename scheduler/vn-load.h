@@ -93,7 +93,9 @@ const gchar *const *vn_balance_names(void);
  * A dedicated VM's CPUs come from the fewest domains with enough free
  * CPUs (most free first, one filled before the next; SMT policy as
  * without domains), under require from one domain a node.  The emulator
- * and IOThreads of a shared VM run on its CPUs of their node. */
+ * and IOThreads of a shared VM run on its CPUs of their node.  A VM's
+ * vCPUs split evenly over several domains, in vCPU order, are one guest
+ * die a domain (VnPlacement.dies). */
 typedef enum {
     VN_CACHE_DOMAINS_OFF,
     VN_CACHE_DOMAINS_PREFER,

@@ -100,8 +100,37 @@ add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, gu
                             n->os_id, vcpus, take, text);
 }
 
+/* Whether `vcpus` split evenly over the `take` chosen domains, each
+ * holding its share. */
+static gboolean
+splits_evenly(const VnPlanCtx *c, const DomainFree *d, guint take, guint vcpus)
+{
+    if (vcpus % take != 0)
+        return FALSE;
+    for (guint i = 0; i < take; i++)
+        if (capacity(c, d[i].usable) < vcpus / take)
+            return FALSE;
+    return TRUE;
+}
+
+/* The chosen domains' CPUs in `free_cpus`, one bitmap each, in choice
+ * order. */
+static GPtrArray *
+domain_parts(const VnPlanCtx *c, const DomainFree *d, guint take, const VnBitmap *free_cpus)
+{
+    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+
+    for (guint i = 0; i < take; i++) {
+        VnBitmap *cpus = vn_bitmap_copy(c->t->domains[d[i].domain].cpus);
+        vn_bitmap_and(cpus, free_cpus);
+        g_ptr_array_add(parts, cpus);
+    }
+    return parts;
+}
+
 VnBitmap *
-vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p, GError **error)
+vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
+                    GPtrArray **ret_parts, GError **error)
 {
     const VnTopology *t = c->t;
     const VnNode *n = &t->nodes[node];
@@ -112,6 +141,7 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     VnBitmap *cpus;
     guint take;
 
+    *ret_parts = NULL;
     if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
         vcpus == 0)
         return vn_bitmap_copy(free_cpus);
@@ -132,6 +162,13 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
         vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
     vn_bitmap_and(cpus, free_cpus);
     add_reason(p, n, vcpus, d, take);
+    if (take > 1 && splits_evenly(c, d, take, vcpus))
+        *ret_parts = domain_parts(c, d, take, free_cpus);
+    else if (take > 1)
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs do not split evenly over %u cache domains: "
+                                "they float over the domains' CPUs and the guest sees one die",
+                                n->os_id, vcpus, take);
     return cpus;
 }
 
@@ -180,4 +217,103 @@ vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cp
                             "node %u: %u dedicated vCPUs from %u cache domain%s (%s), the fewest "
                             "with the most free CPUs",
                             t->nodes[node].os_id, cpus->len, n, n == 1 ? "" : "s", list->str);
+}
+
+/* The cache domain all CPUs of `pin` are in, or -1 (several, or none). */
+static gint
+pin_domain(const VnTopology *t, const VnBitmap *pin)
+{
+    gint first = vn_bitmap_next(pin, -1);
+    const VnCpu *cpu = first < 0 ? NULL : vn_topology_cpu(t, (guint)first);
+
+    if (!cpu || cpu->domain < 0 ||
+        vn_bitmap_count_and(pin, t->domains[cpu->domain].cpus) != vn_bitmap_count(pin))
+        return -1;
+    return cpu->domain;
+}
+
+/* A cell's vCPUs, in order, as runs pinned inside one cache domain each:
+ * how many runs when they are of equal length and each domain has one;
+ * 1 when a pin spans domains (the vCPUs float) or all are in one; 0 when
+ * they are in several domains but not like that. */
+static guint
+cell_dies(const VnTopology *t, const VnPlacement *p, const VnCell *cell)
+{
+    g_autoptr(VnBitmap) seen = vn_bitmap_new(MAX(t->n_domains, 1));
+    guint runs = 0, len = 0, first_len = 0;
+    gint prev = -1;
+
+    for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
+        gint dom = pin_domain(t, g_ptr_array_index(p->vcpu_pins, v));
+        if (dom < 0)
+            return 1;
+        if (dom == prev) {
+            len++;
+            continue;
+        }
+        if (vn_bitmap_test(seen, (guint)dom) || (runs > 1 && len != first_len))
+            return 0;
+        if (runs == 1)
+            first_len = len;
+        vn_bitmap_set(seen, (guint)dom);
+        prev = dom;
+        runs++;
+        len = 1;
+    }
+    if (runs > 1 && len != first_len)
+        return 0;
+    return MAX(runs, 1);
+}
+
+/* Shared vCPUs pinned by domain float over their cell's CPUs again. */
+static void
+unsplit_shared(const VnPlanCtx *c, VnPlacement *p)
+{
+    if (c->req->dedicated)
+        return;
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
+            vn_bitmap_free(p->vcpu_pins->pdata[v]);
+            p->vcpu_pins->pdata[v] = vn_bitmap_copy(cell->cpus);
+        }
+    }
+}
+
+void
+vn_plan_domain_guest_dies(const VnPlanCtx *c, VnPlacement *p)
+{
+    guint threads = MAX(1, p->threads_per_core), dies = 1, vcpus = 0, split = 0;
+    const gchar *why = NULL;
+
+    p->dies = 1;
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || p->cells->len == 0)
+        return;
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        guint d = cell_dies(c->t, p, cell);
+        split += d != 1;
+        if (d == 0) {
+            why = "a cell's vCPUs are not an equal number in each of their cache domains";
+        } else if (i == 0) {
+            dies = d;
+            vcpus = cell->n_vcpus;
+        } else if (!why && (d != dies || cell->n_vcpus != vcpus)) {
+            why = "the guest cells are not split alike over cache domains";
+        }
+    }
+    if (split == 0)
+        return;
+    if (!why && (vcpus / dies) % threads != 0)
+        why = "a die's vCPUs would not be whole guest cores";
+    if (why) {
+        vn_placement_add_reason(p, "guest topology: one die a socket (%s)", why);
+        unsplit_shared(c, p);
+        return;
+    }
+    p->dies = dies;
+    vn_placement_add_reason(p,
+                            "guest topology: %u dies a socket, one a host cache domain: each "
+                            "die's %u vCPUs pinned to its domain's CPUs",
+                            dies, vcpus / dies);
 }

@@ -397,6 +397,7 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
         if (whole)
             p->threads_per_core = t->smt_width;
     }
+    vn_plan_domain_guest_dies(&c, p);
     explain_choice(&c, set, p);
     ctx_clear(&c);
     return g_steal_pointer(&p);
