@@ -3,16 +3,19 @@
  *
  * A domain's load is what is left of it: its usable CPUs (host-reserved
  * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit
- * for shared vCPUs, one dedicated vCPU each.
+ * for shared vCPUs, less the shared vCPUs already placed in it
+ * (VnLoad.domain_vcpus, from the ledger's pins), one dedicated vCPU
+ * each.
  * Cost: one pass over the node's domains per domain taken. */
 #include "vn-plan-private.h"
 
 typedef struct {
     guint domain; /* index into t->domains */
     guint usable; /* usable CPUs in it */
+    gdouble room; /* vCPUs it can still take (shared: capacity less placed) */
 } DomainFree;
 
-/* Moves the most usable of d[k..n-1] (the lowest index on a tie) to d[k]:
+/* Moves the roomiest of d[k..n-1] (the lowest index on a tie) to d[k]:
  * a selection sort stopped as soon as enough domains are taken, which is
  * mostly after one. */
 static void
@@ -22,8 +25,8 @@ select_next(DomainFree *d, guint k, guint n)
     DomainFree tmp;
 
     for (guint i = k + 1; i < n; i++)
-        if (d[i].usable > d[best].usable ||
-            (d[i].usable == d[best].usable && d[i].domain < d[best].domain))
+        if (d[i].room > d[best].room + 1e-9 ||
+            (d[i].room > d[best].room - 1e-9 && d[i].domain < d[best].domain))
             best = i;
     tmp = d[k];
     d[k] = d[best];
@@ -40,24 +43,39 @@ capacity(const VnPlanCtx *c, guint usable)
     return (guint)(usable * c->policy->cpu_overcommit + 1e-9);
 }
 
+/* Shared vCPUs already placed in domain `domain`. */
+static gdouble
+placed(const VnPlanCtx *c, guint domain)
+{
+    if (c->req->dedicated || domain >= c->load->n_domains)
+        return 0;
+    return c->load->domain_vcpus[domain];
+}
+
 /* Fills d with the node's domains and their CPUs in `avail`, and moves
- * to d[0..] the fewest, most usable first, that take `need`: returns how
+ * to d[0..] the fewest, roomiest first, that take `need`: returns how
  * many (fewer when all of them do not; 0 when none has a usable CPU). */
 static guint
 choose(const VnPlanCtx *c, const VnNode *n, const VnBitmap *avail, guint need, DomainFree *d)
 {
-    guint take = 0, cap = 0;
+    guint take = 0;
+    gdouble cap = 0;
 
-    for (guint i = 0; i < n->n_domains; i++)
+    for (guint i = 0; i < n->n_domains; i++) {
+        guint dom = n->first_domain + i;
+        guint usable = vn_bitmap_count_and(c->t->domains[dom].cpus, avail);
         d[i] = (DomainFree){
-            .domain = n->first_domain + i,
-            .usable = vn_bitmap_count_and(c->t->domains[n->first_domain + i].cpus, avail),
+            .domain = dom,
+            .usable = usable,
+            .room = capacity(c, usable) - placed(c, dom),
         };
-    while (take < n->n_domains && cap < need) {
+    }
+    while (take < n->n_domains && cap + 1e-9 < need) {
         select_next(d, take, n->n_domains);
         if (d[take].usable == 0)
             break;
-        cap += capacity(c, d[take++].usable);
+        cap += MAX(d[take].room, 0);
+        take++;
     }
     return take;
 }
@@ -82,15 +100,20 @@ domains_text(const DomainFree *chosen, guint n)
 }
 
 static void
-add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, guint take)
+add_reason(const VnPlanCtx *c, VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d,
+           guint take)
 {
     g_autofree gchar *text = NULL;
 
     if (take == 1) {
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
-                                "loaded of the node's %u",
-                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        gdouble already = placed(c, d[0].domain);
+        g_autofree gchar *placed_text =
+            already > 0 ? g_strdup_printf(", %.3g shared vCPUs placed", already) : g_strdup("");
+        vn_placement_add_reason(
+            p,
+            "node %u: %u vCPUs in cache domain %u (%u usable CPUs%s), the least "
+            "loaded of the node's %u",
+            n->os_id, vcpus, d[0].domain, d[0].usable, placed_text, n->n_domains);
         return;
     }
     text = domains_text(d, take);
@@ -108,7 +131,7 @@ splits_evenly(const VnPlanCtx *c, const DomainFree *d, guint take, guint vcpus)
     if (vcpus % take != 0)
         return FALSE;
     for (guint i = 0; i < take; i++)
-        if (capacity(c, d[i].usable) < vcpus / take)
+        if (d[i].room + 1e-9 < vcpus / take)
             return FALSE;
     return TRUE;
 }
@@ -154,14 +177,14 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                     "node %u: no cache domain holds %u shared vCPUs (the largest takes %u; "
                     "[placement] cache_domains = require)",
-                    n->os_id, vcpus, capacity(c, d[0].usable));
+                    n->os_id, vcpus, (guint)MAX(d[0].room, 0));
         return NULL;
     }
     cpus = vn_bitmap_new(t->n_cpu_ids);
     for (guint i = 0; i < take; i++)
         vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
     vn_bitmap_and(cpus, free_cpus);
-    add_reason(p, n, vcpus, d, take);
+    add_reason(c, p, n, vcpus, d, take);
     if (take > 1 && splits_evenly(c, d, take, vcpus))
         *ret_parts = domain_parts(c, d, take, free_cpus);
     else if (take > 1)

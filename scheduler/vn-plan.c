@@ -9,6 +9,7 @@
  * 5. reasons for all of it.
  */
 #include "vn-plan-private.h"
+#include "vn-load-release.h"
 
 #include <string.h>
 
@@ -427,5 +428,5 @@ vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const 
     }
     if (p->isolated_cpus)
         vn_bitmap_or(load->dedicated_cpus, p->isolated_cpus);
-    (void)t;
+    vn_load_domains_add(load, t, policy, p, 1.0);
 }

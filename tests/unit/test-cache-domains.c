@@ -5,7 +5,9 @@
  * core's rules for an L3 that spans nodes or CPUs under no L3, and shared
  * VMs placed by cache domain ([placement] cache_domains). */
 #include "vn-cpulist.h"
+#include "vn-ledger-domain.h"
 #include "vn-load-file.h"
+#include "vn-load-release.h"
 #include "vn-plan.h"
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
@@ -545,6 +547,97 @@ test_plan_dedicated(void)
     g_assert_nonnull(strstr(error->message, "no cache domain has 8 free"));
 }
 
+/* ---- the shared vCPUs already in each domain (VnLoad.domain_vcpus) ---- */
+
+/* Node 0 of the x3950 M2 with domains 2 and 3 dedicated to other VMs and
+ * the other nodes busy: a node of two usable L3 domains, 6 CPUs each. */
+static void
+two_domain_host(Host *h)
+{
+    host_init(h, VN_CACHE_DOMAINS_PREFER, "96em64t-two-domains.json");
+}
+
+/* The first 4-vCPU shared VM takes domain 0; the ledger, holding it as a
+ * running record (its cell's CPU pins), counts its 4 vCPUs in domain 0,
+ * so a second one takes domain 1.  Without that count the second VM would
+ * land in domain 0 too. */
+static void
+test_load_ledger(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_test_request(4, 4);
+    g_autoptr(VnPlacement) first = NULL, second = NULL, blind = NULL;
+    g_autofree gchar *dir = g_dir_make_tmp("vn-domains-XXXXXX", &error);
+    g_autoptr(VnLedger) l = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    VnLedgerRecord *rec;
+
+    g_assert_no_error(error);
+    two_domain_host(&h);
+    first = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(first, 0, 4, "0,4,8,12,16,20");
+    blind = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(blind, 0, 4, "0,4,8,12,16,20");
+
+    l = vn_ledger_open_fresh(dir, &error);
+    g_assert_no_error(error);
+    rec = vn_ledger_record_from_placement("u-first", "first", first, r);
+    rec->state = VN_LEDGER_STATE_RUNNING;
+    vn_ledger_put(l, rec);
+    load = vn_load_copy(h.load);
+    vn_ledger_to_load(l, h.t, h.policy, NULL, load);
+    g_assert_cmpfloat_with_epsilon(load->domain_vcpus[0], 4.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(load->domain_vcpus[1], 0.0, 1e-9);
+
+    second = vn_plan(h.t, load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(g_array_index(second->cells, VnCell, 0).node_os_id, ==, 0);
+    assert_pins(second, 0, 4, "1,5,9,13,17,21");
+    g_assert_true(has_reason(second, "node 0: 4 vCPUs in cache domain 1 (6 usable CPUs), the "
+                                     "least loaded of the node's 4"));
+    vn_test_remove_tree(dir);
+}
+
+/* vn_load_commit() counts the same (in-process planning: the simulator,
+ * a batch), vn_load_release() takes it back, and off counts nothing. */
+static void
+test_load_commit(void)
+{
+    g_auto(Host) h = { 0 };
+    g_auto(Host) off = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_test_request(4, 4);
+    g_autoptr(VnPlacement) first = NULL, second = NULL, third = NULL, a = NULL;
+
+    two_domain_host(&h);
+    first = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    vn_load_commit(h.load, h.t, h.policy, r, first);
+    second = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(second, 0, 4, "1,5,9,13,17,21");
+    vn_load_commit(h.load, h.t, h.policy, r, second);
+    /* 4 + 4: both domains hold 4, domain 0 first again, now with a note */
+    third = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(third, 0, 4, "0,4,8,12,16,20");
+    g_assert_true(has_reason(third, "cache domain 0 (6 usable CPUs, 4 shared vCPUs placed)"));
+    vn_load_release(h.load, h.t, h.policy, r, second);
+    vn_load_release(h.load, h.t, h.policy, r, first);
+    for (guint i = 0; i < h.load->n_domains; i++)
+        g_assert_cmpfloat(h.load->domain_vcpus[i], ==, 0.0);
+
+    host_init(&off, VN_CACHE_DOMAINS_OFF, "96em64t-two-domains.json");
+    a = vn_plan(off.t, off.load, off.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    vn_load_commit(off.load, off.t, off.policy, r, a);
+    for (guint i = 0; i < off.load->n_domains; i++)
+        g_assert_cmpfloat(off.load->domain_vcpus[i], ==, 0.0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -565,5 +658,7 @@ main(int argc, char **argv)
     g_test_add_func("/cache-domains/plan/guest-dies", test_plan_guest_dies);
     g_test_add_func("/cache-domains/plan/guest-dies-cells", test_plan_guest_dies_cells);
     g_test_add_func("/cache-domains/plan/guest-dies-dedicated", test_plan_guest_dies_dedicated);
+    g_test_add_func("/cache-domains/load/ledger", test_load_ledger);
+    g_test_add_func("/cache-domains/load/commit", test_load_commit);
     return g_test_run();
 }
