@@ -262,10 +262,17 @@ pin_domain(const VnTopology *t, const VnBitmap *pin)
 static guint
 cell_dies(const VnTopology *t, const VnPlacement *p, const VnCell *cell)
 {
-    g_autoptr(VnBitmap) seen = vn_bitmap_new(MAX(t->n_domains, 1));
+    g_autoptr(VnBitmap) seen = NULL;
     guint runs = 0, len = 0, first_len = 0;
     gint prev = -1;
 
+    /* shared vCPUs not split by domain all have their cell's pin (those
+     * split have other first and last ones): the common case, at once */
+    if (!p->dedicated && cell->n_vcpus > 1 &&
+        vn_bitmap_equal(g_ptr_array_index(p->vcpu_pins, cell->vcpu_first),
+                        g_ptr_array_index(p->vcpu_pins, cell->vcpu_first + cell->n_vcpus - 1)))
+        return 1;
+    seen = vn_bitmap_new(MAX(t->n_domains, 1));
     for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
         gint dom = pin_domain(t, g_ptr_array_index(p->vcpu_pins, v));
         if (dom < 0)
