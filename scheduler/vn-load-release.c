@@ -57,7 +57,17 @@ vn_load_release(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const
     }
     if (p->isolated_cpus)
         vn_bitmap_and_not(load->dedicated_cpus, p->isolated_cpus);
-    (void)t;
+    vn_load_domains_add(load, t, policy, p, -1.0);
+}
+
+void
+vn_load_domains_add(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const VnPlacement *p,
+                    gdouble sign)
+{
+    if (p->dedicated || !vn_load_counts_domains(t, policy))
+        return;
+    for (guint v = 0; v < p->vcpu_pins->len; v++)
+        vn_load_add_domain_vcpus(load, t, g_ptr_array_index(p->vcpu_pins, v), sign);
 }
 
 VnLoad *
@@ -70,6 +80,8 @@ vn_load_copy(const VnLoad *l)
     c->n_nodes = l->n_nodes;
     c->nodes = g_memdup2(l->nodes, sizeof(VnNodeLoad) * MAX(l->n_nodes, 1));
     c->dedicated_cpus = vn_bitmap_copy(l->dedicated_cpus);
+    c->n_domains = l->n_domains;
+    c->domain_vcpus = g_memdup2(l->domain_vcpus, sizeof(gdouble) * MAX(l->n_domains, 1));
     c->committed_hugepages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     g_hash_table_iter_init(&it, l->committed_hugepages);
     while (g_hash_table_iter_next(&it, &key, &value))

@@ -20,6 +20,13 @@
 void vn_load_release(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
                      const VnRequest *req, const VnPlacement *p);
 
+/* Each shared vCPU of `p` to the cache domains of its pin (sign 1.0; -1.0
+ * takes them back), when `policy` counts domains on `t`
+ * (vn_load_counts_domains()); vn_load_commit() and vn_load_release() call
+ * it. */
+void vn_load_domains_add(VnLoad *load, const VnTopology *t, const VnPolicy *policy,
+                         const VnPlacement *p, gdouble sign);
+
 /* A deep copy of `l` (committed figures, CPU busy, dedicated CPUs,
- * hugepages).  Free with vn_load_free(). */
+ * hugepages, vCPUs per cache domain).  Free with vn_load_free(). */
 VnLoad *vn_load_copy(const VnLoad *l);

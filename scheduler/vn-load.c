@@ -13,7 +13,34 @@ vn_load_new(const VnTopology *t)
         l->nodes[i].cpu_busy = -1.0;
     l->dedicated_cpus = vn_bitmap_new(t->n_cpu_ids);
     l->committed_hugepages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    l->n_domains = t->n_domains;
+    l->domain_vcpus = g_new0(gdouble, MAX(t->n_domains, 1));
     return l;
+}
+
+void
+vn_load_add_domain_vcpus(VnLoad *l, const VnTopology *t, const VnBitmap *cpus, gdouble vcpus)
+{
+    guint n = vn_bitmap_count(cpus);
+
+    if (n == 0)
+        return;
+    VN_BITMAP_FOREACH (cpus, cpu) {
+        const VnCpu *c = vn_topology_cpu(t, (guint)cpu);
+        gdouble *v;
+        if (!c || c->domain < 0 || (guint)c->domain >= l->n_domains)
+            continue;
+        v = &l->domain_vcpus[c->domain];
+        *v += vcpus / n;
+        if (*v < 1e-9)
+            *v = 0; /* what a release leaves of a commit */
+    }
+}
+
+gboolean
+vn_load_counts_domains(const VnTopology *t, const VnPolicy *policy)
+{
+    return policy->cache_domains != VN_CACHE_DOMAINS_OFF && t->n_domains > t->n_nodes;
 }
 
 void
@@ -22,6 +49,7 @@ vn_load_free(VnLoad *l)
     if (!l)
         return;
     g_free(l->nodes);
+    g_free(l->domain_vcpus);
     vn_bitmap_free(l->dedicated_cpus);
     g_hash_table_unref(l->committed_hugepages);
     g_free(l);

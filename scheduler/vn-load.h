@@ -24,10 +24,21 @@ typedef struct {
     /* hugepages already promised, per node, same order as the node's
      * VnHugepages array: pages committed by placed VMs */
     GHashTable *committed_hugepages; /* "node:sizekib" -> guint64* pages */
+    /* shared vCPUs placed in each cache domain, VnTopology.domains order
+     * (n_domains entries): a vCPU pinned over CPUs of several domains
+     * counts in each by its share of those CPUs.  Filled from the ledger
+     * (vn_ledger_to_load()) and by vn_load_commit() when cache domains are
+     * on; the choice of domains inside a node takes what each has left. */
+    guint n_domains;
+    gdouble *domain_vcpus;
 } VnLoad;
 
 VnLoad *vn_load_new(const VnTopology *t);
 void vn_load_free(VnLoad *l);
+/* Adds `vcpus` shared vCPUs (taken back when negative; never below 0)
+ * floating over host CPUs `cpus` to the domains of `t` those CPUs are in,
+ * each by its share of `cpus`. */
+void vn_load_add_domain_vcpus(VnLoad *l, const VnTopology *t, const VnBitmap *cpus, gdouble vcpus);
 void vn_load_add_hugepages(VnLoad *l, guint node_index, guint64 size_kib, guint64 pages);
 guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_kib);
 
@@ -93,7 +104,9 @@ const gchar *const *vn_balance_names(void);
  * A dedicated VM's CPUs come from the fewest domains with enough free
  * CPUs (most free first, one filled before the next; SMT policy as
  * without domains), under require from one domain a node.  The emulator
- * and IOThreads of a shared VM run on its CPUs of their node. */
+ * and IOThreads of a shared VM run on its CPUs of their node.  A VM's
+ * vCPUs split evenly over several domains, in vCPU order, are one guest
+ * die a domain (VnPlacement.dies). */
 typedef enum {
     VN_CACHE_DOMAINS_OFF,
     VN_CACHE_DOMAINS_PREFER,
@@ -137,6 +150,10 @@ guint64 vn_policy_memory_base_kib(const VnPolicy *p, const VnTopology *t, guint 
 
 /* QEMU overhead for a VM of `memory_kib` guest memory. */
 guint64 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib);
+
+/* Whether shared vCPUs are counted per cache domain for `policy` on `t`:
+ * cache domains on and some node with more than one. */
+gboolean vn_load_counts_domains(const VnTopology *t, const VnPolicy *policy);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnLoad, vn_load_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnPolicy, vn_policy_free)

@@ -30,6 +30,7 @@ vn_placement_new(void)
     p->warnings = g_ptr_array_new_with_free_func(g_free);
     p->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)vn_candidate_free);
     p->threads_per_core = 1;
+    p->dies = 1;
     return p;
 }
 

@@ -44,6 +44,11 @@ typedef struct {
     GArray *iothreads; /* of VnIOThreadPin */
     gboolean dedicated;
     guint threads_per_core; /* guest SMT width (1 unless dedicated + SMT) */
+    /* guest dies a guest socket (one socket a cell): 1, or the number of
+     * host cache domains every cell's vCPUs are split over evenly, in
+     * vCPU order, each die's vCPUs pinned inside one domain (QEMU gives
+     * each die its own L3, so the guest sees the host's L3 split) */
+    guint dies;
     guint64 hugepage_kib;
     /* SMT siblings held idle for a dedicated VM with SMT policy isolate:
      * nobody else may use them while the VM lives. */

@@ -138,9 +138,20 @@ emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
     return best;
 }
 
+/* The pin of the v-th of a cell's `nv` shared vCPUs: its run's domain of
+ * the member's cache domains when they split evenly (`parts`), else all
+ * the member's CPUs. */
+static VnBitmap *
+shared_pin(const VnBitmap *shared, const GPtrArray *parts, guint nv, guint v)
+{
+    if (parts && nv % parts->len == 0)
+        return vn_bitmap_copy(g_ptr_array_index(parts, v / (nv / parts->len)));
+    return vn_bitmap_copy(shared);
+}
+
 static void
 add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_on_node,
-          const VnBitmap *shared, guint *vcpu_next, VnPlacement *p)
+          const VnBitmap *shared, const GPtrArray *parts, guint *vcpu_next, VnPlacement *p)
 {
     guint node = set->nodes[member];
     guint v_left = set->vcpus[member], cells = set->cells[member], used = 0;
@@ -164,7 +175,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
                 pin = vn_bitmap_new(c->t->n_cpu_ids);
                 vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, used++));
             } else {
-                pin = vn_bitmap_copy(shared);
+                pin = shared_pin(shared, parts, nv, v);
             }
             vn_bitmap_or(cell.cpus, pin);
             g_ptr_array_add(p->vcpu_pins, pin);
@@ -180,7 +191,8 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
  * next of the CPUs picked on that node (dedicated) or the node's CPUs. */
 static void
 add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArray *cpus_on_node,
-               const VnBitmap *shared, guint *used, guint *vcpu_next, VnPlacement *p)
+               const VnBitmap *shared, const GPtrArray *parts, guint *used, guint *vcpu_next,
+               VnPlacement *p)
 {
     guint member = set->cell_member[cell_index], node = set->nodes[member];
     VnCell cell = { .id = cell_index,
@@ -197,7 +209,7 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
             pin = vn_bitmap_new(c->t->n_cpu_ids);
             vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, (*used)++));
         } else {
-            pin = vn_bitmap_copy(shared);
+            pin = shared_pin(shared, parts, cell.n_vcpus, v);
         }
         vn_bitmap_or(cell.cpus, pin);
         g_ptr_array_add(p->vcpu_pins, pin);
@@ -235,15 +247,17 @@ pick_dedicated_in_domains(const VnPlanCtx *c, guint node, guint want, VnBitmap *
 }
 
 /* Dedicated: the CPUs of member i, one a vCPU, into `cpus`.  Shared: the
- * CPUs its vCPUs share, into *ret_shared. */
+ * CPUs its vCPUs share, into *ret_shared, and with them split evenly
+ * over cache domains each domain's, into *ret_parts. */
 static gboolean
 pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *taken, GArray *cpus,
-                 VnBitmap **ret_shared, VnPlacement *p, GError **error)
+                 VnBitmap **ret_shared, GPtrArray **ret_parts, VnPlacement *p, GError **error)
 {
     guint node = set->nodes[i], domains = 0;
 
+    *ret_parts = NULL;
     if (!c->req->dedicated) {
-        *ret_shared = vn_plan_domain_cpus(c, node, set->vcpus[i], p, error);
+        *ret_shared = vn_plan_domain_cpus(c, node, set->vcpus[i], p, ret_parts, error);
         return *ret_shared != NULL;
     }
     *ret_shared = NULL;
@@ -268,6 +282,13 @@ pick_member_cpus(const VnPlanCtx *c, const VnNodeSet *set, guint i, VnBitmap *ta
     return FALSE;
 }
 
+static void
+free_parts(gpointer parts)
+{
+    if (parts)
+        g_ptr_array_unref(parts);
+}
+
 /* Guest cells of their own sizes, in the user's order (cell i stays cell
  * i, whatever node holds it); CPUs are picked node by node first, as for
  * even cells, so a node's cells share its cores the same way. */
@@ -277,22 +298,25 @@ add_all_sized_cells(const VnPlanCtx *c, const VnNodeSet *set, VnBitmap *taken, g
 {
     g_autoptr(GPtrArray) cpus = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     g_autoptr(GPtrArray) shared = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func(free_parts);
     g_autofree guint *used = g_new0(guint, set->k);
     guint vcpu_next = 0;
 
     for (guint i = 0; i < set->k; i++) {
         VnBitmap *mine = NULL;
+        GPtrArray *split = NULL;
         g_ptr_array_add(cpus, g_array_new(FALSE, FALSE, sizeof(guint)));
-        if (!pick_member_cpus(c, set, i, taken, cpus->pdata[i], &mine, p, error))
+        if (!pick_member_cpus(c, set, i, taken, cpus->pdata[i], &mine, &split, p, error))
             return FALSE;
         g_ptr_array_add(shared, mine);
+        g_ptr_array_add(parts, split);
         first_cell[i] = G_MAXUINT;
     }
     for (guint ci = 0; ci < c->fixed_cells; ci++) {
         guint member = set->cell_member[ci];
         first_cell[member] = MIN(first_cell[member], ci);
-        add_sized_cell(c, set, ci, cpus->pdata[member], shared->pdata[member], &used[member],
-                       &vcpu_next, p);
+        add_sized_cell(c, set, ci, cpus->pdata[member], shared->pdata[member], parts->pdata[member],
+                       &used[member], &vcpu_next, p);
     }
     return TRUE;
 }
@@ -312,10 +336,11 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     for (guint i = 0; !c->sizes && i < set->k; i++) {
         g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
         g_autoptr(VnBitmap) shared = NULL;
-        if (!pick_member_cpus(c, set, i, taken, cpus, &shared, p, error))
+        g_autoptr(GPtrArray) parts = NULL;
+        if (!pick_member_cpus(c, set, i, taken, cpus, &shared, &parts, p, error))
             return FALSE;
         first_cell[i] = p->cells->len;
-        add_cells(c, set, i, cpus, shared, &vcpu_next, p);
+        add_cells(c, set, i, cpus, shared, parts, &vcpu_next, p);
     }
     for (guint i = 0; i < p->cells->len; i++)
         vn_bitmap_or(own, g_array_index(p->cells, VnCell, i).cpus);

@@ -3,16 +3,19 @@
  *
  * A domain's load is what is left of it: its usable CPUs (host-reserved
  * and dedicated ones excluded); its capacity those CPUs x cpu_overcommit
- * for shared vCPUs, one dedicated vCPU each.
+ * for shared vCPUs, less the shared vCPUs already placed in it
+ * (VnLoad.domain_vcpus, from the ledger's pins), one dedicated vCPU
+ * each.
  * Cost: one pass over the node's domains per domain taken. */
 #include "vn-plan-private.h"
 
 typedef struct {
     guint domain; /* index into t->domains */
     guint usable; /* usable CPUs in it */
+    gdouble room; /* vCPUs it can still take (shared: capacity less placed) */
 } DomainFree;
 
-/* Moves the most usable of d[k..n-1] (the lowest index on a tie) to d[k]:
+/* Moves the roomiest of d[k..n-1] (the lowest index on a tie) to d[k]:
  * a selection sort stopped as soon as enough domains are taken, which is
  * mostly after one. */
 static void
@@ -22,8 +25,8 @@ select_next(DomainFree *d, guint k, guint n)
     DomainFree tmp;
 
     for (guint i = k + 1; i < n; i++)
-        if (d[i].usable > d[best].usable ||
-            (d[i].usable == d[best].usable && d[i].domain < d[best].domain))
+        if (d[i].room > d[best].room + 1e-9 ||
+            (d[i].room > d[best].room - 1e-9 && d[i].domain < d[best].domain))
             best = i;
     tmp = d[k];
     d[k] = d[best];
@@ -40,24 +43,39 @@ capacity(const VnPlanCtx *c, guint usable)
     return (guint)(usable * c->policy->cpu_overcommit + 1e-9);
 }
 
+/* Shared vCPUs already placed in domain `domain`. */
+static gdouble
+placed(const VnPlanCtx *c, guint domain)
+{
+    if (c->req->dedicated || domain >= c->load->n_domains)
+        return 0;
+    return c->load->domain_vcpus[domain];
+}
+
 /* Fills d with the node's domains and their CPUs in `avail`, and moves
- * to d[0..] the fewest, most usable first, that take `need`: returns how
+ * to d[0..] the fewest, roomiest first, that take `need`: returns how
  * many (fewer when all of them do not; 0 when none has a usable CPU). */
 static guint
 choose(const VnPlanCtx *c, const VnNode *n, const VnBitmap *avail, guint need, DomainFree *d)
 {
-    guint take = 0, cap = 0;
+    guint take = 0;
+    gdouble cap = 0;
 
-    for (guint i = 0; i < n->n_domains; i++)
+    for (guint i = 0; i < n->n_domains; i++) {
+        guint dom = n->first_domain + i;
+        guint usable = vn_bitmap_count_and(c->t->domains[dom].cpus, avail);
         d[i] = (DomainFree){
-            .domain = n->first_domain + i,
-            .usable = vn_bitmap_count_and(c->t->domains[n->first_domain + i].cpus, avail),
+            .domain = dom,
+            .usable = usable,
+            .room = capacity(c, usable) - placed(c, dom),
         };
-    while (take < n->n_domains && cap < need) {
+    }
+    while (take < n->n_domains && cap + 1e-9 < need) {
         select_next(d, take, n->n_domains);
         if (d[take].usable == 0)
             break;
-        cap += capacity(c, d[take++].usable);
+        cap += MAX(d[take].room, 0);
+        take++;
     }
     return take;
 }
@@ -82,15 +100,20 @@ domains_text(const DomainFree *chosen, guint n)
 }
 
 static void
-add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, guint take)
+add_reason(const VnPlanCtx *c, VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d,
+           guint take)
 {
     g_autofree gchar *text = NULL;
 
     if (take == 1) {
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
-                                "loaded of the node's %u",
-                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        gdouble already = placed(c, d[0].domain);
+        g_autofree gchar *placed_text =
+            already > 0 ? g_strdup_printf(", %.3g shared vCPUs placed", already) : g_strdup("");
+        vn_placement_add_reason(
+            p,
+            "node %u: %u vCPUs in cache domain %u (%u usable CPUs%s), the least "
+            "loaded of the node's %u",
+            n->os_id, vcpus, d[0].domain, d[0].usable, placed_text, n->n_domains);
         return;
     }
     text = domains_text(d, take);
@@ -100,8 +123,37 @@ add_reason(VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d, gu
                             n->os_id, vcpus, take, text);
 }
 
+/* Whether `vcpus` split evenly over the `take` chosen domains, each
+ * holding its share. */
+static gboolean
+splits_evenly(const VnPlanCtx *c, const DomainFree *d, guint take, guint vcpus)
+{
+    if (vcpus % take != 0)
+        return FALSE;
+    for (guint i = 0; i < take; i++)
+        if (d[i].room + 1e-9 < vcpus / take)
+            return FALSE;
+    return TRUE;
+}
+
+/* The chosen domains' CPUs in `free_cpus`, one bitmap each, in choice
+ * order. */
+static GPtrArray *
+domain_parts(const VnPlanCtx *c, const DomainFree *d, guint take, const VnBitmap *free_cpus)
+{
+    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+
+    for (guint i = 0; i < take; i++) {
+        VnBitmap *cpus = vn_bitmap_copy(c->t->domains[d[i].domain].cpus);
+        vn_bitmap_and(cpus, free_cpus);
+        g_ptr_array_add(parts, cpus);
+    }
+    return parts;
+}
+
 VnBitmap *
-vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p, GError **error)
+vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
+                    GPtrArray **ret_parts, GError **error)
 {
     const VnTopology *t = c->t;
     const VnNode *n = &t->nodes[node];
@@ -112,6 +164,7 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     VnBitmap *cpus;
     guint take;
 
+    *ret_parts = NULL;
     if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
         vcpus == 0)
         return vn_bitmap_copy(free_cpus);
@@ -124,14 +177,21 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                     "node %u: no cache domain holds %u shared vCPUs (the largest takes %u; "
                     "[placement] cache_domains = require)",
-                    n->os_id, vcpus, capacity(c, d[0].usable));
+                    n->os_id, vcpus, (guint)MAX(d[0].room, 0));
         return NULL;
     }
     cpus = vn_bitmap_new(t->n_cpu_ids);
     for (guint i = 0; i < take; i++)
         vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
     vn_bitmap_and(cpus, free_cpus);
-    add_reason(p, n, vcpus, d, take);
+    add_reason(c, p, n, vcpus, d, take);
+    if (take > 1 && splits_evenly(c, d, take, vcpus))
+        *ret_parts = domain_parts(c, d, take, free_cpus);
+    else if (take > 1)
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs do not split evenly over %u cache domains: "
+                                "they float over the domains' CPUs and the guest sees one die",
+                                n->os_id, vcpus, take);
     return cpus;
 }
 
@@ -180,4 +240,110 @@ vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cp
                             "node %u: %u dedicated vCPUs from %u cache domain%s (%s), the fewest "
                             "with the most free CPUs",
                             t->nodes[node].os_id, cpus->len, n, n == 1 ? "" : "s", list->str);
+}
+
+/* The cache domain all CPUs of `pin` are in, or -1 (several, or none). */
+static gint
+pin_domain(const VnTopology *t, const VnBitmap *pin)
+{
+    gint first = vn_bitmap_next(pin, -1);
+    const VnCpu *cpu = first < 0 ? NULL : vn_topology_cpu(t, (guint)first);
+
+    if (!cpu || cpu->domain < 0 ||
+        vn_bitmap_count_and(pin, t->domains[cpu->domain].cpus) != vn_bitmap_count(pin))
+        return -1;
+    return cpu->domain;
+}
+
+/* A cell's vCPUs, in order, as runs pinned inside one cache domain each:
+ * how many runs when they are of equal length and each domain has one;
+ * 1 when a pin spans domains (the vCPUs float) or all are in one; 0 when
+ * they are in several domains but not like that. */
+static guint
+cell_dies(const VnTopology *t, const VnPlacement *p, const VnCell *cell)
+{
+    g_autoptr(VnBitmap) seen = NULL;
+    guint runs = 0, len = 0, first_len = 0;
+    gint prev = -1;
+
+    /* shared vCPUs not split by domain all have their cell's pin (those
+     * split have other first and last ones): the common case, at once */
+    if (!p->dedicated && cell->n_vcpus > 1 &&
+        vn_bitmap_equal(g_ptr_array_index(p->vcpu_pins, cell->vcpu_first),
+                        g_ptr_array_index(p->vcpu_pins, cell->vcpu_first + cell->n_vcpus - 1)))
+        return 1;
+    seen = vn_bitmap_new(MAX(t->n_domains, 1));
+    for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
+        gint dom = pin_domain(t, g_ptr_array_index(p->vcpu_pins, v));
+        if (dom < 0)
+            return 1;
+        if (dom == prev) {
+            len++;
+            continue;
+        }
+        if (vn_bitmap_test(seen, (guint)dom) || (runs > 1 && len != first_len))
+            return 0;
+        if (runs == 1)
+            first_len = len;
+        vn_bitmap_set(seen, (guint)dom);
+        prev = dom;
+        runs++;
+        len = 1;
+    }
+    if (runs > 1 && len != first_len)
+        return 0;
+    return MAX(runs, 1);
+}
+
+/* Shared vCPUs pinned by domain float over their cell's CPUs again. */
+static void
+unsplit_shared(const VnPlanCtx *c, VnPlacement *p)
+{
+    if (c->req->dedicated)
+        return;
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
+            vn_bitmap_free(p->vcpu_pins->pdata[v]);
+            p->vcpu_pins->pdata[v] = vn_bitmap_copy(cell->cpus);
+        }
+    }
+}
+
+void
+vn_plan_domain_guest_dies(const VnPlanCtx *c, VnPlacement *p)
+{
+    guint threads = MAX(1, p->threads_per_core), dies = 1, vcpus = 0, split = 0;
+    const gchar *why = NULL;
+
+    p->dies = 1;
+    if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || p->cells->len == 0)
+        return;
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        guint d = cell_dies(c->t, p, cell);
+        split += d != 1;
+        if (d == 0) {
+            why = "a cell's vCPUs are not an equal number in each of their cache domains";
+        } else if (i == 0) {
+            dies = d;
+            vcpus = cell->n_vcpus;
+        } else if (!why && (d != dies || cell->n_vcpus != vcpus)) {
+            why = "the guest cells are not split alike over cache domains";
+        }
+    }
+    if (split == 0)
+        return;
+    if (!why && (vcpus / dies) % threads != 0)
+        why = "a die's vCPUs would not be whole guest cores";
+    if (why) {
+        vn_placement_add_reason(p, "guest topology: one die a socket (%s)", why);
+        unsplit_shared(c, p);
+        return;
+    }
+    p->dies = dies;
+    vn_placement_add_reason(p,
+                            "guest topology: %u dies a socket, one a host cache domain: each "
+                            "die's %u vCPUs pinned to its domain's CPUs",
+                            dies, vcpus / dies);
 }

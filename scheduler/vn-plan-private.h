@@ -109,10 +109,18 @@ void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 
 /* vn-plan-domains.c: the CPUs of `node` a shared VM's `vcpus` there may
  * run on: the node's usable CPUs, or with cache domains on those of the
- * chosen domains (a reason added to `p`).  NULL + VN_PLAN_ERROR_NO_FIT
- * when require finds no one domain that holds them. */
+ * chosen domains (a reason added to `p`).  When they are several and the
+ * vCPUs split evenly over them (each holding its share), *ret_parts gets
+ * each domain's CPUs, one bitmap each (else NULL).  NULL +
+ * VN_PLAN_ERROR_NO_FIT when require finds no one domain that holds them. */
 VnBitmap *vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
-                              GError **error);
+                              GPtrArray **ret_parts, GError **error);
+/* The guest dies a socket (p->dies) for the cells and pins of `p`: the
+ * number of cache domains each cell's vCPUs are split over, in equal runs
+ * of vCPUs each inside one domain, when all cells agree (with a reason);
+ * otherwise 1, and shared vCPUs pinned by domain float over their cell's
+ * CPUs again. */
+void vn_plan_domain_guest_dies(const VnPlanCtx *c, VnPlacement *p);
 
 /* Dedicated vCPUs with cache domains on: the fewest domains of `node`
  * with `want` free CPUs (less `taken`), most free first, each as the

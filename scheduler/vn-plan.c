@@ -9,6 +9,7 @@
  * 5. reasons for all of it.
  */
 #include "vn-plan-private.h"
+#include "vn-load-release.h"
 
 #include <string.h>
 
@@ -448,6 +449,7 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
         if (whole)
             p->threads_per_core = t->smt_width;
     }
+    vn_plan_domain_guest_dies(&c, p);
     explain_choice(&c, set, p);
     ctx_clear(&c);
     return g_steal_pointer(&p);
@@ -477,5 +479,5 @@ vn_load_commit(VnLoad *load, const VnTopology *t, const VnPolicy *policy, const 
     }
     if (p->isolated_cpus)
         vn_bitmap_or(load->dedicated_cpus, p->isolated_cpus);
-    (void)t;
+    vn_load_domains_add(load, t, policy, p, 1.0);
 }

@@ -34,6 +34,8 @@ load_from_ledger(VnLoad *load, const VnTopology *t, const VnPolicy *policy, cons
         load->nodes[i].committed_high_vcpus = 0;
         load->nodes[i].committed_memory_kib = 0;
     }
+    for (guint i = 0; i < load->n_domains; i++)
+        load->domain_vcpus[i] = 0;
     vn_bitmap_clear_all(load->dedicated_cpus);
     g_hash_table_remove_all(load->committed_hugepages);
     vn_ledger_to_load(ledger, t, policy, NULL, load);

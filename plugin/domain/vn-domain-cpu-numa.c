@@ -14,10 +14,15 @@
  * The guest topology is sockets = cells (the user's cells of different
  * vCPU counts: sockets of their greatest common count), dies = 1, threads
  * = the placement's threads per core, so every cell is whole sockets; when
- * the vCPUs do not divide evenly it falls back to one socket.  A topology
- * already there is kept when it has exactly the vCPU count and its
- * sockets*dies split evenly into the cells (and, for SMT guests, the
- * same threads); a topology is never removed.  No `clusters` (libvirt 9.0).
+ * the vCPUs do not divide evenly it falls back to one socket.  With the
+ * vCPUs split evenly over host cache domains (the placement's dies) each
+ * socket has that many dies, every die's vCPUs pinned inside one domain:
+ * QEMU gives each die its own L3, so the guest kernel groups its vCPUs by
+ * the host's L3 (also for a one-cell guest, which otherwise gets no
+ * topology).  A topology already there is kept when it has exactly the
+ * vCPU count and its sockets*dies split evenly into the cells (and, for
+ * SMT guests, the same threads; with dies, the same sockets and dies); a
+ * topology is never removed.  No `clusters` (libvirt 9.0).
  */
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
@@ -90,24 +95,59 @@ cell_sockets(const VnDomain *d, const VnDomainWriteCtx *c)
     return differ ? d->vcpus_max / g : c->n_cells;
 }
 
+/* Whether every run of `per_die` guest vCPUs (QEMU numbers them socket,
+ * die, core, thread) is pinned inside one host cache domain. */
+static gboolean
+dies_pinned(const VnDomainWriteCtx *c, guint per_die)
+{
+    for (guint v = 0; v < c->vcpu_pins->len; v++) {
+        const VnBitmap *pin = c->vcpu_pins->pdata[v];
+        const VnBitmap *first = c->vcpu_pins->pdata[v - v % per_die];
+        gint cpu = vn_bitmap_next(first, -1);
+        const VnCacheDomain *dom = cpu < 0 ? NULL : vn_topology_cpu_domain(c->t, (guint)cpu);
+        if (!dom || vn_bitmap_count_and(pin, dom->cpus) != vn_bitmap_count(pin))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* The placement's dies a socket (p->dies) when each socket is one cell and
+ * every die's vCPUs are pinned inside one cache domain (the user's cells
+ * kept as written may number their vCPUs otherwise), else 1. */
+static guint
+socket_dies(const VnDomain *d, const VnDomainWriteCtx *c, guint sockets, guint threads)
+{
+    guint dies = MAX(1, c->p->dies);
+
+    if (dies == 1 || sockets != c->n_cells || d->vcpus_max % (sockets * dies * threads) != 0 ||
+        !dies_pinned(c, d->vcpus_max / (sockets * dies)))
+        return 1;
+    return dies;
+}
+
 static void
 guest_topology(const VnDomain *d, const VnDomainWriteCtx *c, guint ret[4])
 {
     guint threads = MAX(1, c->p->threads_per_core);
-    guint sockets = cell_sockets(d, c);
+    guint sockets = cell_sockets(d, c), dies;
 
     if (d->vcpus_max % (sockets * threads) != 0)
         sockets = 1;
     if (d->vcpus_max % (sockets * threads) != 0)
         threads = 1;
+    dies = socket_dies(d, c, sockets, threads);
     ret[0] = sockets;
-    ret[1] = 1;
-    ret[2] = d->vcpus_max / (sockets * threads);
+    ret[1] = dies;
+    ret[2] = d->vcpus_max / (sockets * dies * threads);
     ret[3] = threads;
 }
 
+/* An existing topology fits when it has exactly the vCPU count, its
+ * sockets*dies split evenly into the cells and, for SMT guests, the same
+ * threads; with cache domains mirrored (`want` has dies), only the same
+ * sockets and dies. */
 static gboolean
-topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
+topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c, const guint want[4])
 {
     static const gchar *const names[] = { "sockets", "dies", "cores", "threads" };
     guint64 v[4] = { 1, 1, 1, 1 }, total = 1;
@@ -118,8 +158,18 @@ topology_fits(xmlNode *topo, const VnDomain *d, const VnDomainWriteCtx *c)
             return FALSE;
         total *= v[i];
     }
+    if (want[1] > 1 && (v[0] != want[0] || v[1] != want[1]))
+        return FALSE;
     return total == d->vcpus_max && (v[0] * v[1]) % c->n_cells == 0 &&
            (c->p->threads_per_core <= 1 || v[3] == c->p->threads_per_core);
+}
+
+/* Whether the domain gets a guest topology: with guest cells, guest SMT
+ * threads or mirrored cache domains. */
+static gboolean
+wants_topology(const VnDomainWriteCtx *c)
+{
+    return c->write_numa || c->p->threads_per_core > 1 || c->p->dies > 1;
 }
 
 static void
@@ -129,9 +179,12 @@ write_topology(xmlNode *cpu, const VnDomain *d, const VnDomainWriteCtx *c)
     xmlNode *topo = vn_xml_child(cpu, "topology");
     guint v[4];
 
+    if (!wants_topology(c))
+        return;
+    guest_topology(d, c, v);
     /* Any topology that fits is kept, so rewriting is stable; none is
      * removed (a topology alone is always valid guest ABI). */
-    if (!(c->write_numa || c->p->threads_per_core > 1) || (topo && topology_fits(topo, d, c)))
+    if (topo && topology_fits(topo, d, c, v))
         return;
     if (!topo) {
         xmlNode *anchor = vn_domain_anchor(cpu, (const gchar *const[]){ "model", "vendor", NULL });
@@ -143,7 +196,6 @@ write_topology(xmlNode *cpu, const VnDomain *d, const VnDomainWriteCtx *c)
     }
     for (xmlAttr *a = topo->properties; a; a = topo->properties)
         xmlRemoveProp(a);
-    guest_topology(d, c, v);
     for (guint i = 0; i < 4; i++)
         vn_xml_set_uint(topo, names[i], v[i]);
 }
@@ -237,7 +289,7 @@ vn_domain_write_cpu_numa(xmlNode *root, const VnDomain *d, const VnDomainWriteCt
     xmlNode *cpu = vn_xml_child(root, "cpu");
     xmlNode *numa = vn_xml_child(cpu, "numa");
 
-    if (!cpu && !c->write_numa && c->p->threads_per_core <= 1)
+    if (!cpu && !wants_topology(c))
         return;
     if (!cpu)
         cpu = vn_domain_ensure(root, "cpu", after);

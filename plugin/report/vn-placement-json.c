@@ -100,6 +100,8 @@ add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
     json_builder_end_array(b);
     vn_json_add_bool(b, "dedicated", p->dedicated);
     vn_json_add_int(b, "threads_per_core", p->threads_per_core);
+    if (p->dies > 1)
+        vn_json_add_int(b, "dies", p->dies);
     vn_json_add_int(b, "hugepage_kib", (gint64)p->hugepage_kib);
     if (p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus))
         add_cpulist(b, "isolated_cpus", p->isolated_cpus);

@@ -5,7 +5,8 @@
  *                             "memory_mib"}],
  *                  "vcpu_pins": ["4-7", ...], "emulator": {"cpus"},
  *                  "iothreads": [{"id", "cpus"}], "dedicated",
- *                  "threads_per_core", "hugepage_kib", "isolated_cpus"},
+ *                  "threads_per_core", "dies" (when > 1), "hugepage_kib",
+ *                  "isolated_cpus"},
  *    "reasons": [...],
  *    "candidates": [...]}           (only with `with_candidates`)
  *

@@ -25,6 +25,22 @@ cell_memory_charge(const VnLedgerRecord *r, const VnLedgerCell *c, guint64 overh
     return overhead + (r->hugepage_kib ? 0 : c->memory_kib);
 }
 
+/* A shared cell's vCPUs in the cache domains of its CPUs, by their share
+ * of them (the ledger keeps a cell's CPUs, not each vCPU's pin: exact
+ * for vCPUs split evenly over domains of equal usable CPUs, and for
+ * vCPUs floating over the cell's CPUs). */
+static void
+add_domain_vcpus(const VnLedgerCell *c, const VnTopology *t, const VnPolicy *policy, VnLoad *load)
+{
+    g_autoptr(VnBitmap) cpus = NULL;
+
+    if (!vn_load_counts_domains(t, policy) || c->vcpus == 0)
+        return;
+    cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, NULL);
+    if (cpus)
+        vn_load_add_domain_vcpus(load, t, cpus, c->vcpus);
+}
+
 static void
 add_record(const VnLedgerRecord *r, const VnTopology *t, const VnPolicy *policy, VnLoad *load)
 {
@@ -44,6 +60,7 @@ add_record(const VnLedgerRecord *r, const VnTopology *t, const VnPolicy *policy,
                 vn_bitmap_or(load->dedicated_cpus, cpus);
         } else {
             nl->committed_vcpus += c->vcpus;
+            add_domain_vcpus(c, t, policy, load);
         }
         if (r->priority == VN_PRIORITY_HIGH)
             nl->committed_high_vcpus += c->vcpus;

@@ -9,6 +9,8 @@
  *   load.json      optional committed load (vnumactl --load format)
  *   options        optional key file, group [write]: force=true,
  *                  memory-mode=strict, sysroot=PATH (source-root relative)
+ *   vnuma.conf     optional host policy ([host], [placement]) in place of
+ *                  the defaults
  *   placement.xml  optional <vnuma:vnuma> with a placement to write as is
  *                  (tests the writer without vn_plan)
  *   expected.xml   the rewritten domain, or
@@ -20,6 +22,7 @@
  */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include "vn-config.h"
 #include "vn-domain.h"
 #include "vn-engine.h"
 #include "vn-load-file.h"
@@ -106,6 +109,22 @@ load_options(Case *c)
         c->sysroot = source_path(sysroot);
 }
 
+/* The case's vnuma.conf, when there is one, sets the host policy. */
+static void
+load_config(Case *c)
+{
+    g_autofree gchar *file = g_build_filename(c->dir, "vnuma.conf", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) config = NULL;
+
+    if (!g_file_test(file, G_FILE_TEST_EXISTS))
+        return;
+    config = vn_config_load(file, c->h.t, &error);
+    g_assert_no_error(error);
+    vn_policy_free(c->h.policy);
+    c->h.policy = g_steal_pointer(&config->policy);
+}
+
 static VnDomainMetadata *
 load_placement(const gchar *dir)
 {
@@ -135,6 +154,7 @@ case_new(const gchar *dir)
     if (g_file_test(load, G_FILE_TEST_EXISTS))
         g_assert_true(vn_load_read_file(load, c->h.t, c->h.load, &error));
     g_assert_no_error(error);
+    load_config(c);
     load_options(c);
     c->placement = load_placement(dir);
     return g_steal_pointer(&c);

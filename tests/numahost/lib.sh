@@ -34,7 +34,7 @@ nh_layout_load() {
     local f=$NH_DIR/layouts/$1.conf
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
     # shellcheck disable=SC2034  # read by the callers
-    NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP= NH_NESTED=0
+    NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NESTED=0
     NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer
     # shellcheck disable=SC1090
     . "$f"

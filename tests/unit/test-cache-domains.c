@@ -5,7 +5,9 @@
  * core's rules for an L3 that spans nodes or CPUs under no L3, and shared
  * VMs placed by cache domain ([placement] cache_domains). */
 #include "vn-cpulist.h"
+#include "vn-ledger-domain.h"
 #include "vn-load-file.h"
+#include "vn-load-release.h"
 #include "vn-plan.h"
 #include "vn-topology-json.h"
 #include "vn-topology-source.h"
@@ -384,7 +386,7 @@ test_plan_modes(void)
     p = plan_shared(&prefer, 36, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(p->cells->len, ==, 1);
-    pin = cpus_text(g_ptr_array_index(p->vcpu_pins, 35));
+    pin = cpus_text(g_array_index(p->cells, VnCell, 0).cpus);
     g_assert_cmpstr(pin, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
     g_assert_true(
         has_reason(p, "node 0: 36 vCPUs over 2 whole cache domains 0 and 1 (12 usable CPUs)"));
@@ -408,6 +410,103 @@ test_plan_modes(void)
     g_assert_true(vn_bitmap_equal(g_ptr_array_index(r->vcpu_pins, 0),
                                   off.t->nodes[g_array_index(r->cells, VnCell, 0).node].cpus));
     g_assert_false(has_reason(r, "cache domain"));
+    g_assert_cmpuint(r->dies, ==, 1);
+}
+
+/* Every pin of vCPUs first..first+n-1 of `p` is `cpus`. */
+static void
+assert_pins(const VnPlacement *p, guint first, guint n, const gchar *cpus)
+{
+    for (guint v = first; v < first + n; v++) {
+        g_autofree gchar *pin = cpus_text(g_ptr_array_index(p->vcpu_pins, v));
+        g_assert_cmpstr(pin, ==, cpus);
+    }
+}
+
+/* The guest topology mirrors the domains: 36 shared vCPUs over two whole
+ * domains of node 0 are two guest dies of 18, vCPUs 0-17 pinned to
+ * domain 0 and 18-35 to domain 1 (QEMU numbers vCPUs die by die); the
+ * emulator floats over both.  27 do not split evenly: one die, every vCPU
+ * over both domains.  Off: one die whatever the VM. */
+static void
+test_plan_guest_dies(void)
+{
+    g_auto(Host) prefer = { 0 };
+    g_auto(Host) off = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) even = NULL, odd = NULL, flat = NULL;
+    g_autofree gchar *emu = NULL;
+
+    host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
+    even = plan_shared(&prefer, 36, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(even->dies, ==, 2);
+    assert_pins(even, 0, 18, "0,4,8,12,16,20");
+    assert_pins(even, 18, 18, "1,5,9,13,17,21");
+    emu = cpus_text(even->emulator_cpus);
+    g_assert_cmpstr(emu, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_true(has_reason(even, "guest topology: 2 dies a socket, one a host cache domain: "
+                                   "each die's 18 vCPUs pinned to its domain's CPUs"));
+
+    odd = plan_shared(&prefer, 27, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(odd->dies, ==, 1);
+    assert_pins(odd, 0, 27, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_true(has_reason(odd, "node 0: 27 vCPUs do not split evenly over 2 cache domains: "
+                                  "they float over the domains' CPUs and the guest sees one die"));
+    g_assert_false(has_reason(odd, "guest topology"));
+
+    host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
+    flat = plan_shared(&off, 36, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(flat->dies, ==, 1);
+    assert_pins(flat, 0, 36, "0-23");
+}
+
+/* Two guest cells on two nodes (fixed cells), 36 vCPUs each: both split
+ * alike over two domains of their node, so two sockets of two dies. */
+static void
+test_plan_guest_dies_cells(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_request_new();
+    g_autoptr(VnPlacement) p = NULL;
+
+    host_init(&h, VN_CACHE_DOMAINS_PREFER, NULL);
+    r->vcpus = 72;
+    r->memory_kib = 8ull << 20;
+    r->cells = 2;
+    r->distinct_nodes = TRUE;
+    p = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->cells->len, ==, 2);
+    g_assert_cmpuint(p->dies, ==, 2);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).node_os_id, ==, 1);
+    assert_pins(p, 36, 18, "24,28,32,36,40,44");
+    assert_pins(p, 54, 18, "25,29,33,37,41,45");
+}
+
+/* Dedicated: 12 vCPUs from two domains, 6 each, are two dies; 8 vCPUs
+ * are 6 in one domain and 2 in the next: one die, said in the reasons. */
+static void
+test_plan_guest_dies_dedicated(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnPlacement) even = NULL, uneven = NULL;
+
+    host_init(&h, VN_CACHE_DOMAINS_PREFER, NULL);
+    even = plan_vm(&h, 12, TRUE, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(even->dies, ==, 2);
+    assert_pins(even, 0, 1, "0");
+    assert_pins(even, 6, 1, "1");
+    uneven = plan_vm(&h, 8, TRUE, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(uneven->dies, ==, 1);
+    g_assert_true(has_reason(uneven, "guest topology: one die a socket (a cell's vCPUs are not "
+                                     "an equal number in each of their cache domains)"));
 }
 
 /* Dedicated vCPUs (one core each here: no SMT): off takes CPUs in CPU
@@ -448,6 +547,97 @@ test_plan_dedicated(void)
     g_assert_nonnull(strstr(error->message, "no cache domain has 8 free"));
 }
 
+/* ---- the shared vCPUs already in each domain (VnLoad.domain_vcpus) ---- */
+
+/* Node 0 of the x3950 M2 with domains 2 and 3 dedicated to other VMs and
+ * the other nodes busy: a node of two usable L3 domains, 6 CPUs each. */
+static void
+two_domain_host(Host *h)
+{
+    host_init(h, VN_CACHE_DOMAINS_PREFER, "96em64t-two-domains.json");
+}
+
+/* The first 4-vCPU shared VM takes domain 0; the ledger, holding it as a
+ * running record (its cell's CPU pins), counts its 4 vCPUs in domain 0,
+ * so a second one takes domain 1.  Without that count the second VM would
+ * land in domain 0 too. */
+static void
+test_load_ledger(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_test_request(4, 4);
+    g_autoptr(VnPlacement) first = NULL, second = NULL, blind = NULL;
+    g_autofree gchar *dir = g_dir_make_tmp("vn-domains-XXXXXX", &error);
+    g_autoptr(VnLedger) l = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    VnLedgerRecord *rec;
+
+    g_assert_no_error(error);
+    two_domain_host(&h);
+    first = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(first, 0, 4, "0,4,8,12,16,20");
+    blind = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(blind, 0, 4, "0,4,8,12,16,20");
+
+    l = vn_ledger_open_fresh(dir, &error);
+    g_assert_no_error(error);
+    rec = vn_ledger_record_from_placement("u-first", "first", first, r);
+    rec->state = VN_LEDGER_STATE_RUNNING;
+    vn_ledger_put(l, rec);
+    load = vn_load_copy(h.load);
+    vn_ledger_to_load(l, h.t, h.policy, NULL, load);
+    g_assert_cmpfloat_with_epsilon(load->domain_vcpus[0], 4.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(load->domain_vcpus[1], 0.0, 1e-9);
+
+    second = vn_plan(h.t, load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(g_array_index(second->cells, VnCell, 0).node_os_id, ==, 0);
+    assert_pins(second, 0, 4, "1,5,9,13,17,21");
+    g_assert_true(has_reason(second, "node 0: 4 vCPUs in cache domain 1 (6 usable CPUs), the "
+                                     "least loaded of the node's 4"));
+    vn_test_remove_tree(dir);
+}
+
+/* vn_load_commit() counts the same (in-process planning: the simulator,
+ * a batch), vn_load_release() takes it back, and off counts nothing. */
+static void
+test_load_commit(void)
+{
+    g_auto(Host) h = { 0 };
+    g_auto(Host) off = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_test_request(4, 4);
+    g_autoptr(VnPlacement) first = NULL, second = NULL, third = NULL, a = NULL;
+
+    two_domain_host(&h);
+    first = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    vn_load_commit(h.load, h.t, h.policy, r, first);
+    second = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(second, 0, 4, "1,5,9,13,17,21");
+    vn_load_commit(h.load, h.t, h.policy, r, second);
+    /* 4 + 4: both domains hold 4, domain 0 first again, now with a note */
+    third = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    assert_pins(third, 0, 4, "0,4,8,12,16,20");
+    g_assert_true(has_reason(third, "cache domain 0 (6 usable CPUs, 4 shared vCPUs placed)"));
+    vn_load_release(h.load, h.t, h.policy, r, second);
+    vn_load_release(h.load, h.t, h.policy, r, first);
+    for (guint i = 0; i < h.load->n_domains; i++)
+        g_assert_cmpfloat(h.load->domain_vcpus[i], ==, 0.0);
+
+    host_init(&off, VN_CACHE_DOMAINS_OFF, "96em64t-two-domains.json");
+    a = vn_plan(off.t, off.load, off.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    vn_load_commit(off.load, off.t, off.policy, r, a);
+    for (guint i = 0; i < off.load->n_domains; i++)
+        g_assert_cmpfloat(off.load->domain_vcpus[i], ==, 0.0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -465,5 +655,10 @@ main(int argc, char **argv)
     g_test_add_func("/cache-domains/plan/one-domain-least-loaded", test_plan_one_domain);
     g_test_add_func("/cache-domains/plan/prefer-require-off", test_plan_modes);
     g_test_add_func("/cache-domains/plan/dedicated", test_plan_dedicated);
+    g_test_add_func("/cache-domains/plan/guest-dies", test_plan_guest_dies);
+    g_test_add_func("/cache-domains/plan/guest-dies-cells", test_plan_guest_dies_cells);
+    g_test_add_func("/cache-domains/plan/guest-dies-dedicated", test_plan_guest_dies_dedicated);
+    g_test_add_func("/cache-domains/load/ledger", test_load_ledger);
+    g_test_add_func("/cache-domains/load/commit", test_load_commit);
     return g_test_run();
 }

@@ -1,0 +1,1 @@
+explain --topology tests/data/hwloc/96em64t-4n4d3ca2co-pci.xml --config tests/data/config/cache-domains-prefer.conf --vcpus 36 --memory 4G
