@@ -31,6 +31,7 @@ struct _VndMetrics {
     guint64 plan_count;
     guint64 moves;
     guint64 resteered, repair_failures;
+    guint64 irq_repaired, irq_failures;
     guint64 reloads_ok, reloads_failed;
     guint64 connections[VND_CONN_EVENT_MAX];
     guint64 refused[VND_LIMIT_MAX];
@@ -97,6 +98,13 @@ vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed)
 {
     m->resteered += resteered;
     m->repair_failures += failed;
+}
+
+void
+vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed)
+{
+    m->irq_repaired += repaired;
+    m->irq_failures += failed;
 }
 
 void
@@ -374,6 +382,16 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
            "they fail.");
     g_string_append_printf(out, "vnuma_dataplane_repair_failures_total %" G_GUINT64_FORMAT "\n",
                            d->metrics->repair_failures);
+    header(out, "vnuma_irq_repaired_total", "counter",
+           "NIC interrupt affinities and RPS/XPS masks put back on their plan after drifting "
+           "([rebalance] irq_steering).");
+    g_string_append_printf(out, "vnuma_irq_repaired_total %" G_GUINT64_FORMAT "\n",
+                           d->metrics->irq_repaired);
+    header(out, "vnuma_irq_apply_failures_total", "counter",
+           "NICs whose interrupt plan could not be written (nothing of that NIC changed), "
+           "counted on every try.");
+    g_string_append_printf(out, "vnuma_irq_apply_failures_total %" G_GUINT64_FORMAT "\n",
+                           d->metrics->irq_failures);
     format_reloads(out, d->metrics);
     format_connections(out, d);
     format_requests(out, d->metrics);
