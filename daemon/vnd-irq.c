@@ -30,7 +30,7 @@
 struct _VndIrq {
     gchar *plan;      /* the last plan applied, as plan_key() */
     gchar *troubles;  /* failures, left and unreadable devices last logged */
-    gint mode_logged; /* irqbalance mode last logged, -1 none */
+    gint mode_logged; /* irqbalance mode last logged, -1 none, -2 "not this host" */
 };
 
 VndIrq *
@@ -188,6 +188,15 @@ vnd_irq_tick(VndDaemon *d)
     }
     if (d->rebalancing)
         return; /* its child moves VMs before the ledger says where they are */
+    if (!vnd_state_measured(d->state)) {
+        /* a fixture topology's CPUs are not this host's: never write them
+         * into its /proc/irq */
+        if (d->irq->mode_logged != -2)
+            g_message("NIC interrupts: not steered: the topology is a fixture, not this host "
+                      "(give --sysroot for a captured one)");
+        d->irq->mode_logged = -2;
+        return;
+    }
     if (!(v = vnd_irq_view(d, &error))) {
         g_autoptr(GPtrArray) none = g_ptr_array_new();
         g_autoptr(GPtrArray) one = g_ptr_array_new();

@@ -356,6 +356,86 @@ format_locality(GString *out, VndDaemon *d)
     }
 }
 
+/* One NIC's vectors by state: on the plan, off it, left by the kernel;
+ * all of them "unplanned" when the plan leaves the NIC alone. */
+static void
+format_nic_irqs(GString *out, const gchar *dev, const gchar *node, const VnIrqNicStatus *s)
+{
+    const struct {
+        const gchar *state;
+        guint n;
+    } rows[] = {
+        { "in-place", s->drift.irqs - s->drift.irqs_off - s->irqs_left },
+        { "off-plan", s->drift.irqs_off },
+        { "left", s->irqs_left },
+    };
+
+    if (s->state == VN_IRQ_NIC_UNPLANNED) {
+        g_string_append_printf(out,
+                               "vnuma_nic_irqs{device=\"%s\",node=\"%s\",state=\"unplanned\"} %u\n",
+                               dev, node, s->drift.irqs);
+        return;
+    }
+    for (gsize k = 0; k < G_N_ELEMENTS(rows); k++)
+        g_string_append_printf(out, "vnuma_nic_irqs{device=\"%s\",node=\"%s\",state=\"%s\"} %u\n",
+                               dev, node, rows[k].state, rows[k].n);
+}
+
+/* The NICs serving the running VMs against their interrupt plan, and
+ * irqbalance's mode, read now as `vnumactl status` reads them. */
+static void
+format_nics(GString *out, VndDaemon *d)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnIrqView) v = vnd_irq_view(d, &error);
+    g_autoptr(GArray) status = NULL;
+
+    if (!v) {
+        g_debug("metrics: NICs not read: %s", error->message);
+        return;
+    }
+    status = vn_irq_view_status(v, vnd_state_config(d->state)->state_dir);
+    header(out, "vnuma_nic_irqs", "gauge",
+           "Interrupt vectors of each NIC serving a running VM: in-place (where vnuma's plan puts "
+           "them), off-plan, left (the kernel will not move them), unplanned.");
+    for (guint i = 0; i < status->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);
+        g_autofree gchar *dev = label(s->plan->name);
+        g_autofree gchar *node = g_strdup_printf("%d", s->nic->node);
+        format_nic_irqs(out, dev, node, s);
+    }
+    header(out, "vnuma_nic_queue_masks", "gauge",
+           "RPS (rx) and XPS (tx) queue masks of each NIC serving a running VM, and how many are "
+           "off vnuma's plan.");
+    for (guint i = 0; i < status->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);
+        g_autofree gchar *dev = label(s->plan->name);
+        g_string_append_printf(
+            out,
+            "vnuma_nic_queue_masks{device=\"%s\",direction=\"rx\",state=\"in-place\"} %u\n"
+            "vnuma_nic_queue_masks{device=\"%s\",direction=\"rx\",state=\"off-plan\"} %u\n"
+            "vnuma_nic_queue_masks{device=\"%s\",direction=\"tx\",state=\"in-place\"} %u\n"
+            "vnuma_nic_queue_masks{device=\"%s\",direction=\"tx\",state=\"off-plan\"} %u\n",
+            dev, s->drift.rps - s->drift.rps_off, dev, s->drift.rps_off, dev,
+            s->drift.xps - s->drift.xps_off, dev, s->drift.xps_off);
+    }
+    header(out, "vnuma_nic_steered", "gauge",
+           "1 when vnuma placed the NIC's interrupts (listed for irqbalance's policy script), "
+           "else 0.");
+    for (guint i = 0; i < status->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);
+        g_autofree gchar *dev = label(s->plan->name);
+        g_string_append_printf(out, "vnuma_nic_steered{device=\"%s\",node=\"%d\"} %d\n", dev,
+                               s->nic->node, s->steered ? 1 : 0);
+    }
+    header(out, "vnuma_irqbalance_mode", "gauge",
+           "1 for irqbalance's mode now (off, policy-script, banned-cpus, uncoordinated), 0 for "
+           "the others.");
+    for (guint m = 0; m < VN_IRQBALANCE_MODE_MAX; m++)
+        g_string_append_printf(out, "vnuma_irqbalance_mode{mode=\"%s\"} %d\n",
+                               vn_irqbalance_mode_to_string(m), v->irqbalance->mode == m ? 1 : 0);
+}
+
 gboolean
 vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -369,6 +449,7 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_numastat(out, d);
     format_locality(out, d);
     format_reservations(out, d);
+    format_nics(out, d);
     header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
     g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n",
                            d->metrics->moves);

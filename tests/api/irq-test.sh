@@ -80,6 +80,16 @@ check "at start: one log line for the placement" grep -q "NIC interrupts placed 
 check "at start: irqbalance's mode logged" grep -q "NIC interrupts: irqbalance not running" "$log"
 check "at start: irq-managed lists the placed vectors" grep -q "^83 1$" "$tmp/state/irq-managed"
 
+code=$(curl -s --unix-socket "$S" -o "$tmp/host" -w '%{http_code}' http://vnumad/v1/host)
+check "GET /v1/host: 200" test "$code" = 200
+check "GET /v1/host: three NICs, steered and in place, irqbalance off" \
+    jq -e '(.nics | length == 3) and all(.nics[]; .steered and .state == "in-place") and .irqbalance.mode == "off" and
+           (.nics[] | select(.name == "eth1") | .device_node == 1 and .rx_queues == 4 and .irqs == 9)' "$tmp/host"
+curl -s --unix-socket "$S" -o "$tmp/metrics0" http://vnumad/metrics
+check "metrics: eth1's nine vectors in place" grep -qx 'vnuma_nic_irqs{device="eth1",node="1",state="in-place"} 9' "$tmp/metrics0"
+check "metrics: eth1 steered" grep -qx 'vnuma_nic_steered{device="eth1",node="1"} 1' "$tmp/metrics0"
+check "metrics: irqbalance off" grep -qx 'vnuma_irqbalance_mode{mode="off"} 1' "$tmp/metrics0"
+
 echo 0-11 >"$root/proc/irq/83/smp_affinity_list"
 check "a hand change is put back within a sample" wait_for 3 irq_is 83 "$irq83"
 check "the repair is logged with the value found and the one written" \
@@ -120,5 +130,13 @@ check "irqbalance with vnuma's policy script: drift repaired again" wait_for 3 i
 kill "$pid"; wait "$pid"; rc=$?; pid=
 check "SIGTERM: exit 0" test "$rc" = 0
 check "no warnings or criticals in the log" bash -c "! grep -Eq 'WARNING|CRITICAL' '$log'"
+# a fixture topology is not this host: its CPUs are never written into /proc/irq
+"$vnumad" --foreground --socket "$tmp/fixture.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/fixture.log" &
+pid=$!
+wait_for 10 curl -s --unix-socket "$tmp/fixture.sock" -o /dev/null http://vnumad/v1/host
+check "a fixture topology: not steered, said once" \
+    test "$(grep -c "NIC interrupts: not steered: the topology is a fixture" "$tmp/fixture.log")" = 1
+kill "$pid"; wait "$pid"; pid=
+
 [ "$failed" = 0 ] || { echo "# vnumad's log:"; sed 's/^/#   /' "$log"; }
 tap_end
