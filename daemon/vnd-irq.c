@@ -56,9 +56,14 @@ VnIrqView *
 vnd_irq_view(VndDaemon *d, GError **error)
 {
     const VnConfig *c = vnd_state_config(d->state);
-    g_autoptr(VnLedger) snap = vnd_ledger_snapshot(c->state_dir, error);
+    g_autoptr(VnLedger) snap = NULL;
 
-    if (!snap)
+    if (!vnd_state_measured(d->state)) {
+        g_set_error_literal(error, VND_ERROR, VND_ERROR_NOT_FOUND,
+                            "the topology is a fixture, not this host: no NICs to read");
+        return NULL;
+    }
+    if (!(snap = vnd_ledger_snapshot(c->state_dir, error)))
         return NULL;
     return vn_irq_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
                            vn_ledger_records(snap), vnd_state_topology(d->state),

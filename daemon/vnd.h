@@ -239,7 +239,8 @@ VndIrq *vnd_irq_new(void);
 void vnd_irq_free(VndIrq *s);
 void vnd_irq_tick(VndDaemon *d);
 /* The NICs of the running VMs, their plan and irqbalance's mode, as
- * `vnumactl irq plan` sees them on the daemon's host (--sysroot). */
+ * `vnumactl irq plan` sees them on the daemon's host (--sysroot); an
+ * error for a fixture topology (not this host) or an unreadable ledger. */
 VnIrqView *vnd_irq_view(VndDaemon *d, GError **error);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
