@@ -11,6 +11,7 @@
 # (the ledger rewritten) is applied anew; with irqbalance running without
 # coordination drift is left to it (said once), with vnuma's policy script
 # it is repaired again.  Output is TAP; exit 77 without jq or curl.
+# VNUMAD_WRAPPER (as for api-test.sh) runs the daemons under a wrapper.
 set -u
 command -v curl >/dev/null && command -v jq >/dev/null || { echo "1..0 # SKIP needs curl and jq"; exit 77; }
 
@@ -69,7 +70,7 @@ check "the plan moves the fixture's vectors (all on 0-11 before)" \
     jq -e '[.nics[].irqs[] | select(.planned != null and .planned != .now)] | length > 10' "$tmp/plan.json"
 irq83=$(jq -r '.nics[].irqs[] | select(.irq == 83) | .planned' "$tmp/plan.json")
 
-"$vnumad" --foreground --socket "$S" --sysroot "$root" 2>"$log" &
+${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$S" --sysroot "$root" 2>"$log" &
 pid=$!
 if ! wait_for 10 curl -s --unix-socket "$S" -o /dev/null http://vnumad/v1/host; then
     echo "# vnumad did not start:"; sed 's/^/#   /' "$log"; echo "1..0 # could not start"; exit 1
@@ -93,7 +94,7 @@ check "metrics: irqbalance off" grep -qx 'vnuma_irqbalance_mode{mode="off"} 1' "
 echo 0-11 >"$root/proc/irq/83/smp_affinity_list"
 check "a hand change is put back within a sample" wait_for 3 irq_is 83 "$irq83"
 check "the repair is logged with the value found and the one written" \
-    grep -q "NIC interrupts: drifted, put back: irq 83: 0-11 -> $irq83" "$log"
+    wait_for 3 grep -q "NIC interrupts: drifted, put back: irq 83: 0-11 -> $irq83" "$log"
 echo 0 >"$root/sys/class/net/eth1/queues/rx-1/rps_cpus"
 check "a queue mask changed by hand is put back" \
     wait_for 3 file_is sys/class/net/eth1/queues/rx-1/rps_cpus "$(jq -r '.nics[] | select(.name == "eth1") | .rps[1].planned' "$tmp/plan.json")"
@@ -131,7 +132,7 @@ kill "$pid"; wait "$pid"; rc=$?; pid=
 check "SIGTERM: exit 0" test "$rc" = 0
 check "no warnings or criticals in the log" bash -c "! grep -Eq 'WARNING|CRITICAL' '$log'"
 # a fixture topology is not this host: its CPUs are never written into /proc/irq
-"$vnumad" --foreground --socket "$tmp/fixture.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/fixture.log" &
+${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$tmp/fixture.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/fixture.log" &
 pid=$!
 wait_for 10 curl -s --unix-socket "$tmp/fixture.sock" -o /dev/null http://vnumad/v1/host
 check "a fixture topology: not steered, said once" \
