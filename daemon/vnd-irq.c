@@ -187,8 +187,10 @@ vnd_irq_tick(VndDaemon *d)
     gboolean new_plan;
 
     if (c->irq_steering != VN_IRQ_STEERING_ON) {
-        /* when it is turned on again, the plan is applied anew */
+        /* when it is turned on again, the plan is applied anew and
+         * irqbalance's mode said again */
         g_clear_pointer(&d->irq->plan, g_free);
+        d->irq->mode_logged = -1;
         return;
     }
     if (d->rebalancing)
