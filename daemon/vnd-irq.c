@@ -126,10 +126,13 @@ note_mode(VndIrq *s, const VnIrqbalance *ib)
 }
 
 static gchar *
-join(const gchar *sep, GPtrArray *lines)
+join(const gchar *sep, const GPtrArray *lines)
 {
-    g_ptr_array_add(lines, NULL);
-    return g_strjoinv(sep, (gchar **)lines->pdata);
+    GString *s = g_string_new(NULL);
+
+    for (guint i = 0; i < lines->len; i++)
+        g_string_append_printf(s, "%s%s", i ? sep : "", (const gchar *)lines->pdata[i]);
+    return g_string_free(s, FALSE);
 }
 
 /* Logs what went wrong when it differs from what was logged last. */
