@@ -262,7 +262,8 @@ follow_vhost(Follow *f)
                         g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT, pid));
         return;
     }
-    if (multiqueue(f))
+    /* one worker has nothing to spread: no status XML to parse */
+    if (tids->len > 1 && multiqueue(f))
         spread_vhost(f, tids);
     else
         steer_logged(f, "vhost worker", tids, FALSE, f->emulator_cpus, NULL);
