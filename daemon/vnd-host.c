@@ -1,8 +1,11 @@
 /* vnd-host.c: GET /v1/host — the topology and load (`vnumactl topology
- * --json`'s shape) plus what is left for VMs on each node and in all. */
+ * --json`'s shape) plus what is left for VMs on each node and in all, and
+ * the NICs serving the running VMs with irqbalance's mode (`vnumactl
+ * status --json`'s "nics" and "irqbalance"). */
 #include "vnd.h"
 
 #include "vn-config-build.h"
+#include "vn-irq-json.h"
 #include "vn-topology-json.h"
 #include "vn-size.h"
 
@@ -54,6 +57,34 @@ add_capacity(JsonObject *root, const VnTopology *t, const VnLoad *load, const Vn
     json_object_set_object_member(root, "capacity", g_steal_pointer(&cap));
 }
 
+/* "irqbalance" and "nics"; an empty "nics" when they cannot be read
+ * (the ledger: the rest of the answer says so). */
+static void
+add_nics(VndDaemon *d, JsonObject *root)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnIrqView) v = vnd_irq_view(d, &error);
+    g_autoptr(GArray) status = NULL;
+    g_autoptr(JsonBuilder) b = NULL;
+    g_autoptr(JsonNode) built = NULL;
+    JsonObject *o;
+
+    if (!v) {
+        g_debug("host: NICs not read: %s", error->message);
+        json_object_set_array_member(root, "nics", json_array_new());
+        return;
+    }
+    status = vn_irq_view_status(v, vnd_state_config(d->state)->state_dir);
+    b = json_builder_new();
+    json_builder_begin_object(b);
+    vn_irq_json_add_status(b, v, status);
+    json_builder_end_object(b);
+    built = json_builder_get_root(b);
+    o = json_node_get_object(built);
+    json_object_set_member(root, "irqbalance", json_object_dup_member(o, "irqbalance"));
+    json_object_set_member(root, "nics", json_object_dup_member(o, "nics"));
+}
+
 gboolean
 vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -71,6 +102,7 @@ vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError *
     json_object_set_string_member(root, "memory_mode", vn_memory_mode_to_string(c->memory_mode));
     json_object_set_string_member(root, "version", VNUMA_VERSION);
     json_object_set_int_member(root, "generation", (gint64)vnd_state_generation(d->state));
+    add_nics(d, root);
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

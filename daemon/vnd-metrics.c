@@ -31,6 +31,7 @@ struct _VndMetrics {
     guint64 plan_count;
     guint64 moves;
     guint64 resteered, repair_failures;
+    guint64 irq_repaired, irq_failures;
     guint64 reloads_ok, reloads_failed;
     guint64 connections[VND_CONN_EVENT_MAX];
     guint64 refused[VND_LIMIT_MAX];
@@ -100,6 +101,13 @@ vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed)
 }
 
 void
+vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed)
+{
+    m->irq_repaired += repaired;
+    m->irq_failures += failed;
+}
+
+void
 vnd_metrics_count_reload(VndMetrics *m, gboolean ok)
 {
     if (ok)
@@ -139,6 +147,14 @@ static void
 header(GString *out, const gchar *name, const gchar *type, const gchar *help)
 {
     g_string_append_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A counter without labels. */
+static void
+counter(GString *out, const gchar *name, const gchar *help, guint64 value)
+{
+    header(out, name, "counter", help);
+    g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", name, value);
 }
 
 /* Label values: backslash, quote and newline escaped. */
@@ -348,6 +364,91 @@ format_locality(GString *out, VndDaemon *d)
     }
 }
 
+/* One NIC's vectors by state: on the plan, off it, left by the kernel;
+ * all of them "unplanned" when the plan leaves the NIC alone. */
+static void
+format_nic_irqs(GString *out, const gchar *dev, const gchar *node, const VnIrqNicStatus *s)
+{
+    const struct {
+        const gchar *state;
+        guint n;
+    } rows[] = {
+        { "in-place", s->drift.irqs - s->drift.irqs_off - s->irqs_left },
+        { "off-plan", s->drift.irqs_off },
+        { "left", s->irqs_left },
+    };
+
+    if (s->state == VN_IRQ_NIC_UNPLANNED) {
+        g_string_append_printf(out,
+                               "vnuma_nic_irqs{device=\"%s\",node=\"%s\",state=\"unplanned\"} %u\n",
+                               dev, node, s->drift.irqs);
+        return;
+    }
+    for (gsize k = 0; k < G_N_ELEMENTS(rows); k++)
+        g_string_append_printf(out, "vnuma_nic_irqs{device=\"%s\",node=\"%s\",state=\"%s\"} %u\n",
+                               dev, node, rows[k].state, rows[k].n);
+}
+
+static void
+format_nic_masks(GString *out, const gchar *dev, const gchar *direction, guint all, guint off)
+{
+    g_string_append_printf(
+        out, "vnuma_nic_queue_masks{device=\"%s\",direction=\"%s\",state=\"in-place\"} %u\n", dev,
+        direction, all - off);
+    g_string_append_printf(
+        out, "vnuma_nic_queue_masks{device=\"%s\",direction=\"%s\",state=\"off-plan\"} %u\n", dev,
+        direction, off);
+}
+
+/* The NICs serving the running VMs against their interrupt plan, and
+ * irqbalance's mode, read now as `vnumactl status` reads them. */
+static void
+format_nics(GString *out, VndDaemon *d)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnIrqView) v = vnd_irq_view(d, &error);
+    g_autoptr(GArray) status = NULL;
+    g_autoptr(GString) irqs = g_string_new(NULL);
+    g_autoptr(GString) masks = g_string_new(NULL);
+    g_autoptr(GString) steered = g_string_new(NULL);
+
+    if (!v) {
+        g_debug("metrics: NICs not read: %s", error->message);
+        return;
+    }
+    status = vn_irq_view_status(v, vnd_state_config(d->state)->state_dir);
+    /* one pass, each family's samples kept together for its header */
+    for (guint i = 0; i < status->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);
+        g_autofree gchar *dev = label(s->plan->name);
+        g_autofree gchar *node = g_strdup_printf("%d", s->nic->node);
+
+        format_nic_irqs(irqs, dev, node, s);
+        format_nic_masks(masks, dev, "rx", s->drift.rps, s->drift.rps_off);
+        format_nic_masks(masks, dev, "tx", s->drift.xps, s->drift.xps_off);
+        g_string_append_printf(steered, "vnuma_nic_steered{device=\"%s\",node=\"%s\"} %d\n", dev,
+                               node, s->steered ? 1 : 0);
+    }
+    header(out, "vnuma_nic_irqs", "gauge",
+           "Interrupt vectors of each NIC serving a running VM: in-place (where vnuma's plan puts "
+           "them), off-plan, left (the kernel will not move them), unplanned.");
+    g_string_append(out, irqs->str);
+    header(out, "vnuma_nic_queue_masks", "gauge",
+           "RPS (rx) and XPS (tx) queue masks of each NIC serving a running VM, in place or off "
+           "vnuma's plan.");
+    g_string_append(out, masks->str);
+    header(out, "vnuma_nic_steered", "gauge",
+           "1 when vnuma placed the NIC's interrupts (listed for irqbalance's policy script), "
+           "else 0.");
+    g_string_append(out, steered->str);
+    header(out, "vnuma_irqbalance_mode", "gauge",
+           "1 for irqbalance's mode now (off, policy-script, banned-cpus, uncoordinated), 0 for "
+           "the others.");
+    for (guint m = 0; m < VN_IRQBALANCE_MODE_MAX; m++)
+        g_string_append_printf(out, "vnuma_irqbalance_mode{mode=\"%s\"} %d\n",
+                               vn_irqbalance_mode_to_string(m), v->irqbalance->mode == m ? 1 : 0);
+}
+
 gboolean
 vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -361,19 +462,25 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_numastat(out, d);
     format_locality(out, d);
     format_reservations(out, d);
-    header(out, "vnuma_rebalance_moves_total", "counter", "Live moves applied by the rebalancer.");
-    g_string_append_printf(out, "vnuma_rebalance_moves_total %" G_GUINT64_FORMAT "\n",
-                           d->metrics->moves);
-    header(out, "vnuma_dataplane_resteered_total", "counter",
-           "Data-path threads and processes (vhost workers, [dataplane]) put back on their VM's "
-           "CPUs after drifting.");
-    g_string_append_printf(out, "vnuma_dataplane_resteered_total %" G_GUINT64_FORMAT "\n",
-                           d->metrics->resteered);
-    header(out, "vnuma_dataplane_repair_failures_total", "counter",
-           "Data-path steps the drift check could not check or re-steer, counted on every sample "
-           "they fail.");
-    g_string_append_printf(out, "vnuma_dataplane_repair_failures_total %" G_GUINT64_FORMAT "\n",
-                           d->metrics->repair_failures);
+    format_nics(out, d);
+    counter(out, "vnuma_rebalance_moves_total", "Live moves applied by the rebalancer.",
+            d->metrics->moves);
+    counter(out, "vnuma_dataplane_resteered_total",
+            "Data-path threads and processes (vhost workers, [dataplane]) put back on their VM's "
+            "CPUs after drifting.",
+            d->metrics->resteered);
+    counter(out, "vnuma_dataplane_repair_failures_total",
+            "Data-path steps the drift check could not check or re-steer, counted on every sample "
+            "they fail.",
+            d->metrics->repair_failures);
+    counter(out, "vnuma_irq_repaired_total",
+            "NIC interrupt affinities and RPS/XPS masks put back on their plan after drifting "
+            "([rebalance] irq_steering).",
+            d->metrics->irq_repaired);
+    counter(out, "vnuma_irq_apply_failures_total",
+            "NICs whose interrupt plan could not be written (nothing of that NIC changed), "
+            "counted on every try.",
+            d->metrics->irq_failures);
     format_reloads(out, d->metrics);
     format_connections(out, d);
     format_requests(out, d->metrics);

@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 #include "vn-config.h"
+#include "vn-irq.h"
 #include "vn-ledger.h"
 #include "vn-load.h"
 #include "vn-source.h"
@@ -150,9 +151,13 @@ typedef enum {
 void vnd_metrics_count_refused(VndMetrics *m, VndLimit limit);
 /* Drift repair: threads/processes re-steered, steps failed (vnd-repair.c). */
 void vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed);
+/* NIC interrupts: values put back after drifting, NICs whose apply
+ * failed (vnd-irq.c). */
+void vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed);
 
 /* ---- the daemon ------------------------------------------------------- */
 typedef struct _VndConns VndConns;
+typedef struct _VndIrq VndIrq;
 typedef struct {
     VndState *state;
     VndMetrics *metrics;
@@ -164,6 +169,7 @@ typedef struct {
     gboolean rebalancing;        /* a `vnumactl rebalance` child runs */
     guint hot_streak;            /* samples in a row with moves proposed */
     GHashTable *repair_failures; /* vnd-repair.c: VM -> its last failures, logged */
+    VndIrq *irq;                 /* vnd-irq.c: the NIC interrupt plan last applied */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
@@ -225,6 +231,17 @@ void vnd_rebalance_tick(VndDaemon *d);
  * dataplane_repair, puts the data path of every running placed VM back
  * on its CPUs where it drifted; logs and counts, never fails. */
 void vnd_repair_tick(VndDaemon *d);
+/* NIC interrupts (vnd-irq.c), at start and once per sample: with
+ * [rebalance] irq_steering on, applies the plan of the running VMs when
+ * it changed and puts back what drifted off it (only while irqbalance
+ * leaves vnuma's interrupts alone); logs and counts, never fails. */
+VndIrq *vnd_irq_new(void);
+void vnd_irq_free(VndIrq *s);
+void vnd_irq_tick(VndDaemon *d);
+/* The NICs of the running VMs, their plan and irqbalance's mode, as
+ * `vnumactl irq plan` sees them on the daemon's host (--sysroot); an
+ * error for a fixture topology (not this host) or an unreadable ledger. */
+VnIrqView *vnd_irq_view(VndDaemon *d, GError **error);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);
@@ -234,8 +251,8 @@ JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
 
 /* ---- the sampling timer (vnumad.c) ------------------------------------ */
 /* (Re)arms it at the config's [rebalance] interval: every tick measures
- * the host, reclaims lapsed reservations, runs vnd_rebalance_tick() and
- * vnd_repair_tick().  Armed from start to stop whatever [rebalance] auto
+ * the host, reclaims lapsed reservations, runs vnd_rebalance_tick(),
+ * vnd_repair_tick() and vnd_irq_tick().  Armed from start to stop whatever [rebalance] auto
  * says: measuring, reclaiming and drift repair need it too. */
 void vnd_sample_arm(VndDaemon *d);
 

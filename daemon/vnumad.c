@@ -114,12 +114,14 @@ run(Options *o)
     }
     d.metrics = vnd_metrics_new();
     d.repair_failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    d.irq = vnd_irq_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
         guint intr = g_unix_signal_add(SIGINT, on_quit, &d);
         guint hup = g_unix_signal_add(SIGHUP, on_reload, &d);
         vnd_sample_arm(&d);
+        vnd_irq_tick(&d);
         vnd_daemon_ready();
         g_main_loop_run(d.loop);
         g_source_remove(d.sample_source);
@@ -133,6 +135,7 @@ run(Options *o)
     g_main_loop_unref(d.loop);
     vnd_metrics_free(d.metrics);
     g_hash_table_unref(d.repair_failures);
+    vnd_irq_free(d.irq);
     vnd_state_free(d.state);
     return status;
 }

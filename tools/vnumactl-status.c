@@ -7,7 +7,10 @@
  * CPUs, priority, last move, memory per node measured from the QEMU
  * process's numa_maps, locality) and a row per node (committed vs
  * capacity, measured busy, free memory, numa_miss share with its warning
- * level).  The committed load is the ledger's, whatever the source (so
+ * level), and a row per host NIC serving a running VM (its node, queues,
+ * interrupts, whether vnuma steered them and whether they are where the
+ * plan of `vnumactl irq` puts them) with irqbalance's mode.  The
+ * committed load is the ledger's, whatever the source (so
  * --load does not apply).  --sysroot replays a captured host, including
  * /proc/<pid>/numa_maps and libvirt's <run_dir>/<name>.pid.
  * log: the last N lines of the decision history (vn-history.h).
@@ -17,7 +20,10 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "vn-cpulist.h"
 #include "vn-history.h"
+#include "vn-irq-json.h"
+#include "vn-irq.h"
 #include "vn-json-build.h"
 #include "vn-ledger-domain.h"
 #include "vn-status.h"
@@ -150,6 +156,44 @@ print_nodes_text(const VnStatus *s)
     }
 }
 
+static gchar *
+nic_state_text(const VnIrqNicStatus *s)
+{
+    GString *t = g_string_new(vn_irq_nic_state_to_string(s->state));
+
+    if (s->state == VN_IRQ_NIC_OFF_PLAN)
+        g_string_append_printf(t, " (%u irqs, %u rps, %u xps)", s->drift.irqs_off, s->drift.rps_off,
+                               s->drift.xps_off);
+    if (s->irqs_left)
+        g_string_append_printf(t, ", %u irqs left (the kernel will not move them)", s->irqs_left);
+    return g_string_free(t, FALSE);
+}
+
+static void
+print_nics_text(const VnIrqView *v, const GArray *status)
+{
+    g_autofree gchar *ib = vn_irqbalance_describe(v->irqbalance);
+
+    printf("\n%-16s %-12s %4s %5s %4s %-7s %-10s %s\n", "nic", "pci", "node", "rx/tx", "irqs",
+           "steered", "cpus", "state");
+    for (guint i = 0; i < status->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);
+        g_autofree gchar *node =
+            s->nic->node < 0 ? g_strdup("-") : g_strdup_printf("%d", s->nic->node);
+        g_autofree gchar *queues = g_strdup_printf("%u/%u", s->nic->rx->len, s->nic->tx->len);
+        g_autofree gchar *cpus = s->plan->cpus ? vn_cpulist_format(s->plan->cpus) : g_strdup("-");
+        g_autofree gchar *state = nic_state_text(s);
+
+        printf("%-16s %-12s %4s %5s %4u %-7s %-10s %s\n", s->plan->name, s->nic->pci_address, node,
+               queues, s->drift.irqs, s->steered ? "yes" : "no", cpus, state);
+    }
+    if (!status->len)
+        printf("(no NIC serves a running VM)\n");
+    for (guint i = 0; i < v->host->problems->len; i++)
+        printf("nic: %s\n", (const gchar *)v->host->problems->pdata[i]);
+    printf("irqbalance: %s\n", ib);
+}
+
 static void
 add_share(JsonBuilder *b, const gchar *name, gdouble v)
 {
@@ -224,7 +268,7 @@ node_to_json(JsonBuilder *b, const VnStatusNode *n)
 }
 
 static void
-print_status_json(const VnStatus *s)
+print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) root = NULL;
@@ -239,6 +283,12 @@ print_status_json(const VnStatus *s)
     json_builder_begin_array(b);
     for (guint i = 0; i < s->nodes->len; i++)
         node_to_json(b, &g_array_index(s->nodes, VnStatusNode, i));
+    json_builder_end_array(b);
+    vn_irq_json_add_status(b, v, nics);
+    json_builder_set_member_name(b, "nic_problems");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < v->host->problems->len; i++)
+        json_builder_add_string_value(b, v->host->problems->pdata[i]);
     json_builder_end_array(b);
     json_builder_end_object(b);
     root = json_builder_get_root(b);
@@ -279,6 +329,8 @@ vn_cmd_status(int argc, char **argv)
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnLedger) ledger = NULL;
     g_autoptr(VnStatus) status = NULL;
+    g_autoptr(VnIrqView) view = NULL;
+    g_autoptr(GArray) nics = NULL;
     g_autofree gchar *state_dir = NULL;
 
     if (!vn_cli_parse(ctx, &argc, &argv))
@@ -292,12 +344,19 @@ vn_cmd_status(int argc, char **argv)
     load_from_ledger(load, t, config->policy, ledger);
     status = vn_status_collect(t, load, config->policy, vn_ledger_records(ledger), o.source.sysroot,
                                vn_ledger_libvirt_run_dir());
+    /* no device is named, so gathering reports problems, never fails */
+    if (!(view = vn_irq_view_new(o.source.sysroot, vn_ledger_libvirt_run_dir(),
+                                 vn_ledger_records(ledger), t, config->policy->reserved_cpus, NULL,
+                                 &error)))
+        return vn_cli_fail(error);
+    nics = vn_irq_view_status(view, state_dir);
     if (o.json) {
-        print_status_json(status);
+        print_status_json(status, view, nics);
         return VN_EXIT_OK;
     }
     print_vms_text(status);
     print_nodes_text(status);
+    print_nics_text(view, nics);
     return VN_EXIT_OK;
 }
 

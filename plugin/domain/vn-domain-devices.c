@@ -130,7 +130,8 @@ parse_disk(VnDomain *d, xmlNode *disk)
         add_device(d, "disk", NULL, NULL, vn_xml_prop(src, "dev"), io);
 }
 
-/* <driver name='vhost' queues='N'/>: N, else 0. */
+/* <driver name='vhost' queues='N'/>: N (decimal, as libvirt reads it),
+ * else 0. */
 static guint
 vhost_queues(xmlNode *ifc)
 {
@@ -139,7 +140,10 @@ vhost_queues(xmlNode *ifc)
     g_autofree gchar *q = vn_xml_prop(drv, "queues");
     guint64 v = 0;
 
-    return (!name || g_str_equal(name, "vhost")) && q && parse_hex(q, 256, &v) ? (guint)v : 0;
+    return (!name || g_str_equal(name, "vhost")) && q &&
+                   g_ascii_string_to_unsigned(q, 10, 1, 256, &v, NULL)
+               ? (guint)v
+               : 0;
 }
 
 static void

@@ -87,15 +87,21 @@ add_explain(JsonBuilder *b, const VnIrqNicPlan *p)
     json_builder_end_array(b);
 }
 
+static gchar *
+nodes_text(const VnBitmap *nodes)
+{
+    GString *s = g_string_new(NULL);
+
+    VN_BITMAP_FOREACH (nodes, i)
+        g_string_append_printf(s, "%s%d", s->len ? "," : "", i);
+    return g_string_free(s, FALSE);
+}
+
 static void
 add_nic(JsonBuilder *b, const VnNic *n, const VnIrqNic *in, const VnIrqNicPlan *p, guint n_cpus)
 {
-    g_autofree gchar *nodes = NULL;
-    GString *s = g_string_new(NULL);
+    g_autofree gchar *nodes = nodes_text(p->nodes);
 
-    VN_BITMAP_FOREACH (p->nodes, i)
-        g_string_append_printf(s, "%s%d", s->len ? "," : "", i);
-    nodes = g_string_free(s, FALSE);
     json_builder_begin_object(b);
     vn_json_add_string(b, "name", p->name);
     vn_json_add_string(b, "kind", vn_irq_nic_kind_to_string(p->kind));
@@ -113,23 +119,64 @@ add_nic(JsonBuilder *b, const VnNic *n, const VnIrqNic *in, const VnIrqNicPlan *
     json_builder_end_object(b);
 }
 
+static void
+add_irqbalance(JsonBuilder *b, const VnIrqbalance *ib)
+{
+    json_builder_set_member_name(b, "irqbalance");
+    json_builder_begin_object(b);
+    vn_json_add_string(b, "mode", vn_irqbalance_mode_to_string(ib->mode));
+    vn_json_add_int(b, "pid", ib->pid);
+    vn_json_add_string(b, "policyscript", ib->policyscript);
+    vn_json_add_string(b, "banned_cpus", ib->banned_cpus);
+    json_builder_end_object(b);
+}
+
 void
 vn_irq_json_add(JsonBuilder *b, const VnIrqHost *h, const VnIrqPlan *p, const VnIrqbalance *ib,
                 guint n_cpus)
 {
-    if (ib) {
-        json_builder_set_member_name(b, "irqbalance");
-        json_builder_begin_object(b);
-        vn_json_add_string(b, "mode", vn_irqbalance_mode_to_string(ib->mode));
-        vn_json_add_int(b, "pid", ib->pid);
-        vn_json_add_string(b, "policyscript", ib->policyscript);
-        vn_json_add_string(b, "banned_cpus", ib->banned_cpus);
-        json_builder_end_object(b);
-    }
+    if (ib)
+        add_irqbalance(b, ib);
     json_builder_set_member_name(b, "nics");
     json_builder_begin_array(b);
     for (guint i = 0; i < h->nics->len && i < p->nics->len; i++)
         add_nic(b, h->nics->pdata[i], h->inputs->pdata[i], p->nics->pdata[i], n_cpus);
     json_builder_end_array(b);
     add_strings(b, "problems", h->problems);
+}
+
+static void
+add_nic_status(JsonBuilder *b, const VnIrqNicStatus *s, const VnIrqNic *in)
+{
+    g_autofree gchar *nodes = nodes_text(s->plan->nodes);
+
+    json_builder_begin_object(b);
+    vn_json_add_string(b, "name", s->plan->name);
+    vn_json_add_string(b, "kind", vn_irq_nic_kind_to_string(s->plan->kind));
+    vn_json_add_string(b, "pci", s->nic->pci_address);
+    vn_json_add_int(b, "device_node", s->nic->node);
+    add_strings(b, "users", in->users);
+    vn_json_add_string(b, "nodes", nodes);
+    add_list(b, "cpus", s->plan->cpus);
+    vn_json_add_int(b, "rx_queues", s->nic->rx->len);
+    vn_json_add_int(b, "tx_queues", s->nic->tx->len);
+    vn_json_add_int(b, "irqs", s->drift.irqs);
+    vn_json_add_int(b, "irqs_off_plan", s->drift.irqs_off);
+    vn_json_add_int(b, "irqs_left", s->irqs_left);
+    vn_json_add_int(b, "rps_off_plan", s->drift.rps_off);
+    vn_json_add_int(b, "xps_off_plan", s->drift.xps_off);
+    vn_json_add_bool(b, "steered", s->steered);
+    vn_json_add_string(b, "state", vn_irq_nic_state_to_string(s->state));
+    json_builder_end_object(b);
+}
+
+void
+vn_irq_json_add_status(JsonBuilder *b, const VnIrqView *v, const GArray *status)
+{
+    add_irqbalance(b, v->irqbalance);
+    json_builder_set_member_name(b, "nics");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < status->len; i++)
+        add_nic_status(b, &g_array_index(status, VnIrqNicStatus, i), v->host->inputs->pdata[i]);
+    json_builder_end_array(b);
 }

@@ -15,3 +15,11 @@
  * `ib` may be NULL (no "irqbalance"). */
 void vn_irq_json_add(JsonBuilder *b, const VnIrqHost *h, const VnIrqPlan *p, const VnIrqbalance *ib,
                      guint n_cpus);
+
+/* Adds members "irqbalance" (as above) and "nics": per NIC of `v` its
+ * name, kind, pci, device_node, users, nodes and cpus planned, rx_queues,
+ * tx_queues, irqs, irqs_off_plan, irqs_left, rps_off_plan, xps_off_plan,
+ * steered and state (vn_irq_nic_state_to_string()); `status` is
+ * vn_irq_view_status() of `v`.  For `vnumactl status --json` and vnumad's
+ * GET /v1/host. */
+void vn_irq_json_add_status(JsonBuilder *b, const VnIrqView *v, const GArray *status);

@@ -18,12 +18,21 @@ G_STATIC_ASSERT(sizeof(VnHookManage) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnHookConflict) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnDistances) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnCacheDomains) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnIrqSteering) == sizeof(guint));
 
 const gchar *const *
 vn_distances_names(void)
 {
     static const gchar *const names[] = { "slit", "measured", NULL };
     G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_DISTANCES_MAX + 1);
+    return names;
+}
+
+const gchar *const *
+vn_irq_steering_names(void)
+{
+    static const gchar *const names[] = { "off", "on", NULL };
+    G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_IRQ_STEERING_MAX + 1);
     return names;
 }
 
@@ -175,6 +184,8 @@ static const VnConfigKey schema[] = {
       .min = 1, .max = 100, .default_text = "3", .example = "100" },
     { "rebalance", "dataplane_repair", VN_CONFIG_KIND_BOOL, CONFIG(dataplane_repair),
       .default_text = "true", .example = "false" },
+    { "rebalance", "irq_steering", VN_CONFIG_KIND_CHOICE, CONFIG(irq_steering),
+      .names = vn_irq_steering_names, .default_text = "off", .example = "on" },
     { "dataplane", NULL, VN_CONFIG_KIND_DATAPLANE, CONFIG(dataplane),
       .example = "unit:spdk-vhost.service;pidfile:/run/ovs.pid", .terse = TRUE },
 };

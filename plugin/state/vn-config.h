@@ -47,6 +47,16 @@ typedef enum {
 
 const gchar *const *vn_distances_names(void);
 
+/* [rebalance] irq_steering: whether vnumad places the NIC interrupts of
+ * the running VMs (vn-irq.h) and keeps them there. */
+typedef enum {
+    VN_IRQ_STEERING_OFF,
+    VN_IRQ_STEERING_ON,
+    VN_IRQ_STEERING_MAX
+} VnIrqSteering;
+
+const gchar *const *vn_irq_steering_names(void);
+
 const gchar *vn_hook_manage_to_string(VnHookManage m);
 gint vn_hook_manage_from_string(const gchar *s);
 const gchar *vn_hook_conflict_to_string(VnHookConflict c);
@@ -85,6 +95,11 @@ typedef struct {
     guint rebalance_interval_s;
     guint rebalance_hot_intervals;
     gboolean dataplane_repair;
+    /* With `irq_steering` on (default off), vnumad puts the NIC interrupts
+     * and RPS/XPS masks of the running VMs where vn_irq_plan() says at
+     * start and when the running VMs change, and back on every sample
+     * when they drifted (daemon/vnd-irq.c). */
+    VnIrqSteering irq_steering;
     /* [dataplane]: data-plane processes serving a VM, keyed by domain name:
      * name -> GStrv of specs (vn-dataplane.h: "pidfile:/run/x.pid",
      * "unit:NAME.service"), each checked, in file order, none twice for one

@@ -1,6 +1,13 @@
 /* vn-dataplane-follow.c: a running domain's vhost workers and configured
  * data-plane processes steered to its placement.
  *
+ * The vhost workers of a domain with a multi-queue interface
+ * (<driver name='vhost' queues='N'/> in libvirt's status XML) are dealt one
+ * CPU each as vn_vhost_plan() says, over its cells' CPUs when it is
+ * shared, over its nodes' CPUs that no dedicated VM owns and the host does
+ * not keep when it is dedicated (the ledger and [host] reserved_cpus say
+ * which); the other domains' follow the emulator, as before.
+ *
  * Every step is tried even when one before it failed: a vanished or
  * misconfigured data-plane process must not keep the vhost workers (or
  * another process) where they were.  Each step's outcome is one or more
@@ -12,12 +19,14 @@
 #include "vn-cpulist.h"
 #include "vn-ledger-domain.h"
 #include "vn-numa-maps.h"
+#include "vn-vhost-plan.h"
 
 /* Node ids are below this in any Linux (MAX_NUMNODES is 1 << 10). */
 #define MAX_NODES 1024
 
 typedef struct {
     const VnLedgerRecord *r;
+    const VnConfig *c;
     VnDataplaneSteerFlags flags; /* DRIFTED_ONLY: drift repair */
     VnBitmap *emulator_cpus;     /* the first cell's CPUs */
     VnBitmap *cpus;              /* every cell's CPUs */
@@ -123,7 +132,115 @@ qemu_pid(const Follow *f, gint64 *ret_pid, GError **error)
     return vn_numa_maps_domain_pid(root, run_dir, f->r->name, ret_pid, error);
 }
 
-/* vhost workers follow the emulator: the CPUs libvirt pins it to. */
+/* A path in libvirt's run dir, as qemu_pid() reads it. */
+static gchar *
+run_dir_file(const Follow *f, const gchar *suffix)
+{
+    g_autofree gchar *file = g_strdup_printf("%s%s", f->r->name, suffix);
+
+    return g_build_filename(vn_ledger_libvirt_run_dir(), file, NULL);
+}
+
+/* Whether an interface of the running domain asks for more than one
+ * vhost queue; FALSE too when its status XML cannot be read. */
+static gboolean
+multiqueue(const Follow *f)
+{
+    g_autofree gchar *path = run_dir_file(f, ".xml");
+    g_autoptr(VnDomain) d =
+        g_file_test(path, G_FILE_TEST_EXISTS) ? vn_ledger_load_status_xml(path, NULL) : NULL;
+
+    for (guint i = 0; d && i < d->devices->len; i++)
+        if (((const VnDomainDevice *)d->devices->pdata[i])->vhost_queues > 1)
+            return TRUE;
+    return FALSE;
+}
+
+/* The CPUs of the domain's nodes, from sysfs; NULL when one is not
+ * readable (then the plan keeps to the cells' CPUs). */
+static VnBitmap *
+node_cpus(const Follow *f)
+{
+    g_autoptr(VnBitmap) all = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+
+    VN_BITMAP_FOREACH (f->nodes, node) {
+        g_autofree gchar *path = g_strdup_printf("/sys/devices/system/node/node%d/cpulist", node);
+        g_autofree gchar *text = NULL;
+        g_autoptr(VnBitmap) cpus = NULL;
+
+        if (!g_file_get_contents(path, &text, NULL, NULL) ||
+            !(cpus = vn_cpulist_parse(g_strstrip(text), VN_DATAPLANE_MAX_CPUS, NULL)))
+            return NULL;
+        vn_bitmap_or(all, cpus);
+    }
+    return g_steal_pointer(&all);
+}
+
+/* Every CPU a dedicated running VM owns (this one's included) and the
+ * reserved host CPUs. */
+static VnBitmap *
+taken_cpus(const Follow *f)
+{
+    g_autoptr(VnLedger) snap = vn_ledger_snapshot(f->c->state_dir, NULL);
+    VnBitmap *taken = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+    GPtrArray *records = snap ? vn_ledger_records(snap) : NULL;
+
+    vn_bitmap_or(taken, f->c->policy->reserved_cpus);
+    if (f->r->dedicated)
+        vn_bitmap_or(taken, f->cpus);
+    for (guint i = 0; records && i < records->len; i++) {
+        const VnLedgerRecord *r = records->pdata[i];
+        if (!r->dedicated || r->state != VN_LEDGER_STATE_RUNNING)
+            continue;
+        for (guint k = 0; k < r->cells->len; k++) {
+            g_autoptr(VnBitmap) cpus = vn_cpulist_parse(
+                g_array_index(r->cells, VnLedgerCell, k).cpus, VN_DATAPLANE_MAX_CPUS, NULL);
+            if (cpus)
+                vn_bitmap_or(taken, cpus);
+        }
+    }
+    return taken;
+}
+
+static gint
+cmp_tid(gconstpointer a, gconstpointer b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* A multi-queue domain's workers, one CPU each as vn_vhost_plan() says. */
+static void
+spread_vhost(Follow *f, const GArray *tids)
+{
+    g_autoptr(VnBitmap) nodes = f->r->dedicated ? node_cpus(f) : NULL;
+    g_autoptr(VnBitmap) taken = taken_cpus(f);
+    g_autoptr(GArray) sorted = g_array_copy((GArray *)tids);
+    g_autoptr(VnVhostPlan) p = NULL;
+
+    /* worker i in ascending thread id: the order they were started in */
+    g_array_sort(sorted, cmp_tid);
+    p = vn_vhost_plan(sorted->len, f->cpus, nodes, f->r->dedicated, taken);
+
+    if (!repairing(f)) {
+        g_autofree gchar *pool = vn_cpulist_format(p->pool);
+        for (guint i = 0; i < p->reasons->len; i++)
+            g_ptr_array_add(f->log, g_strdup_printf("vhost workers: %s (CPUs %s)",
+                                                    (const gchar *)p->reasons->pdata[i], pool));
+    }
+    for (guint i = 0; i < sorted->len; i++) {
+        g_autoptr(GArray) one = g_array_new(FALSE, FALSE, sizeof(pid_t));
+        g_autoptr(VnBitmap) cpu = vn_bitmap_new(VN_DATAPLANE_MAX_CPUS);
+
+        g_array_append_val(one, g_array_index(sorted, pid_t, i));
+        vn_bitmap_set(cpu, g_array_index(p->cpus, guint, i));
+        steer_logged(f, "vhost worker", one, FALSE, cpu, NULL);
+    }
+}
+
+/* vhost workers follow the emulator (the CPUs libvirt pins it to), or,
+ * with several queues, are spread. */
 static void
 follow_vhost(Follow *f)
 {
@@ -145,7 +262,11 @@ follow_vhost(Follow *f)
                         g_strdup_printf("vhost workers: none in QEMU %" G_GINT64_FORMAT, pid));
         return;
     }
-    steer_logged(f, "vhost worker", tids, FALSE, f->emulator_cpus, NULL);
+    /* one worker has nothing to spread: no status XML to parse */
+    if (tids->len > 1 && multiqueue(f))
+        spread_vhost(f, tids);
+    else
+        steer_logged(f, "vhost worker", tids, FALSE, f->emulator_cpus, NULL);
 }
 
 static void
@@ -187,7 +308,7 @@ follow_all(Follow *f, const VnConfig *c)
 gboolean
 vn_dataplane_follow(const VnLedgerRecord *r, const VnConfig *c, GPtrArray *ret_log, GError **error)
 {
-    g_auto(Follow) f = { .r = r, .log = ret_log };
+    g_auto(Follow) f = { .r = r, .c = c, .log = ret_log };
 
     g_return_val_if_fail(r != NULL && c != NULL && ret_log != NULL, FALSE);
     if (!follow_init(&f, error))
@@ -206,6 +327,7 @@ vn_dataplane_repair(const VnLedgerRecord *r, const VnConfig *c, GHashTable *vhos
                     GPtrArray *ret_resteered, GPtrArray *ret_failed, GError **error)
 {
     g_auto(Follow) f = { .r = r,
+                         .c = c,
                          .flags = VN_DATAPLANE_STEER_DRIFTED_ONLY,
                          .log = ret_resteered,
                          .failed_log = ret_failed,

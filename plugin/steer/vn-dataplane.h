@@ -103,7 +103,10 @@ gboolean vn_dataplane_steer_full(const GArray *pids_or_tids, gboolean whole_proc
  * record `r`, as `vnumactl apply` does after the live pins:
  *  - its QEMU pid from <libvirt run dir>/NAME.pid (vn_ledger_libvirt_run_dir());
  *    its vhost workers -> the emulator's CPUs (the first cell's, as
- *    vn_live_apply() pins the emulator);
+ *    vn_live_apply() pins the emulator), or, when an interface of its
+ *    status XML (<run dir>/NAME.xml) has several vhost queues, one CPU
+ *    each as vn_vhost_plan() deals them (dedicated VMs: off every CPU the
+ *    ledger's dedicated VMs own and [host] reserved_cpus);
  *  - each [dataplane] spec of `c` for r->name -> the union of the cells'
  *    CPUs, pages to the cells' nodes; a spec another VM names too is
  *    shared and never steered (it serves several VMs), which is logged.

@@ -373,6 +373,26 @@ write_managed(const gchar *state_dir, const GString *text, GError **error)
     return TRUE;
 }
 
+GHashTable *
+vn_irq_managed_read(const gchar *state_dir)
+{
+    g_autofree gchar *path = g_build_filename(state_dir, VN_IRQ_MANAGED_FILE, NULL);
+    g_autofree gchar *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    GHashTable *irqs = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return irqs;
+    lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+        g_auto(GStrv) fields = g_strsplit(lines[i], " ", 2);
+        guint64 irq;
+        if (fields[0] && g_ascii_string_to_unsigned(fields[0], 10, 0, G_MAXUINT, &irq, NULL))
+            g_hash_table_add(irqs, GUINT_TO_POINTER((guint)irq));
+    }
+    return irqs;
+}
+
 static void
 add_managed(GString *text, const VnIrqNicPlan *p)
 {

@@ -108,6 +108,36 @@ guint vn_irq_apply_all(const gchar *sysroot, const gchar *state_dir, const VnIrq
                        const VnIrqPlan *p, guint n_cpus, GPtrArray *ret_changed,
                        GPtrArray *ret_left, GPtrArray *ret_failed);
 
+/* The interrupts <state_dir>/irq-managed lists (GUINT_TO_POINTER(irq)
+ * set): those vnuma placed at its last apply.  Empty when there is no
+ * file or it cannot be read. */
+GHashTable *vn_irq_managed_read(const gchar *state_dir);
+
+/* How one NIC of a view stands against its plan, for status and
+ * metrics. */
+typedef enum {
+    VN_IRQ_NIC_IN_PLACE,  /* every vector and mask as planned */
+    VN_IRQ_NIC_OFF_PLAN,  /* some differ: not applied yet, or drifted */
+    VN_IRQ_NIC_UNPLANNED, /* the plan leaves it where it is (no node for it) */
+    VN_IRQ_NIC_STATE_MAX
+} VnIrqNicState;
+
+const gchar *vn_irq_nic_state_to_string(VnIrqNicState s);
+gboolean vn_irq_nic_state_from_string(const gchar *s, VnIrqNicState *ret);
+
+typedef struct {
+    const VnNic *nic;         /* borrowed from the view */
+    const VnIrqNicPlan *plan; /* borrowed from the view */
+    VnIrqDrift drift;
+    guint irqs_left;  /* vectors the kernel will not move */
+    gboolean steered; /* its planned vectors are in irq-managed: vnuma placed them */
+    VnIrqNicState state;
+} VnIrqNicStatus;
+
+/* One VnIrqNicStatus per NIC of `v`, in its order; `state_dir` holds
+ * irq-managed. */
+GArray *vn_irq_view_status(const VnIrqView *v, const gchar *state_dir);
+
 /* Writes back every value irq-saved.json holds and removes it (and
  * irq-managed); a file no
  * longer there (the NIC went) is a line, not an error.  One line per

@@ -13,6 +13,7 @@ typedef struct {
     gboolean rebalance_auto;
     guint rebalance_interval_s, rebalance_hot_intervals;
     gboolean dataplane_repair;
+    VnIrqSteering irq_steering;
 } ApiValues;
 
 static void
@@ -31,12 +32,14 @@ assert_values(const gchar *text, const ApiValues *v)
     g_assert_cmpuint(c->rebalance_interval_s, ==, v->rebalance_interval_s);
     g_assert_cmpuint(c->rebalance_hot_intervals, ==, v->rebalance_hot_intervals);
     g_assert_cmpint(c->dataplane_repair, ==, v->dataplane_repair);
+    g_assert_cmpint(c->irq_steering, ==, v->irq_steering);
 }
 
 static void
 test_defaults(void)
 {
-    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, FALSE, 10, 3, TRUE };
+    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, FALSE, 10, 3, TRUE,
+                          VN_IRQ_STEERING_OFF };
 
     assert_values("", &v);
 }
@@ -45,14 +48,15 @@ static void
 test_good(void)
 {
     const ApiValues v = {
-        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, TRUE, 1, 100, FALSE
+        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, TRUE, 1, 100, FALSE,
+        VN_IRQ_STEERING_ON
     };
 
     assert_values("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                   "bearer_token = 0123456789abcdef\n"
                   "idle_timeout = 2\nmax_connections = 512\n"
                   "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
-                  "dataplane_repair = false\n",
+                  "dataplane_repair = false\nirq_steering = on\n",
                   &v);
 }
 
@@ -79,6 +83,7 @@ static const struct {
     { "interval-huge", "[rebalance]\ninterval = 100000\n", "interval" },
     { "hot-text", "[rebalance]\nhot_intervals = three\n", "hot_intervals" },
     { "repair-on", "[rebalance]\ndataplane_repair = on\n", "dataplane_repair" },
+    { "irq-steering-true", "[rebalance]\nirq_steering = true\n", "irq_steering" },
 };
 
 static void

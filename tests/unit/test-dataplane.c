@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -317,10 +318,11 @@ vhost_worker(void *arg)
     return NULL;
 }
 
-/* A child that looks like a QEMU with one vhost worker (Linux >= 6.4): a
- * thread named "vhost-<child pid>".  Its tid in *ret_tid. */
+/* A child that looks like a QEMU with `n` vhost workers (Linux >= 6.4):
+ * threads named "vhost-<child pid>".  Their tids in ret_tids[0..n-1], in
+ * the order they reported. */
 static pid_t
-spawn_fake_qemu(pid_t *ret_tid)
+spawn_fake_qemu_n(guint n, pid_t *ret_tids)
 {
     int fds[2];
     pid_t pid;
@@ -337,15 +339,24 @@ spawn_fake_qemu(pid_t *ret_tid)
         dup2(null, 1);
         dup2(null, 2);
         close(fds[0]);
-        if (pthread_create(&thread, NULL, vhost_worker, GINT_TO_POINTER(fds[1])) != 0)
-            _exit(1);
+        for (guint i = 0; i < n; i++)
+            if (pthread_create(&thread, NULL, vhost_worker, GINT_TO_POINTER(fds[1])) != 0)
+                _exit(1);
         for (;;)
             pause();
     }
     close(fds[1]);
-    g_assert_cmpint(read(fds[0], ret_tid, sizeof(*ret_tid)), ==, sizeof(*ret_tid));
+    for (guint i = 0; i < n; i++)
+        g_assert_cmpint(read(fds[0], &ret_tids[i], sizeof(pid_t)), ==, sizeof(pid_t));
     close(fds[0]);
     return pid;
+}
+
+/* A fake QEMU with one vhost worker. */
+static pid_t
+spawn_fake_qemu(pid_t *ret_tid)
+{
+    return spawn_fake_qemu_n(1, ret_tid);
 }
 
 static void
@@ -739,6 +750,92 @@ test_repair(void)
     stop(shared);
 }
 
+static gint
+cmp_pid(gconstpointer a, gconstpointer b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* A VM whose interface has <driver name='vhost' queues='4'/>: its four
+ * vhost workers dealt one CPU each over its cells' CPUs (this process's
+ * CPUs stand in for the VM's shared cell), in ascending thread id; one
+ * moved away by hand is put back on its own CPU by drift repair. */
+static void
+test_follow_multiqueue(void)
+{
+    g_autoptr(VnBitmap) own = own_cpus();
+    g_autofree gchar *own_text = vn_cpulist_format(own);
+    g_autofree gchar *dir = NULL, *pidfile = NULL, *xml = NULL, *text = NULL, *line = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnLedgerRecord) r = NULL;
+    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) failed = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(guint));
+    pid_t tids[4], qemu;
+    cpu_set_t set;
+
+    if (vn_bitmap_count(own) < 2) {
+        g_test_skip("needs two CPUs");
+        return;
+    }
+    VN_BITMAP_FOREACH (own, cpu) {
+        guint c = (guint)cpu;
+        g_array_append_val(order, c);
+    }
+    dir = g_dir_make_tmp("vnuma-multiqueue-XXXXXX", NULL);
+    g_setenv("VNUMA_LIBVIRT_RUN_DIR", dir, TRUE);
+    g_setenv("VNUMA_STATE_DIR", dir, TRUE); /* no ledger: no VM owns a CPU */
+    config = vn_test_config_from_text("", &error);
+    g_assert_no_error(error);
+    r = vn_ledger_record_new("uuid-vm1", "vm1");
+    vn_ledger_record_add_cell(r, 0, 0, 2, own_text, 65536);
+    qemu = spawn_fake_qemu_n(G_N_ELEMENTS(tids), tids);
+    qsort(tids, G_N_ELEMENTS(tids), sizeof(pid_t), cmp_pid);
+    pidfile = g_build_filename(dir, "vm1.pid", NULL);
+    text = g_strdup_printf("%d\n", (int)qemu);
+    g_assert_true(g_file_set_contents(pidfile, text, -1, NULL));
+    xml = g_build_filename(dir, "vm1.xml", NULL);
+    g_assert_true(g_file_set_contents(
+        xml,
+        "<domstatus state='running' pid='1'><domain type='kvm'><name>vm1</name>"
+        "<memory unit='KiB'>65536</memory><vcpu>2</vcpu><devices>"
+        "<interface type='bridge'><source bridge='br0'/><model type='virtio'/>"
+        "<driver name='vhost' queues='4'/></interface></devices></domain></domstatus>",
+        -1, NULL));
+
+    g_assert_true(vn_dataplane_follow(r, config, log, &error));
+    g_assert_no_error(error);
+    dump_log(log);
+    g_assert_true(g_str_has_prefix(g_ptr_array_index(log, 0), "vhost workers: shared VM"));
+    for (guint i = 0; i < G_N_ELEMENTS(tids); i++) {
+        g_autofree gchar *got = allowed_list(tids[i]);
+        g_autofree gchar *want = g_strdup_printf("%u", g_array_index(order, guint, i % order->len));
+        g_assert_cmpstr(got, ==, want);
+    }
+
+    /* worker 1 moved onto worker 0's CPU by hand: back on its own */
+    CPU_ZERO(&set);
+    CPU_SET(g_array_index(order, guint, 0), &set);
+    g_assert_cmpint(sched_setaffinity(tids[1], sizeof(set), &set), ==, 0);
+    g_ptr_array_set_size(log, 0);
+    g_assert_true(vn_dataplane_repair(r, config, NULL, log, failed, &error));
+    dump_log(log);
+    dump_log(failed);
+    line = g_strdup_printf("vhost worker: thread %d: CPUs %u -> %u", (int)tids[1],
+                           g_array_index(order, guint, 0), g_array_index(order, guint, 1));
+    g_assert_cmpuint(failed->len, ==, 0);
+    g_assert_cmpuint(log->len, ==, 1);
+    g_assert_cmpstr(g_ptr_array_index(log, 0), ==, line);
+
+    stop(qemu);
+    g_unsetenv("VNUMA_LIBVIRT_RUN_DIR");
+    g_unsetenv("VNUMA_STATE_DIR");
+    vn_test_remove_tree(dir);
+}
+
 /* DRIFTED_ONLY leaves a thread or process in place alone, without a line. */
 static void
 test_steer_drifted_only(void)
@@ -774,6 +871,7 @@ main(int argc, char **argv)
     g_test_add_func("/dataplane/steer/process", test_steer_process);
     g_test_add_func("/dataplane/steer/gone-and-refused", test_steer_gone_and_refused);
     g_test_add_func("/dataplane/follow/vm", test_follow);
+    g_test_add_func("/dataplane/follow/multiqueue", test_follow_multiqueue);
     g_test_add_func("/dataplane/steer/drifted-only", test_steer_drifted_only);
     g_test_add_func("/dataplane/repair/vm", test_repair);
     rc = g_test_run();

@@ -549,6 +549,32 @@ test_write_vhost_user(void)
     assert_contains(out, "<cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'>");
 }
 
+/* <driver name='vhost' queues='N'/> read as libvirt reads it: decimal
+ * ("10" is ten, not read as octal or hex), a driver other than vhost or
+ * a value that is not a count is no queue count. */
+static void
+test_vhost_queues(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnDomain) d = load_text(
+        "<domain type='kvm'><name>mq</name><memory>4194304</memory><vcpu>4</vcpu><devices>"
+        "<interface type='direct'><source dev='eth1' mode='bridge'/><model type='virtio'/>"
+        "<driver name='vhost' queues='10'/></interface>"
+        "<interface type='direct'><source dev='eth2' mode='bridge'/><model type='virtio'/>"
+        "<driver name='qemu' queues='4'/></interface>"
+        "<interface type='bridge'><source bridge='br0'/><model type='virtio'/>"
+        "<driver queues='010'/></interface>"
+        "<interface type='bridge'><source bridge='br1'/><model type='virtio'/>"
+        "<driver queues='0x4'/></interface></devices></domain>",
+        &error);
+    const guint want[] = { 10, 0, 10, 0 };
+
+    g_assert_no_error(error);
+    g_assert_cmpuint(d->devices->len, ==, G_N_ELEMENTS(want));
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++)
+        g_assert_cmpuint(((const VnDomainDevice *)d->devices->pdata[i])->vhost_queues, ==, want[i]);
+}
+
 /* A dedicated placement with guest SMT: one pin per vCPU, guest threads
  * on host sibling threads, a topology that says so. */
 static void
@@ -1034,6 +1060,7 @@ main(int argc, char **argv)
     g_test_add_func("/domain/request/mixed-pages", test_request_mixed_pages);
     g_test_add_func("/domain/request/devices-sysfs", test_request_devices_sysfs);
     g_test_add_func("/domain/write/vhost-user", test_write_vhost_user);
+    g_test_add_func("/domain/devices/vhost-queues", test_vhost_queues);
     g_test_add_func("/domain/write/dedicated-smt", test_write_dedicated_smt);
     g_test_add_func("/domain/write/cells-same-node", test_write_cells_same_node);
     g_test_add_func("/domain/metadata/parse", test_metadata_parse);
