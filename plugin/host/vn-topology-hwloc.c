@@ -220,6 +220,56 @@ set_distances(VnTopology *t, hwloc_topology_t topo)
     hwloc_distances_release(topo, d);
 }
 
+/* hwloc's memory attributes: read and write figures where hwloc has
+ * them, else its generic Latency and Bandwidth (no read/write split) stand
+ * for the read figures. */
+static const struct {
+    hwloc_memattr_id_t id;
+    VnAccessKind kind;
+    hwloc_memattr_id_t fallback; /* G_MAXUINT: none */
+} memattrs[] = {
+    { HWLOC_MEMATTR_ID_READ_LATENCY, VN_ACCESS_READ_LATENCY, HWLOC_MEMATTR_ID_LATENCY },
+    { HWLOC_MEMATTR_ID_WRITE_LATENCY, VN_ACCESS_WRITE_LATENCY, G_MAXUINT },
+    { HWLOC_MEMATTR_ID_READ_BANDWIDTH, VN_ACCESS_READ_BANDWIDTH, HWLOC_MEMATTR_ID_BANDWIDTH },
+    { HWLOC_MEMATTR_ID_WRITE_BANDWIDTH, VN_ACCESS_WRITE_BANDWIDTH, G_MAXUINT },
+};
+
+/* Each memory node's figures from each node with CPUs (the CPUs of that
+ * node as the initiator; hwloc matches a value given for any cpuset that
+ * includes them). */
+static void
+add_memattrs(VnTopology *t, hwloc_topology_t topo)
+{
+    g_autofree gboolean *has_cpus = g_new0(gboolean, MAX(t->n_nodes, 1));
+
+    for (guint i = 0; i < t->cpus->len; i++) {
+        gint node = g_array_index(t->cpus, VnCpu, i).node;
+        if (node >= 0)
+            has_cpus[node] = TRUE;
+    }
+    for (guint from = 0; from < t->n_nodes; from++) {
+        hwloc_obj_t cpu_node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, from);
+        struct hwloc_location loc = { .type = HWLOC_LOCATION_TYPE_CPUSET };
+
+        if (!has_cpus[from])
+            continue;
+        loc.location.cpuset = cpu_node->cpuset;
+        for (guint to = 0; to < t->n_nodes; to++) {
+            hwloc_obj_t target = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, to);
+            for (gsize k = 0; k < G_N_ELEMENTS(memattrs); k++) {
+                hwloc_uint64_t v = 0;
+                if (hwloc_memattr_get_value(topo, memattrs[k].id, target, &loc, 0, &v) < 0 &&
+                    (memattrs[k].fallback == G_MAXUINT ||
+                     hwloc_memattr_get_value(topo, memattrs[k].fallback, target, &loc, 0, &v) < 0))
+                    continue;
+                if (v > 0)
+                    vn_topology_set_access(t, from, to, memattrs[k].kind,
+                                           (guint)MIN(v, (hwloc_uint64_t)G_MAXUINT));
+            }
+        }
+    }
+}
+
 VnTopology *
 vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
 {
@@ -230,6 +280,7 @@ vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
     set_cpu_owners(t, topo);
     add_l3(t, topo);
     set_distances(t, topo);
+    add_memattrs(t, topo);
     return t;
 }
 
@@ -301,8 +352,10 @@ vn_topology_load_live(GError **error)
      * one node and its memory figures are all there is. */
     if (!g_file_test("/sys/devices/system/node", G_FILE_TEST_IS_DIR))
         return finish(t, error) ? g_steal_pointer(&t) : NULL;
-    if (!vn_topology_add_sysfs_nodes(t, "/", error) || !finish(t, error) ||
-        !vn_topology_read_sysfs_memory(t, "/", error))
+    if (!vn_topology_add_sysfs_nodes(t, "/", error))
+        return NULL;
+    vn_topology_add_sysfs_tiers(t, "/");
+    if (!finish(t, error) || !vn_topology_read_sysfs_memory(t, "/", error))
         return NULL;
     return g_steal_pointer(&t);
 }
