@@ -107,19 +107,28 @@ pu_node(hwloc_topology_t topo, hwloc_obj_t pu)
     return best ? (gint)best->logical_index : -1;
 }
 
-/* vn_topology_finish() sees each CPU on one node only, so it cannot tell
- * that a CPU-less node shares its CPU set with another: a node that got no
- * CPU but has the same cpuset as one that did points at it. */
-static void
-set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
+/* How many CPUs each node (by index) got while building; free with g_free(). */
+static guint *
+node_cpu_counts(const VnTopology *t)
 {
-    g_autofree guint *ncpus = g_new0(guint, MAX(t->n_nodes, 1));
+    guint *ncpus = g_new0(guint, MAX(t->n_nodes, 1));
 
     for (guint i = 0; i < t->cpus->len; i++) {
         gint node = g_array_index(t->cpus, VnCpu, i).node;
         if (node >= 0)
             ncpus[node]++;
     }
+    return ncpus;
+}
+
+/* vn_topology_finish() sees each CPU on one node only, so it cannot tell
+ * that a CPU-less node shares its CPU set with another: a node that got no
+ * CPU but has the same cpuset as one that did points at it. */
+static void
+set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
+{
+    g_autofree guint *ncpus = node_cpu_counts(t);
+
     for (guint i = 0; i < t->n_nodes; i++) {
         hwloc_obj_t a = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
         if (ncpus[i] > 0 || hwloc_bitmap_iszero(a->cpuset))
@@ -240,18 +249,13 @@ static const struct {
 static void
 add_memattrs(VnTopology *t, hwloc_topology_t topo)
 {
-    g_autofree gboolean *has_cpus = g_new0(gboolean, MAX(t->n_nodes, 1));
+    g_autofree guint *ncpus = node_cpu_counts(t);
 
-    for (guint i = 0; i < t->cpus->len; i++) {
-        gint node = g_array_index(t->cpus, VnCpu, i).node;
-        if (node >= 0)
-            has_cpus[node] = TRUE;
-    }
     for (guint from = 0; from < t->n_nodes; from++) {
         hwloc_obj_t cpu_node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, from);
         struct hwloc_location loc = { .type = HWLOC_LOCATION_TYPE_CPUSET };
 
-        if (!has_cpus[from])
+        if (ncpus[from] == 0)
             continue;
         loc.location.cpuset = cpu_node->cpuset;
         for (guint to = 0; to < t->n_nodes; to++) {

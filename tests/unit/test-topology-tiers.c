@@ -14,37 +14,10 @@
 #include "vn-topology-source-private.h"
 #include "vn-topology-source.h"
 
-static VnTopology *
-load(const gchar *dir, const gchar *file)
-{
-    g_autofree gchar *path = vn_test_data_path(dir, file, NULL);
-    g_autoptr(GError) error = NULL;
-    VnTopology *t;
-
-    if (g_str_equal(dir, "caps"))
-        t = vn_topology_load_capabilities(path, &error);
-    else if (g_str_equal(dir, "sysroot"))
-        t = vn_topology_load_sysroot(path, &error);
-    else
-        t = vn_topology_load_hwloc_xml(path, &error);
-    g_assert_no_error(error);
-    g_assert_nonnull(t);
-    return t;
-}
-
-static const VnNode *
-node(const VnTopology *t, guint os_id)
-{
-    gint i = vn_topology_node_by_os_id(t, os_id);
-
-    g_assert_cmpint(i, >=, 0);
-    return &t->nodes[i];
-}
-
 static void
 assert_tier(const VnTopology *t, guint os_id, VnMemoryTier tier, const gchar *reason)
 {
-    const VnNode *n = node(t, os_id);
+    const VnNode *n = vn_test_node_by_os(t, os_id);
 
     g_assert_cmpstr(vn_memory_tier_to_string(n->tier), ==, vn_memory_tier_to_string(tier));
     g_assert_cmpstr(n->tier_reason, ==, reason);
@@ -77,7 +50,7 @@ distance(const VnTopology *t, guint a, guint b)
 static void
 test_caps_hmat(void)
 {
-    g_autoptr(VnTopology) t = load("caps", "vircaps-x86_64-hmat.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("caps", "vircaps-x86_64-hmat.xml");
 
     assert_tier(t, 0, VN_MEMORY_TIER_DRAM, "local memory of 24 CPUs");
     assert_tier(t, 1, VN_MEMORY_TIER_SLOW,
@@ -151,7 +124,7 @@ test_caps_bad_node(void)
 static void
 test_hwloc_memattrs(void)
 {
-    g_autoptr(VnTopology) t = load("hwloc", "8intel64-4n2t-memattrs.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "8intel64-4n2t-memattrs.xml");
 
     for (guint os = 0; os < 4; os++) {
         assert_tier(t, os, VN_MEMORY_TIER_DRAM, "local memory of 2 CPUs");
@@ -169,7 +142,7 @@ test_hwloc_memattrs(void)
 static void
 test_hwloc_heteromem(void)
 {
-    g_autoptr(VnTopology) t = load("hwloc", "heteromem.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "heteromem.xml");
 
     assert_tier(t, 0, VN_MEMORY_TIER_DRAM, "local memory of 4 CPUs");
     assert_tier(t, 1, VN_MEMORY_TIER_SPECIAL, "hwloc subtype HBM (high-bandwidth memory)");
@@ -185,7 +158,7 @@ test_hwloc_heteromem(void)
 static void
 test_hwloc_dram_only(void)
 {
-    g_autoptr(VnTopology) cached = load("hwloc", "memorysidecaches.xml");
+    g_autoptr(VnTopology) cached = vn_test_load_topology("hwloc", "memorysidecaches.xml");
     g_autofree gchar *dax_path =
         vn_test_data_path("nova", "32em64t-2n8c+dax+nvme+mic+dimms.xml", NULL);
     g_autoptr(GError) error = NULL;
@@ -204,10 +177,10 @@ test_hwloc_dram_only(void)
 static void
 test_sysroot_kmem(void)
 {
-    g_autoptr(VnTopology) t = load("sysroot", "kmem-tier");
+    g_autoptr(VnTopology) t = vn_test_load_topology("sysroot", "kmem-tier");
 
-    g_assert_cmpint(node(t, 0)->kernel_tier, ==, 4);
-    g_assert_cmpint(node(t, 1)->kernel_tier, ==, 22);
+    g_assert_cmpint(vn_test_node_by_os(t, 0)->kernel_tier, ==, 4);
+    g_assert_cmpint(vn_test_node_by_os(t, 1)->kernel_tier, ==, 22);
     assert_tier(t, 0, VN_MEMORY_TIER_DRAM, "local memory of 2 CPUs");
     assert_tier(t, 1, VN_MEMORY_TIER_SLOW,
                 "kernel memory_tier22, below the CPU nodes' memory_tier4 (dax/kmem memory)");
@@ -223,8 +196,8 @@ test_sysroot_kmem(void)
 static void
 test_hmat_distances(void)
 {
-    g_autoptr(VnTopology) t = load("sysroot", "kmem-tier");
-    g_autoptr(VnTopology) u = load("sysroot", "kmem-tier");
+    g_autoptr(VnTopology) t = vn_test_load_topology("sysroot", "kmem-tier");
+    g_autoptr(VnTopology) u = vn_test_load_topology("sysroot", "kmem-tier");
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) hmat = vn_test_config_from_text("[topology]\ndistances = hmat\n", &error);
     g_autoptr(VnConfig) slit = vn_test_config_from_text("[topology]\ndistances = slit\n", &error);
@@ -293,7 +266,7 @@ test_hmat_over_slit(void)
 static void
 test_hmat_missing(void)
 {
-    g_autoptr(VnTopology) t = load("hwloc", "heteromem.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "heteromem.xml");
     g_autoptr(GError) error = NULL;
     g_autoptr(VnConfig) hmat = vn_test_config_from_text("[topology]\ndistances = hmat\n", &error);
 
