@@ -242,6 +242,12 @@ vn_topology_finish_tiers(VnTopology *t)
             n->tier = VN_MEMORY_TIER_DRAM;
             n->tier_reason =
                 g_strdup_printf("local memory of %u CPU%s", ncpus, ncpus == 1 ? "" : "s");
+            if (n->mem_side_cache_kib) {
+                g_autofree gchar *old = g_steal_pointer(&n->tier_reason);
+                n->tier_reason =
+                    g_strdup_printf("%s, behind a %" G_GUINT64_FORMAT " MiB memory-side cache", old,
+                                    n->mem_side_cache_kib / 1024);
+            }
         } else {
             tier_without_cpus(t, i, n);
         }

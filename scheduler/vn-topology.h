@@ -82,6 +82,9 @@ typedef struct {
      * /sys/devices/virtual/memory_tiering/memory_tierN; larger is slower),
      * -1 when unknown. */
     gint kernel_tier;
+    /* The largest memory-side cache in front of this node's memory (DRAM
+     * caching slower memory, as Intel's 2LM); 0 when none or unknown. */
+    guint64 mem_side_cache_kib;
     GArray *hugepages; /* of VnHugepages, sorted by size */
     /* derived by vn_topology_finish(): */
     VnMemoryTier tier;

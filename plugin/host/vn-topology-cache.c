@@ -8,7 +8,8 @@
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error);
 
-#define CACHE_VERSION 5 /* 1, 2: JSON; 3: no cache domains; 4: no tiers, no HMAT */
+#define CACHE_VERSION                                                                              \
+    5 /* 1, 2: JSON; 3: no cache domains; 4: no tiers, no HMAT, no memory-side caches */
 
 /* First line of a file, trimmed; "" when unreadable. */
 static gchar *
@@ -77,7 +78,7 @@ vn_topology_cache_key(const gchar *topology_file)
  *    strings:   NUL-terminated UTF-8 strings) */
 
 #define CACHE_MAGIC "vnuma-topology-cache-" G_STRINGIFY(CACHE_VERSION)
-#define NODE_TYPE "(tiuuuui)"
+#define NODE_TYPE "(tiuuuuit)"
 #define HUGEPAGES_TYPE "(ttt)"
 #define CPU_TYPE "(uiuu)"
 #define L3_TYPE "(tuu)"
@@ -93,6 +94,7 @@ typedef struct {
     guint32 subtype; /* offset into the strings, NO_STRING: none */
     guint32 first_hugepages, n_hugepages;
     gint32 kernel_tier; /* -1: unknown */
+    guint64 mem_side_cache_kib;
 } NodeRow;
 
 typedef struct {
@@ -118,7 +120,7 @@ typedef struct {
 
 G_STATIC_ASSERT(sizeof(AccessRow) == 24);
 G_STATIC_ASSERT(sizeof(L3Row) == 16);
-G_STATIC_ASSERT(sizeof(NodeRow) == 32);
+G_STATIC_ASSERT(sizeof(NodeRow) == 40);
 G_STATIC_ASSERT(sizeof(HugepagesRow) == 24);
 G_STATIC_ASSERT(sizeof(CpuRow) == 16);
 
@@ -148,7 +150,8 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
                         .subtype = NO_STRING,
                         .first_hugepages = hugepages->len,
                         .n_hugepages = n->hugepages ? n->hugepages->len : 0,
-                        .kernel_tier = n->kernel_tier };
+                        .kernel_tier = n->kernel_tier,
+                        .mem_side_cache_kib = n->mem_side_cache_kib };
         if (n->subtype) {
             row.subtype = vn_sealed_strings_add(strings, n->subtype);
         }
@@ -237,7 +240,7 @@ read_rows(VnTopology *t, const Rows *r)
     for (gsize i = 0; i < r->n_nodes; i++) {
         const NodeRow *n = &r->nodes[i];
         if (n->cpu_owner < -1 || n->cpu_owner >= (gint64)r->n_nodes || n->kernel_tier < -1 ||
-            n->first_hugepages > r->n_hugepages ||
+            n->mem_side_cache_kib > (guint64)G_MAXINT64 || n->first_hugepages > r->n_hugepages ||
             n->n_hugepages > r->n_hugepages - n->first_hugepages)
             return FALSE;
         const gchar *subtype = NULL;
@@ -247,6 +250,7 @@ read_rows(VnTopology *t, const Rows *r)
         guint idx = vn_topology_add_node(t, n->os_id, n->mem_total_kib);
         t->nodes[idx].cpu_owner = n->cpu_owner;
         t->nodes[idx].kernel_tier = n->kernel_tier;
+        t->nodes[idx].mem_side_cache_kib = n->mem_side_cache_kib;
         t->nodes[idx].subtype = g_strdup(subtype);
         for (guint32 h = 0; h < n->n_hugepages; h++) {
             const HugepagesRow *hp = &r->hugepages[n->first_hugepages + h];

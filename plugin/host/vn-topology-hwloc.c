@@ -33,7 +33,10 @@ vn_hwloc_topology_new(void)
      * would re-attach NUMA nodes that hang below an L3 cache or a group
      * (AMD dies, SNC) to the package above and widen their cpusets.  I/O
      * objects are already dropped by default.  Disallowed PUs and nodes are
-     * dropped by hwloc itself (no INCLUDE_DISALLOWED flag). */
+     * dropped by hwloc itself (no INCLUDE_DISALLOWED flag).  Memory-side
+     * caches, which hwloc drops by default, are kept: they are memory
+     * objects between a NUMA node and its parent and move no CPU. */
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
     return topo;
 }
 
@@ -70,9 +73,13 @@ add_nodes(VnTopology *t, hwloc_topology_t topo)
         guint index =
             vn_topology_add_node(t, node->os_index, node->attr->numanode.local_memory / 1024);
 
-        /* No setter exists for these two fields; plugin/ fills them in
+        /* No setter exists for these fields; plugin/ fills them in
          * directly while building (vn-topology.h documents them). */
         t->nodes[index].subtype = g_strdup(node->subtype);
+        /* hwloc puts memory-side caches (MemCache) between a node and its parent */
+        for (hwloc_obj_t c = node->parent; c && c->type == HWLOC_OBJ_MEMCACHE; c = c->parent)
+            t->nodes[index].mem_side_cache_kib =
+                MAX(t->nodes[index].mem_side_cache_kib, c->attr->cache.size / 1024);
         add_node_hugepages(t, index, node);
     }
 }

@@ -25,7 +25,8 @@ gboolean vn_topology_add_sysfs_nodes(VnTopology *t, const gchar *sysroot, GError
 
 /* Reads into unfinished `t` the kernel memory tier of each node
  * (<sysroot>/sys/devices/virtual/memory_tiering) and the HMAT figures of
- * nodeN/access{1,0}/initiators (vn-topology-sysfs-hmat.c).  Both are
+ * nodeN/access{1,0}/initiators and the memory-side caches of
+ * nodeN/memory_side_cache (vn-topology-sysfs-hmat.c).  Both are
  * optional: bad files leave that part out and add a warning to
  * `t->source`; never an error. */
 void vn_topology_add_sysfs_tiers(VnTopology *t, const gchar *sysroot);

@@ -8,6 +8,7 @@
  *                                                  ns and MB/s, one number each
  *   devices/system/node/node<Y>/access<Z>/initiators/node<X>  links to the
  *                                                  initiator nodes the figures are for
+ *   devices/system/node/node<Y>/memory_side_cache/index<L>/size  bytes
  * access1 counts CPUs only as initiators, access0 any (devices too): a
  * node's access1 is read, else its access0.  Both are optional; what is
  * wrong in them is a warning in the source (one line, the file named) and
@@ -195,10 +196,60 @@ add_access(VnTopology *t, const gchar *sysroot)
     }
 }
 
+/* ---- memory-side caches ---- */
+
+/* The largest memory_side_cache/index<L>/size in `dir`, 0 when none. */
+static gboolean
+read_side_cache(const gchar *dir, guint64 *ret_kib, gchar **ret_path, gchar **ret_why)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const gchar *name;
+
+    *ret_kib = 0;
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree gchar *path = NULL, *text = NULL;
+        guint64 bytes;
+
+        if (!g_str_has_prefix(name, "index"))
+            continue;
+        path = g_build_filename(dir, name, "size", NULL);
+        if (!g_file_get_contents(path, &text, NULL, NULL) ||
+            !g_ascii_string_to_unsigned(g_strstrip(text), 10, 0, G_MAXINT64, &bytes, NULL)) {
+            *ret_path = g_steal_pointer(&path);
+            *ret_why = g_strdup("missing or not a number of bytes");
+            return FALSE;
+        }
+        *ret_kib = MAX(*ret_kib, bytes / 1024);
+    }
+    return TRUE;
+}
+
+static void
+add_side_caches(VnTopology *t, const gchar *sysroot)
+{
+    g_autofree guint64 *kib = g_new0(guint64, MAX(t->n_nodes, 1));
+
+    for (guint i = 0; i < t->n_nodes; i++) {
+        g_autofree gchar *node = g_strdup_printf("node%u", t->nodes[i].os_id);
+        g_autofree gchar *dir = g_build_filename(sysroot, "sys", "devices", "system", "node", node,
+                                                 "memory_side_cache", NULL);
+        g_autofree gchar *path = NULL, *why = NULL;
+
+        if (!read_side_cache(dir, &kib[i], &path, &why)) {
+            warn(t, "memory-side caches", path, why);
+            return;
+        }
+    }
+    for (guint i = 0; i < t->n_nodes; i++)
+        if (kib[i])
+            t->nodes[i].mem_side_cache_kib = kib[i];
+}
+
 void
 vn_topology_add_sysfs_tiers(VnTopology *t, const gchar *sysroot)
 {
     g_return_if_fail(!t->finished);
     add_tiers(t, sysroot);
     add_access(t, sysroot);
+    add_side_caches(t, sysroot);
 }

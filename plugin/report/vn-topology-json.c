@@ -120,6 +120,11 @@ add_tier(JsonBuilder *b, const VnTopology *t, guint i)
         json_builder_add_int_value(b, n->kernel_tier);
     else
         json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "memory_side_cache_mib");
+    if (n->mem_side_cache_kib)
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_side_cache_kib));
+    else
+        json_builder_add_null_value(b);
     json_builder_set_member_name(b, "access");
     json_builder_begin_array(b);
     for (guint k = 0; t->access && k < t->access->len; k++) {

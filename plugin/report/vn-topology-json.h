@@ -8,6 +8,7 @@
  *               "subtype": str|null,
  *               "tier": "dram"|"slow"|"special", "tier_reason": str,
  *               "kernel_tier": n|null,          memory_tierN of the kernel
+ *               "memory_side_cache_mib": n|null, cache in front of the memory
  *               "access": [{"from_node": os_id,  HMAT figures from that node's CPUs
  *                           "read_latency_ns": n|null, "write_latency_ns": n|null,
  *                           "read_bandwidth_mibs": n|null,

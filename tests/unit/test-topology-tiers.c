@@ -166,7 +166,8 @@ test_hwloc_dram_only(void)
 
     g_assert_no_error(error);
     for (guint os = 0; os < 4; os++)
-        assert_tier(cached, os, VN_MEMORY_TIER_DRAM, "local memory of 20 CPUs");
+        assert_tier(cached, os, VN_MEMORY_TIER_DRAM,
+                    "local memory of 20 CPUs, behind a 98304 MiB memory-side cache");
     g_assert_cmpuint(dax->n_nodes, ==, 2);
     for (guint os = 0; os < 2; os++)
         assert_tier(dax, os, VN_MEMORY_TIER_DRAM, "local memory of 8 CPUs");
@@ -322,6 +323,28 @@ test_sysfs_tier_without_nodelist(void)
     vn_test_remove_tree(root);
 }
 
+/* A memory-side cache in the kernel's shape (numaperf.rst): its size in
+ * bytes, the largest level counted. */
+static void
+test_sysfs_side_cache(void)
+{
+    g_autofree gchar *root = g_dir_make_tmp("vn-tiers-XXXXXX", NULL);
+    g_autoptr(VnTopology) t = NULL;
+
+    g_free(vn_test_write_file(root, "sys/devices/system/node/node0/memory_side_cache/index1/size",
+                              "103079215104\n"));
+    g_free(vn_test_write_file(
+        root, "sys/devices/system/node/node0/memory_side_cache/index1/line_size", "64\n"));
+    g_free(vn_test_write_file(root, "sys/devices/system/node/node0/memory_side_cache/index2/size",
+                              "1073741824\n"));
+    t = read_tiers_below(root);
+    g_assert_cmpstr(t->source, ==, "test");
+    g_assert_cmpuint(t->nodes[0].mem_side_cache_kib, ==, 103079215104 / 1024);
+    assert_tier(t, 0, VN_MEMORY_TIER_DRAM,
+                "local memory of 1 CPU, behind a 98304 MiB memory-side cache");
+    vn_test_remove_tree(root);
+}
+
 /* An initiator link to a node the host does not have: one line, no HMAT
  * figures; the kernel tiers still count. */
 static void
@@ -362,6 +385,7 @@ main(int argc, char **argv)
     g_test_add_func("/tiers/sysfs/kmem", test_sysroot_kmem);
     g_test_add_func("/tiers/sysfs/tier-without-nodelist", test_sysfs_tier_without_nodelist);
     g_test_add_func("/tiers/sysfs/initiator-unknown", test_sysfs_initiator_unknown);
+    g_test_add_func("/tiers/sysfs/side-cache", test_sysfs_side_cache);
     g_test_add_func("/tiers/distances/uniform-slit", test_hmat_distances);
     g_test_add_func("/tiers/distances/hmat-over-slit", test_hmat_over_slit);
     g_test_add_func("/tiers/distances/hmat-missing", test_hmat_missing);
