@@ -289,8 +289,8 @@ interconnect_node(CapsParse *p, xmlNode *e, const gchar *name, GError **error)
     return i;
 }
 
-/* value (ns) of a <latency>, value and unit (per second) of a
- * <bandwidth> in MiB/s. */
+/* The figure of an entry: a <latency> value in ns, a <bandwidth> value
+ * and unit (per second, KiB when no unit is given) in MiB/s. */
 static gboolean
 interconnect_value(CapsParse *p, xmlNode *e, gboolean latency, guint *ret, GError **error)
 {
@@ -337,11 +337,13 @@ parse_interconnect(CapsParse *p, xmlNode *e, GError **error)
     } else if (g_strcmp0(type, "write") == 0) {
         vn_topology_set_access(p->t, (guint)from, (guint)to, write, value);
     } else if (g_strcmp0(type, "access") == 0) {
-        /* read and write alike, unless given on their own */
-        vn_topology_set_access(p->t, (guint)from, (guint)to, read, value);
+        /* read and write alike, where not given on their own (in any order) */
         a = vn_topology_access(p->t, (guint)from, (guint)to);
-        vn_topology_set_access(p->t, (guint)from, (guint)to, write,
-                               a->value[write] ? a->value[write] : value);
+        if (!a || !a->value[read])
+            vn_topology_set_access(p->t, (guint)from, (guint)to, read, value);
+        a = vn_topology_access(p->t, (guint)from, (guint)to);
+        if (!a->value[write])
+            vn_topology_set_access(p->t, (guint)from, (guint)to, write, value);
     } else {
         return fail(error, p, e, "<%s type='%s'>: expected access, read or write",
                     (const gchar *)e->name, type ? type : "");

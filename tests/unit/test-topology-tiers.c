@@ -119,6 +119,22 @@ test_caps_bad_node(void)
     vn_test_remove_tree(dir);
 }
 
+/* type='access' stands for read and write where those are not given on
+ * their own, before or after it. */
+static void
+test_caps_access_type(void)
+{
+    g_autofree gchar *dir = g_dir_make_tmp("vn-tiers-XXXXXX", NULL);
+    g_autofree gchar *path = NULL;
+    g_autoptr(VnTopology) t =
+        load_edited_caps(dir, "<latency initiator='0' target='1' type='read' value='11'/>",
+                         "<latency initiator='0' target='1' type='access' value='13'/>", &path);
+
+    /* the file's write latency to node 1 (12) stays, read takes access's */
+    assert_access(t, 0, 1, 13, 12, 101, 102);
+    vn_test_remove_tree(dir);
+}
+
 /* ---- hwloc ---- */
 
 static void
@@ -379,6 +395,7 @@ main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tiers/caps/hmat", test_caps_hmat);
     g_test_add_func("/tiers/caps/bad-node", test_caps_bad_node);
+    g_test_add_func("/tiers/caps/access-type", test_caps_access_type);
     g_test_add_func("/tiers/hwloc/memattrs", test_hwloc_memattrs);
     g_test_add_func("/tiers/hwloc/heteromem", test_hwloc_heteromem);
     g_test_add_func("/tiers/hwloc/dram-only", test_hwloc_dram_only);
