@@ -4,7 +4,7 @@
 #include "vn-config-build.h"
 #include "vn-hook.h"
 #include "vn-ledger-domain.h"
-#include "vn-probe-file.h"
+#include "vn-distances.h"
 #include "vn-topology-cache.h"
 #include "vn-topology-source.h"
 
@@ -166,10 +166,9 @@ vn_hook_load_host(VnHook *h, GError **error)
     VnConfig *config = vn_config_load(NULL, t, error);
     if (!config)
         return FALSE;
-    /* [topology] distances = measured: the saved probe, as vnumactl and
-     * vnumad read it (a hwloc file under test keeps its own) */
-    if (!file)
-        vn_probe_file_apply(t, config, "/");
+    /* [topology] distances, as vnumactl and vnumad apply it (the saved
+     * probe is this host's: a hwloc file under test keeps its own) */
+    vn_distances_apply(t, config, !file, "/");
     h->t = g_steal_pointer(&t);
     h->config = config;
     return TRUE;

@@ -1,5 +1,6 @@
 /* vn-topology.c: building and reading the topology value. */
 #include "vn-topology.h"
+#include "vn-topology-private.h"
 
 #include <string.h>
 
@@ -23,6 +24,7 @@ vn_topology_free(VnTopology *t)
     for (guint i = 0; i < t->n_nodes; i++) {
         vn_bitmap_free(t->nodes[i].cpus);
         g_free(t->nodes[i].subtype);
+        g_free(t->nodes[i].tier_reason);
         g_clear_pointer(&t->nodes[i].hugepages, g_array_unref);
     }
     g_free(t->nodes);
@@ -34,6 +36,7 @@ vn_topology_free(VnTopology *t)
             vn_bitmap_free(g_array_index(t->l3, VnCacheDomain, i).cpus);
     g_clear_pointer(&t->l3, g_array_unref);
     g_array_unref(t->cpus);
+    g_clear_pointer(&t->access, g_array_unref);
     g_free(t->distance);
     g_free(t->cpu_index);
     g_free(t->source);
@@ -53,6 +56,7 @@ vn_topology_add_node(VnTopology *t, guint os_id, guint64 mem_total_kib)
     n->mem_total_kib = mem_total_kib;
     n->mem_free_kib = G_MAXUINT64;
     n->cpu_owner = -1;
+    n->kernel_tier = -1;
     n->hugepages = g_array_new(FALSE, TRUE, sizeof(VnHugepages));
     return t->n_nodes++;
 }
@@ -197,6 +201,11 @@ sort_nodes(VnTopology *t)
         if (c->node >= 0)
             c->node = (gint)new_index[c->node];
     }
+    for (guint i = 0; t->access && i < t->access->len; i++) {
+        VnNodeAccess *a = &g_array_index(t->access, VnNodeAccess, i);
+        a->initiator = new_index[a->initiator];
+        a->target = new_index[a->target];
+    }
     if (!t->distance)
         return;
     dist = g_new(guint, (gsize)n * n);
@@ -308,6 +317,7 @@ vn_topology_finish(VnTopology *t, GError **error)
         }
     }
     sort_nodes(t);
+    vn_topology_finish_access(t);
     if (!finish_distances(t, error))
         return FALSE;
 
@@ -341,8 +351,17 @@ vn_topology_finish(VnTopology *t, GError **error)
     finish_shared_cpus(t);
     if (!finish_domains(t, error))
         return FALSE;
+    vn_topology_finish_tiers(t);
     t->finished = TRUE;
     return TRUE;
+}
+
+void
+vn_topology_add_source_note(VnTopology *t, const gchar *note)
+{
+    g_autofree gchar *old = g_steal_pointer(&t->source);
+
+    t->source = g_strdup_printf("%s; %s", old, note);
 }
 
 gint

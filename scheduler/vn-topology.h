@@ -24,6 +24,46 @@ typedef struct {
     guint64 free;     /* pages free; == total when unknown */
 } VnHugepages;
 
+/* What kind of memory a node holds (derived by vn_topology_finish() from
+ * what the source says; `tier_reason` tells which evidence decided):
+ *   dram     ordinary memory next to CPUs (or CPU-less memory whose HMAT
+ *            figures match local memory's)
+ *   slow     a slower tier: CXL, PMEM or other memory onlined through
+ *            dax/kmem (a kernel memory_tier below the CPU nodes'), an
+ *            hwloc subtype such as NVM or CXL-DRAM, a CPU-less node (HMAT
+ *            figures, when known, say how much slower)
+ *   special  neither: high-bandwidth (HBM, MCDRAM), specific-purpose
+ *            (SPM) or device memory, by its hwloc subtype */
+typedef enum {
+    VN_MEMORY_TIER_DRAM,
+    VN_MEMORY_TIER_SLOW,
+    VN_MEMORY_TIER_SPECIAL,
+    VN_MEMORY_TIER_MAX
+} VnMemoryTier;
+
+const gchar *vn_memory_tier_to_string(VnMemoryTier v);
+gboolean vn_memory_tier_from_string(const gchar *s, VnMemoryTier *ret);
+
+/* What the firmware's HMAT (through sysfs, hwloc memattrs or libvirt's
+ * <interconnects>) publishes for CPUs of one node reaching memory of
+ * another. */
+typedef enum {
+    VN_ACCESS_READ_LATENCY,    /* ns */
+    VN_ACCESS_WRITE_LATENCY,   /* ns */
+    VN_ACCESS_READ_BANDWIDTH,  /* MiB/s */
+    VN_ACCESS_WRITE_BANDWIDTH, /* MiB/s */
+    VN_ACCESS_MAX
+} VnAccessKind;
+
+const gchar *vn_access_kind_to_string(VnAccessKind v);
+gboolean vn_access_kind_from_string(const gchar *s, VnAccessKind *ret);
+
+typedef struct {
+    guint initiator;            /* node index of the CPUs */
+    guint target;               /* node index of the memory */
+    guint value[VN_ACCESS_MAX]; /* 0: not published */
+} VnNodeAccess;
+
 typedef struct {
     guint os_id;           /* kernel node number */
     VnBitmap *cpus;        /* PUs whose local memory this node is; may be empty */
@@ -38,7 +78,17 @@ typedef struct {
      * share one CPU set (DRAM + HBM on one package); -1 otherwise.  Such a
      * node's `cpus` is empty so no CPU is ever counted twice. */
     gint cpu_owner;
+    /* The kernel memory tier this node is in (N of
+     * /sys/devices/virtual/memory_tiering/memory_tierN; larger is slower),
+     * -1 when unknown. */
+    gint kernel_tier;
+    /* The largest memory-side cache in front of this node's memory (DRAM
+     * caching slower memory, as Intel's 2LM); 0 when none or unknown. */
+    guint64 mem_side_cache_kib;
     GArray *hugepages; /* of VnHugepages, sorted by size */
+    /* derived by vn_topology_finish(): */
+    VnMemoryTier tier;
+    gchar *tier_reason; /* one phrase: why this tier */
     /* derived by vn_topology_finish(): this node's cache domains are
      * domains[first_domain .. first_domain + n_domains - 1] (none for a
      * node without CPUs) */
@@ -71,6 +121,9 @@ typedef struct {
     GArray *cpus;               /* of VnCpu, sorted by os_id */
     guint *distance;            /* n_nodes * n_nodes, row-major, node indices */
     gboolean distances_assumed; /* source had none: 10 local / 20 remote */
+    /* HMAT figures, of VnNodeAccess, one per (initiator, target) pair the
+     * source publishes; sorted by initiator, then target, once finished. */
+    GArray *access;
     /* derived by vn_topology_finish(), sorted by node, then first CPU: */
     guint n_domains;
     VnCacheDomain *domains;
@@ -99,6 +152,10 @@ void vn_topology_add_l3(VnTopology *t, const VnBitmap *cpus, guint64 size_kib);
 /* Distances by node index; call after all nodes are added.  Without any
  * call, vn_topology_finish() assumes 10 local / 20 remote. */
 void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);
+/* One HMAT figure by node index (call after all nodes are added); a
+ * second value for the same pair and kind replaces the first. */
+void vn_topology_set_access(VnTopology *t, guint initiator, guint target, VnAccessKind kind,
+                            guint value);
 /* CPU ids must stay below this (Linux has at most 8192 CPUs; hwloc gives
  * a PU without an OS index as (unsigned)-1). */
 #define VN_TOPOLOGY_MAX_CPU_ID (1u << 20)
@@ -106,6 +163,10 @@ void vn_topology_set_distance(VnTopology *t, guint from, guint to, guint value);
  * cache domains.
  * Errors: VN_TOPOLOGY_ERROR_INVALID with a one-line reason. */
 gboolean vn_topology_finish(VnTopology *t, GError **error);
+
+/* Appends "; <note>" to `source` (what a reader or a setting changed, or
+ * a warning about input it ignored); the note is copied. */
+void vn_topology_add_source_note(VnTopology *t, const gchar *note);
 
 gint vn_topology_node_by_os_id(const VnTopology *t, guint os_id);
 guint vn_topology_distance(const VnTopology *t, guint a, guint b);
@@ -117,6 +178,18 @@ gboolean vn_topology_node_is_memory_only(const VnTopology *t, guint i);
  * reclaims on demand (page cache, reclaimable slab), at most its total;
  * G_MAXUINT64 when its free memory is unknown. */
 guint64 vn_topology_node_available_kib(const VnTopology *t, guint i);
+/* The HMAT figures from node `initiator` to node `target` (node indices),
+ * or NULL when the source publishes none. */
+const VnNodeAccess *vn_topology_access(const VnTopology *t, guint initiator, guint target);
+/* Node distances from the HMAT read latencies: for each CPU node i with a
+ * local figure, d(i, j) = 10 * latency(i -> j) / latency(i -> i), rounded,
+ * at least 10; a pair published one way only gets the same value both
+ * ways; other pairs keep theirs.  Done when `always`, or when the
+ * distances are assumed or uniform (one value off the diagonal).  Returns
+ * TRUE when the matrix changed (distances_assumed is then FALSE). */
+gboolean vn_topology_use_hmat_distances(VnTopology *t, gboolean always);
+/* Whether the source publishes any HMAT read latency. */
+gboolean vn_topology_has_hmat_latency(const VnTopology *t);
 /* The cache domain CPU `os_id` is in, or NULL (no such CPU, or no node). */
 const VnCacheDomain *vn_topology_cpu_domain(const VnTopology *t, guint os_id);
 

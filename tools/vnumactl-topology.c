@@ -1,6 +1,7 @@
 /* vnumactl topology: the host as vnuma sees it.
  *
- * Text: one row per node (CPUs, memory, load, hugepages), one row per
+ * Text: one row per node (CPUs, memory, load, hugepages), each node's
+ * memory tier and why, the HMAT figures when the source has them, one row per
  * cache domain (the CPUs of a node that share an L3), then the distance
  * matrix in numactl --hardware's layout, then what the source did not say.  --json: the shape of
  * plugin/report/vn-topology-json.h. */
@@ -99,6 +100,45 @@ print_nodes(const VnTopology *t, const VnLoad *load)
         print_node(t, load, i, width);
 }
 
+/* Each node's tier and why. */
+static void
+print_tiers(const VnTopology *t)
+{
+    g_print("memory tiers:\n%4s  %-7s %s\n", "node", "tier", "reason");
+    for (guint i = 0; i < t->n_nodes; i++)
+        g_print("%4u  %-7s %s\n", t->nodes[i].os_id, vn_memory_tier_to_string(t->nodes[i].tier),
+                t->nodes[i].tier_reason);
+}
+
+/* A figure, "-" when not published. */
+static gchar *
+figure_text(guint v)
+{
+    return v ? g_strdup_printf("%u", v) : g_strdup("-");
+}
+
+/* The HMAT figures the source publishes, one row per (CPU node, memory
+ * node) pair; nothing when it publishes none. */
+static void
+print_access(const VnTopology *t)
+{
+    if (!t->access || t->access->len == 0)
+        return;
+    g_print("\nHMAT (CPUs of node 'from' reading and writing memory of node 'to'):\n"
+            "%4s %4s %8s %9s %11s %12s\n",
+            "from", "to", "read ns", "write ns", "read MiB/s", "write MiB/s");
+    for (guint k = 0; k < t->access->len; k++) {
+        const VnNodeAccess *a = &g_array_index(t->access, VnNodeAccess, k);
+        g_autofree gchar *rl = figure_text(a->value[VN_ACCESS_READ_LATENCY]);
+        g_autofree gchar *wl = figure_text(a->value[VN_ACCESS_WRITE_LATENCY]);
+        g_autofree gchar *rb = figure_text(a->value[VN_ACCESS_READ_BANDWIDTH]);
+        g_autofree gchar *wb = figure_text(a->value[VN_ACCESS_WRITE_BANDWIDTH]);
+
+        g_print("%4u %4u %8s %9s %11s %12s\n", t->nodes[a->initiator].os_id,
+                t->nodes[a->target].os_id, rl, wl, rb, wb);
+    }
+}
+
 static void
 print_domains(const VnTopology *t)
 {
@@ -156,6 +196,9 @@ print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
         g_print("CPUs reserved for the host (%s): %s\n", config->path, reserved);
     if (*dedicated)
         g_print("CPUs dedicated to placed VMs: %s\n", dedicated);
+    g_print("\n");
+    print_tiers(t);
+    print_access(t);
     g_print("\n");
     print_domains(t);
     g_print("\n");

@@ -4,7 +4,7 @@
 #include "vn-config-build.h"
 #include "vn-host-load.h"
 #include "vn-ledger.h"
-#include "vn-probe-file.h"
+#include "vn-distances.h"
 #include "vn-load-file.h"
 #include "vn-topology-source.h"
 
@@ -173,10 +173,9 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret
     /* the load needs the policy (overheads) and the state directory */
     if ((ret_config || ret_load) && !(config = vn_config_load(o->config_file, t, error)))
         return FALSE;
-    /* a saved probe measured this host or the captured one, never a
-     * topology file standing for another */
-    if (config && (this_host || measured))
-        vn_probe_file_apply(t, config, o->sysroot ? o->sysroot : "/");
+    /* [topology] distances; a saved probe measured this host or the
+     * captured one, never a topology file standing for another */
+    vn_distances_apply(t, config, this_host || measured, o->sysroot ? o->sysroot : "/");
     if (ret_load) {
         load = vn_load_new(t);
         if (!measure_busy(o, live, t, load, error) ||

@@ -8,7 +8,8 @@
 
 G_DEFINE_QUARK(vn-topology-cache-error-quark, vn_topology_cache_error);
 
-#define CACHE_VERSION 4 /* 1, 2: JSON; 3: no cache domains */
+#define CACHE_VERSION                                                                              \
+    5 /* 1, 2: JSON; 3: no cache domains; 4: no tiers, no HMAT, no memory-side caches */
 
 /* First line of a file, trimmed; "" when unreadable. */
 static gchar *
@@ -73,14 +74,17 @@ vn_topology_cache_key(const gchar *topology_file)
  *               source's L3 caches (each inside one node, so
  *               vn_topology_finish() derives them back unchanged); none
  *               when the source had none (domains_assumed),
+ *    access:    AccessRow rows, the HMAT figures (tiers are derived again),
  *    strings:   NUL-terminated UTF-8 strings) */
 
 #define CACHE_MAGIC "vnuma-topology-cache-" G_STRINGIFY(CACHE_VERSION)
-#define NODE_TYPE "(tiuuuuu)"
+#define NODE_TYPE "(tiuuuuit)"
 #define HUGEPAGES_TYPE "(ttt)"
 #define CPU_TYPE "(uiuu)"
 #define L3_TYPE "(tuu)"
-#define CACHE_TYPE "(ssa" NODE_TYPE "a" HUGEPAGES_TYPE "a" CPU_TYPE "aua" L3_TYPE "ay)"
+#define ACCESS_TYPE "(uuuuuu)"
+#define CACHE_TYPE                                                                                 \
+    "(ssa" NODE_TYPE "a" HUGEPAGES_TYPE "a" CPU_TYPE "aua" L3_TYPE "a" ACCESS_TYPE "ay)"
 #define NO_STRING G_MAXUINT32
 
 typedef struct {
@@ -89,7 +93,8 @@ typedef struct {
     guint32 os_id;
     guint32 subtype; /* offset into the strings, NO_STRING: none */
     guint32 first_hugepages, n_hugepages;
-    guint32 reserved;
+    gint32 kernel_tier; /* -1: unknown */
+    guint64 mem_side_cache_kib;
 } NodeRow;
 
 typedef struct {
@@ -108,8 +113,14 @@ typedef struct {
     guint32 reserved;
 } L3Row;
 
+typedef struct {
+    guint32 initiator, target; /* node indices */
+    guint32 value[VN_ACCESS_MAX];
+} AccessRow;
+
+G_STATIC_ASSERT(sizeof(AccessRow) == 24);
 G_STATIC_ASSERT(sizeof(L3Row) == 16);
-G_STATIC_ASSERT(sizeof(NodeRow) == 32);
+G_STATIC_ASSERT(sizeof(NodeRow) == 40);
 G_STATIC_ASSERT(sizeof(HugepagesRow) == 24);
 G_STATIC_ASSERT(sizeof(CpuRow) == 16);
 
@@ -127,6 +138,7 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
     g_autoptr(GArray) cpus = g_array_new(FALSE, TRUE, sizeof(CpuRow));
     g_autoptr(GArray) distances = g_array_new(FALSE, TRUE, sizeof(guint32));
     g_autoptr(GArray) l3 = g_array_new(FALSE, TRUE, sizeof(L3Row));
+    g_autoptr(GArray) access = g_array_new(FALSE, TRUE, sizeof(AccessRow));
     g_autoptr(GString) strings = g_string_new(NULL);
 
     g_return_val_if_fail(t != NULL && key != NULL, NULL);
@@ -137,7 +149,9 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
                         .os_id = n->os_id,
                         .subtype = NO_STRING,
                         .first_hugepages = hugepages->len,
-                        .n_hugepages = n->hugepages ? n->hugepages->len : 0 };
+                        .n_hugepages = n->hugepages ? n->hugepages->len : 0,
+                        .kernel_tier = n->kernel_tier,
+                        .mem_side_cache_kib = n->mem_side_cache_kib };
         if (n->subtype) {
             row.subtype = vn_sealed_strings_add(strings, n->subtype);
         }
@@ -159,16 +173,23 @@ vn_topology_cache_to_bytes(const VnTopology *t, const gchar *key)
                       .cpus = vn_sealed_strings_add(strings, list) };
         g_array_append_val(l3, row);
     }
+    for (guint i = 0; t->access && i < t->access->len; i++) {
+        const VnNodeAccess *a = &g_array_index(t->access, VnNodeAccess, i);
+        AccessRow row = { .initiator = a->initiator, .target = a->target };
+        memcpy(row.value, a->value, sizeof(row.value));
+        g_array_append_val(access, row);
+    }
     for (guint i = 0; !t->distances_assumed && i < t->n_nodes * t->n_nodes; i++) {
         guint32 d = t->distance[i];
         g_array_append_val(distances, d);
     }
     GVariant *v = g_variant_new(
-        "(ss@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE "@ay)", key,
-        t->source ? t->source : "", fixed_array(NODE_TYPE, nodes, sizeof(NodeRow)),
+        "(ss@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE "@a" ACCESS_TYPE "@ay)",
+        key, t->source ? t->source : "", fixed_array(NODE_TYPE, nodes, sizeof(NodeRow)),
         fixed_array(HUGEPAGES_TYPE, hugepages, sizeof(HugepagesRow)),
         fixed_array(CPU_TYPE, cpus, sizeof(CpuRow)), fixed_array("u", distances, sizeof(guint32)),
         fixed_array(L3_TYPE, l3, sizeof(L3Row)),
+        fixed_array(ACCESS_TYPE, access, sizeof(AccessRow)),
         g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, strings->str, strings->len, 1));
     return vn_sealed_wrap(v, CACHE_MAGIC);
 }
@@ -205,8 +226,9 @@ typedef struct {
     const CpuRow *cpus;
     const guint32 *distances;
     const L3Row *l3;
+    const AccessRow *access;
     const gchar *strings;
-    gsize n_nodes, n_hugepages, n_cpus, n_distances, n_l3, n_strings;
+    gsize n_nodes, n_hugepages, n_cpus, n_distances, n_l3, n_access, n_strings;
 } Rows;
 
 /* Every value checked before vn_topology_add_*() sees it (their own
@@ -217,8 +239,8 @@ read_rows(VnTopology *t, const Rows *r)
 {
     for (gsize i = 0; i < r->n_nodes; i++) {
         const NodeRow *n = &r->nodes[i];
-        if (n->cpu_owner < -1 || n->cpu_owner >= (gint64)r->n_nodes ||
-            n->first_hugepages > r->n_hugepages ||
+        if (n->cpu_owner < -1 || n->cpu_owner >= (gint64)r->n_nodes || n->kernel_tier < -1 ||
+            n->mem_side_cache_kib > (guint64)G_MAXINT64 || n->first_hugepages > r->n_hugepages ||
             n->n_hugepages > r->n_hugepages - n->first_hugepages)
             return FALSE;
         const gchar *subtype = NULL;
@@ -227,6 +249,8 @@ read_rows(VnTopology *t, const Rows *r)
             return FALSE;
         guint idx = vn_topology_add_node(t, n->os_id, n->mem_total_kib);
         t->nodes[idx].cpu_owner = n->cpu_owner;
+        t->nodes[idx].kernel_tier = n->kernel_tier;
+        t->nodes[idx].mem_side_cache_kib = n->mem_side_cache_kib;
         t->nodes[idx].subtype = g_strdup(subtype);
         for (guint32 h = 0; h < n->n_hugepages; h++) {
             const HugepagesRow *hp = &r->hugepages[n->first_hugepages + h];
@@ -251,6 +275,14 @@ read_rows(VnTopology *t, const Rows *r)
             return FALSE;
         vn_topology_add_l3(t, cpus, r->l3[i].size_kib);
     }
+    for (gsize i = 0; i < r->n_access; i++) {
+        const AccessRow *a = &r->access[i];
+        if (a->initiator >= r->n_nodes || a->target >= r->n_nodes)
+            return FALSE;
+        for (guint k = 0; k < VN_ACCESS_MAX; k++)
+            if (a->value[k])
+                vn_topology_set_access(t, a->initiator, a->target, k, a->value[k]);
+    }
     if (r->n_distances == 0)
         return TRUE;
     if (r->n_distances != r->n_nodes * r->n_nodes)
@@ -266,7 +298,7 @@ vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key, 
 {
     g_autoptr(GVariant) v = NULL;
     g_autoptr(GVariant) v_nodes = NULL, v_hugepages = NULL, v_cpus = NULL;
-    g_autoptr(GVariant) v_distances = NULL, v_l3 = NULL, v_strings = NULL;
+    g_autoptr(GVariant) v_distances = NULL, v_l3 = NULL, v_access = NULL, v_strings = NULL;
     g_autoptr(GError) local = NULL;
     const gchar *cached_key, *source;
     Rows r;
@@ -277,9 +309,11 @@ vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key, 
         corrupt(error, what, "not a topology cache of this version, or damaged");
         return NULL;
     }
-    g_variant_get(v, "(&s&s@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE "@ay)",
+    g_variant_get(v,
+                  "(&s&s@a" NODE_TYPE "@a" HUGEPAGES_TYPE "@a" CPU_TYPE "@au@a" L3_TYPE
+                  "@a" ACCESS_TYPE "@ay)",
                   &cached_key, &source, &v_nodes, &v_hugepages, &v_cpus, &v_distances, &v_l3,
-                  &v_strings);
+                  &v_access, &v_strings);
     if (strcmp(cached_key, key) != 0)
         return NULL; /* stale: another host shape */
     r.nodes = g_variant_get_fixed_array(v_nodes, &r.n_nodes, sizeof(NodeRow));
@@ -287,6 +321,7 @@ vn_topology_cache_from_bytes(GBytes *data, const gchar *what, const gchar *key, 
     r.cpus = g_variant_get_fixed_array(v_cpus, &r.n_cpus, sizeof(CpuRow));
     r.distances = g_variant_get_fixed_array(v_distances, &r.n_distances, sizeof(guint32));
     r.l3 = g_variant_get_fixed_array(v_l3, &r.n_l3, sizeof(L3Row));
+    r.access = g_variant_get_fixed_array(v_access, &r.n_access, sizeof(AccessRow));
     r.strings = g_variant_get_fixed_array(v_strings, &r.n_strings, 1);
     g_autoptr(VnTopology) t = vn_topology_new(*source ? source : "topology cache");
     if (r.n_nodes > G_MAXUINT16 || r.n_cpus > G_MAXINT32 || !read_rows(t, &r)) {

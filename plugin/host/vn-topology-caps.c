@@ -3,9 +3,12 @@
  * Reads <capabilities><host><topology><cells><cell id> with <memory>,
  * <pages>, <distances><sibling id value/> and <cpus><cpu id socket_id die_id
  * cluster_id core_id/>, and the L3 banks of <host><cache><bank level='3'
- * size unit cpus/>; everything else (guests, other caches, HMAT
- * interconnects) is ignored.  Rules for cores, packages and pages:
- * vn-topology-source.h.
+ * size unit cpus/>, and the HMAT figures of <host><topology><interconnects>
+ * (<latency initiator target type value/> in ns, <bandwidth ... unit/> per
+ * second; entries for a memory-side cache, cache='N', are not the
+ * memory's).  Everything else (guests, other caches) is ignored.  Rules for
+ * cores, packages and pages: vn-topology-source.h.  HMAT figures are
+ * optional: a bad entry drops them all, and the source says why.
  */
 #include "vn-topology-source.h"
 #include "vn-topology-source-private.h"
@@ -271,6 +274,102 @@ parse_l3_bank(CapsParse *p, xmlNode *bank, GError **error)
     return TRUE;
 }
 
+/* The cell an interconnect attribute names, or -1 with `error` set. */
+static gint
+interconnect_node(CapsParse *p, xmlNode *e, const gchar *name, GError **error)
+{
+    guint64 id = 0;
+    gint i;
+
+    if (!get_uint(p, e, name, &id, NULL, error))
+        return -1;
+    if ((i = vn_topology_node_by_os_id(p->t, (guint)id)) < 0)
+        fail(error, p, e, "<%s %s='%" G_GUINT64_FORMAT "'>: no such cell", (const gchar *)e->name,
+             name, id);
+    return i;
+}
+
+/* The figure of an entry: a <latency> value in ns, a <bandwidth> value
+ * and unit (per second, KiB when no unit is given) in MiB/s. */
+static gboolean
+interconnect_value(CapsParse *p, xmlNode *e, gboolean latency, guint *ret, GError **error)
+{
+    g_autofree gchar *value = get_string(e, "value");
+    g_autofree gchar *unit = get_string(e, "unit");
+    g_autofree gchar *text = NULL;
+    g_autoptr(GError) local = NULL;
+    guint64 v;
+
+    if (latency || !value) {
+        if (!get_uint(p, e, "value", &v, NULL, error))
+            return FALSE;
+        *ret = (guint)v;
+        return TRUE;
+    }
+    text = g_strdup_printf("%s%s", value, unit ? unit : "KiB");
+    if (!vn_size_parse_kib(text, &v, &local))
+        return fail(error, p, e, "<bandwidth value='%s' unit='%s'>: %s", value, unit ? unit : "KiB",
+                    local->message);
+    *ret = (guint)MIN(v / 1024, G_MAXUINT);
+    return TRUE;
+}
+
+static gboolean
+parse_interconnect(CapsParse *p, xmlNode *e, GError **error)
+{
+    gboolean latency = xmlStrEqual(e->name, BAD_CAST "latency");
+    g_autofree gchar *type = get_string(e, "type");
+    g_autofree gchar *cache = get_string(e, "cache");
+    gint from, to;
+    guint value = 0;
+    VnAccessKind read = latency ? VN_ACCESS_READ_LATENCY : VN_ACCESS_READ_BANDWIDTH;
+    VnAccessKind write = latency ? VN_ACCESS_WRITE_LATENCY : VN_ACCESS_WRITE_BANDWIDTH;
+    const VnNodeAccess *a;
+
+    if ((from = interconnect_node(p, e, "initiator", error)) < 0 ||
+        (to = interconnect_node(p, e, "target", error)) < 0 ||
+        !interconnect_value(p, e, latency, &value, error))
+        return FALSE;
+    if (cache)
+        return TRUE;
+    if (g_strcmp0(type, "read") == 0) {
+        vn_topology_set_access(p->t, (guint)from, (guint)to, read, value);
+    } else if (g_strcmp0(type, "write") == 0) {
+        vn_topology_set_access(p->t, (guint)from, (guint)to, write, value);
+    } else if (g_strcmp0(type, "access") == 0) {
+        /* read and write alike, where not given on their own (in any order) */
+        a = vn_topology_access(p->t, (guint)from, (guint)to);
+        if (!a || !a->value[read])
+            vn_topology_set_access(p->t, (guint)from, (guint)to, read, value);
+        a = vn_topology_access(p->t, (guint)from, (guint)to);
+        if (!a->value[write])
+            vn_topology_set_access(p->t, (guint)from, (guint)to, write, value);
+    } else {
+        return fail(error, p, e, "<%s type='%s'>: expected access, read or write",
+                    (const gchar *)e->name, type ? type : "");
+    }
+    return TRUE;
+}
+
+/* After all cells: the HMAT figures, all or none. */
+static void
+parse_interconnects(CapsParse *p, xmlNode *root)
+{
+    g_autoptr(GPtrArray) entries = xpath_nodes(
+        p, root, "/capabilities/host/topology/interconnects/*[self::latency or self::bandwidth]");
+    g_autoptr(GError) local = NULL;
+
+    for (guint i = 0; i < entries->len; i++)
+        if (!parse_interconnect(p, entries->pdata[i], &local)) {
+            g_autofree gchar *note =
+                g_strdup_printf("warning: HMAT figures ignored: %s", local->message);
+            if (p->t->access)
+                g_array_set_size(p->t->access, 0);
+            vn_topology_add_source_note(p->t, note);
+            return;
+        }
+}
+
 static gboolean
 parse_topology(CapsParse *p, xmlDoc *doc, GError **error)
 {
@@ -290,7 +389,10 @@ parse_topology(CapsParse *p, xmlDoc *doc, GError **error)
     for (guint i = 0; i < banks->len; i++)
         if (!parse_l3_bank(p, banks->pdata[i], error))
             return FALSE;
-    return parse_distances(p, cells, error);
+    if (!parse_distances(p, cells, error))
+        return FALSE;
+    parse_interconnects(p, root);
+    return TRUE;
 }
 
 VnTopology *

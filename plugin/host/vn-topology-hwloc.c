@@ -33,7 +33,10 @@ vn_hwloc_topology_new(void)
      * would re-attach NUMA nodes that hang below an L3 cache or a group
      * (AMD dies, SNC) to the package above and widen their cpusets.  I/O
      * objects are already dropped by default.  Disallowed PUs and nodes are
-     * dropped by hwloc itself (no INCLUDE_DISALLOWED flag). */
+     * dropped by hwloc itself (no INCLUDE_DISALLOWED flag).  Memory-side
+     * caches, which hwloc drops by default, are kept: they are memory
+     * objects between a NUMA node and its parent and move no CPU. */
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
     return topo;
 }
 
@@ -70,9 +73,13 @@ add_nodes(VnTopology *t, hwloc_topology_t topo)
         guint index =
             vn_topology_add_node(t, node->os_index, node->attr->numanode.local_memory / 1024);
 
-        /* No setter exists for these two fields; plugin/ fills them in
+        /* No setter exists for these fields; plugin/ fills them in
          * directly while building (vn-topology.h documents them). */
         t->nodes[index].subtype = g_strdup(node->subtype);
+        /* hwloc puts memory-side caches (MemCache) between a node and its parent */
+        for (hwloc_obj_t c = node->parent; c && c->type == HWLOC_OBJ_MEMCACHE; c = c->parent)
+            t->nodes[index].mem_side_cache_kib =
+                MAX(t->nodes[index].mem_side_cache_kib, c->attr->cache.size / 1024);
         add_node_hugepages(t, index, node);
     }
 }
@@ -107,19 +114,28 @@ pu_node(hwloc_topology_t topo, hwloc_obj_t pu)
     return best ? (gint)best->logical_index : -1;
 }
 
-/* vn_topology_finish() sees each CPU on one node only, so it cannot tell
- * that a CPU-less node shares its CPU set with another: a node that got no
- * CPU but has the same cpuset as one that did points at it. */
-static void
-set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
+/* How many CPUs each node (by index) got while building; free with g_free(). */
+static guint *
+node_cpu_counts(const VnTopology *t)
 {
-    g_autofree guint *ncpus = g_new0(guint, MAX(t->n_nodes, 1));
+    guint *ncpus = g_new0(guint, MAX(t->n_nodes, 1));
 
     for (guint i = 0; i < t->cpus->len; i++) {
         gint node = g_array_index(t->cpus, VnCpu, i).node;
         if (node >= 0)
             ncpus[node]++;
     }
+    return ncpus;
+}
+
+/* vn_topology_finish() sees each CPU on one node only, so it cannot tell
+ * that a CPU-less node shares its CPU set with another: a node that got no
+ * CPU but has the same cpuset as one that did points at it. */
+static void
+set_cpu_owners(VnTopology *t, hwloc_topology_t topo)
+{
+    g_autofree guint *ncpus = node_cpu_counts(t);
+
     for (guint i = 0; i < t->n_nodes; i++) {
         hwloc_obj_t a = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
         if (ncpus[i] > 0 || hwloc_bitmap_iszero(a->cpuset))
@@ -220,6 +236,51 @@ set_distances(VnTopology *t, hwloc_topology_t topo)
     hwloc_distances_release(topo, d);
 }
 
+/* hwloc's memory attributes: read and write figures where hwloc has
+ * them, else its generic Latency and Bandwidth (no read/write split) stand
+ * for the read figures. */
+static const struct {
+    hwloc_memattr_id_t id;
+    VnAccessKind kind;
+    hwloc_memattr_id_t fallback; /* G_MAXUINT: none */
+} memattrs[] = {
+    { HWLOC_MEMATTR_ID_READ_LATENCY, VN_ACCESS_READ_LATENCY, HWLOC_MEMATTR_ID_LATENCY },
+    { HWLOC_MEMATTR_ID_WRITE_LATENCY, VN_ACCESS_WRITE_LATENCY, G_MAXUINT },
+    { HWLOC_MEMATTR_ID_READ_BANDWIDTH, VN_ACCESS_READ_BANDWIDTH, HWLOC_MEMATTR_ID_BANDWIDTH },
+    { HWLOC_MEMATTR_ID_WRITE_BANDWIDTH, VN_ACCESS_WRITE_BANDWIDTH, G_MAXUINT },
+};
+
+/* Each memory node's figures from each node with CPUs (the CPUs of that
+ * node as the initiator; hwloc matches a value given for any cpuset that
+ * includes them). */
+static void
+add_memattrs(VnTopology *t, hwloc_topology_t topo)
+{
+    g_autofree guint *ncpus = node_cpu_counts(t);
+
+    for (guint from = 0; from < t->n_nodes; from++) {
+        hwloc_obj_t cpu_node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, from);
+        struct hwloc_location loc = { .type = HWLOC_LOCATION_TYPE_CPUSET };
+
+        if (ncpus[from] == 0)
+            continue;
+        loc.location.cpuset = cpu_node->cpuset;
+        for (guint to = 0; to < t->n_nodes; to++) {
+            hwloc_obj_t target = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, to);
+            for (gsize k = 0; k < G_N_ELEMENTS(memattrs); k++) {
+                hwloc_uint64_t v = 0;
+                if (hwloc_memattr_get_value(topo, memattrs[k].id, target, &loc, 0, &v) < 0 &&
+                    (memattrs[k].fallback == G_MAXUINT ||
+                     hwloc_memattr_get_value(topo, memattrs[k].fallback, target, &loc, 0, &v) < 0))
+                    continue;
+                if (v > 0)
+                    vn_topology_set_access(t, from, to, memattrs[k].kind,
+                                           (guint)MIN(v, (hwloc_uint64_t)G_MAXUINT));
+            }
+        }
+    }
+}
+
 VnTopology *
 vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
 {
@@ -230,6 +291,7 @@ vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *source)
     set_cpu_owners(t, topo);
     add_l3(t, topo);
     set_distances(t, topo);
+    add_memattrs(t, topo);
     return t;
 }
 
@@ -301,8 +363,10 @@ vn_topology_load_live(GError **error)
      * one node and its memory figures are all there is. */
     if (!g_file_test("/sys/devices/system/node", G_FILE_TEST_IS_DIR))
         return finish(t, error) ? g_steal_pointer(&t) : NULL;
-    if (!vn_topology_add_sysfs_nodes(t, "/", error) || !finish(t, error) ||
-        !vn_topology_read_sysfs_memory(t, "/", error))
+    if (!vn_topology_add_sysfs_nodes(t, "/", error))
+        return NULL;
+    vn_topology_add_sysfs_tiers(t, "/");
+    if (!finish(t, error) || !vn_topology_read_sysfs_memory(t, "/", error))
         return NULL;
     return g_steal_pointer(&t);
 }

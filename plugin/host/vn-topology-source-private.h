@@ -23,6 +23,14 @@ VnTopology *vn_topology_build_from_hwloc(hwloc_topology_t topo, const gchar *sou
  * (vn-topology-sysfs-nodes.c).  Errors: _IO, _PARSE. */
 gboolean vn_topology_add_sysfs_nodes(VnTopology *t, const gchar *sysroot, GError **error);
 
+/* Reads into unfinished `t` the kernel memory tier of each node
+ * (<sysroot>/sys/devices/virtual/memory_tiering) and the HMAT figures of
+ * nodeN/access{1,0}/initiators and the memory-side caches of
+ * nodeN/memory_side_cache (vn-topology-sysfs-hmat.c).  Both are
+ * optional: bad files leave that part out and add a warning to
+ * `t->source`; never an error. */
+void vn_topology_add_sysfs_tiers(VnTopology *t, const gchar *sysroot);
+
 /* Re-raises a VN_XML_FILE_ERROR in this module's domain (IO stays IO,
  * everything else is PARSE), keeping its message. */
 void vn_topology_source_propagate_xml(GError **error, const GError *xml_error);

@@ -170,6 +170,7 @@ load_shape(const gchar *sysroot, GError **error)
     t = vn_topology_build_from_hwloc(topo, source);
     if (!vn_topology_add_sysfs_nodes(t, sysroot, error))
         return NULL;
+    vn_topology_add_sysfs_tiers(t, sysroot);
     if (!vn_topology_finish(t, &local)) {
         g_set_error(error, VN_TOPOLOGY_SOURCE_ERROR, VN_TOPOLOGY_SOURCE_ERROR_INVALID, "%s: %s",
                     sysroot, local->message);

@@ -2,6 +2,7 @@
 #include "vn-topology-json.h"
 
 #include "vn-cpulist.h"
+#include "vn-json-build.h"
 #include "vn-placement-json.h"
 #include "vn-size.h"
 
@@ -100,6 +101,51 @@ add_domains(JsonBuilder *b, const VnTopology *t, guint i)
     json_builder_end_array(b);
 }
 
+/* The JSON names of the HMAT figures, in VnAccessKind order. */
+static const gchar *const access_members[] = { "read_latency_ns", "write_latency_ns",
+                                               "read_bandwidth_mibs", "write_bandwidth_mibs" };
+G_STATIC_ASSERT(G_N_ELEMENTS(access_members) == VN_ACCESS_MAX);
+
+/* The node's tier and, for each initiator the source publishes figures
+ * from, its HMAT figures as this node's memory reaches it. */
+static void
+add_tier(JsonBuilder *b, const VnTopology *t, guint i)
+{
+    const VnNode *n = &t->nodes[i];
+
+    vn_json_add_string(b, "tier", vn_memory_tier_to_string(n->tier));
+    vn_json_add_string(b, "tier_reason", n->tier_reason);
+    json_builder_set_member_name(b, "kernel_tier");
+    if (n->kernel_tier >= 0)
+        json_builder_add_int_value(b, n->kernel_tier);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "memory_side_cache_mib");
+    if (n->mem_side_cache_kib)
+        json_builder_add_int_value(b, (gint64)vn_size_kib_to_mib(n->mem_side_cache_kib));
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "access");
+    json_builder_begin_array(b);
+    for (guint k = 0; t->access && k < t->access->len; k++) {
+        const VnNodeAccess *a = &g_array_index(t->access, VnNodeAccess, k);
+
+        if (a->target != i)
+            continue;
+        json_builder_begin_object(b);
+        vn_json_add_int(b, "from_node", t->nodes[a->initiator].os_id);
+        for (guint v = 0; v < VN_ACCESS_MAX; v++) {
+            json_builder_set_member_name(b, access_members[v]);
+            if (a->value[v])
+                json_builder_add_int_value(b, a->value[v]);
+            else
+                json_builder_add_null_value(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
 static void
 add_node(JsonBuilder *b, const VnTopology *t, const VnLoad *load, guint i)
 {
@@ -119,6 +165,7 @@ add_node(JsonBuilder *b, const VnTopology *t, const VnLoad *load, guint i)
         json_builder_add_string_value(b, n->subtype);
     else
         json_builder_add_null_value(b);
+    add_tier(b, t, i);
     add_hugepages(b, n);
     add_domains(b, t, i);
     add_load(b, load ? &load->nodes[i] : NULL);

@@ -6,6 +6,13 @@
  *               "memory_total_mib": n, "memory_free_mib": n|null,
  *               "memory_only": bool, "cpu_owner": os_id|null,
  *               "subtype": str|null,
+ *               "tier": "dram"|"slow"|"special", "tier_reason": str,
+ *               "kernel_tier": n|null,          memory_tierN of the kernel
+ *               "memory_side_cache_mib": n|null, cache in front of the memory
+ *               "access": [{"from_node": os_id,  HMAT figures from that node's CPUs
+ *                           "read_latency_ns": n|null, "write_latency_ns": n|null,
+ *                           "read_bandwidth_mibs": n|null,
+ *                           "write_bandwidth_mibs": n|null}],
  *               "hugepages": [{"size_kib": n, "total": n, "free": n}],
  *               "cache_domains": [{"id": n, "cpus": "0-5", "cpu_count": n,
  *                                  "l3_kib": n|null}],

@@ -23,7 +23,7 @@ G_STATIC_ASSERT(sizeof(VnIrqSteering) == sizeof(guint));
 const gchar *const *
 vn_distances_names(void)
 {
-    static const gchar *const names[] = { "slit", "measured", NULL };
+    static const gchar *const names[] = { "slit", "measured", "hmat", NULL };
     G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_DISTANCES_MAX + 1);
     return names;
 }

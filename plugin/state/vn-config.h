@@ -40,8 +40,9 @@ typedef enum {
 
 /* [topology] distances: which node distances the placement uses. */
 typedef enum {
-    VN_DISTANCES_SLIT,     /* the firmware's table, as the topology source gives it */
+    VN_DISTANCES_SLIT,     /* the firmware's table; HMAT's when it has none or a uniform one */
     VN_DISTANCES_MEASURED, /* the probe saved by `vnumactl probe --save` on this boot */
+    VN_DISTANCES_HMAT,     /* derived from the HMAT read latencies (vn-distances.h) */
     VN_DISTANCES_MAX
 } VnDistances;
 
@@ -70,7 +71,7 @@ typedef struct {
     VnHookConflict hook_on_conflict;
     gboolean hook_strict;  /* [hook] strict: a hook error vetoes the start */
     gchar *state_dir;      /* [paths] */
-    VnDistances distances; /* [topology]; applied by vn_probe_file_apply() */
+    VnDistances distances; /* [topology]; applied by vn_distances_apply() */
     /* [api]: vnumad's listeners.  api_socket defaults to VNUMA_DEFAULT_API_SOCKET;
      * api_tcp_listen "IP:PORT" or NULL (off); when set, api_bearer_token
      * (>= 16 characters, no spaces) is mandatory. */

@@ -173,13 +173,6 @@ vn_probe_file_save(const VnProbe *p, const VnTopology *t, const gchar *state_dir
     return TRUE;
 }
 
-static void
-source_note(VnTopology *t, const gchar *note)
-{
-    g_autofree gchar *old = g_steal_pointer(&t->source);
-    t->source = g_strdup_printf("%s; %s", old, note);
-}
-
 /* The saved probe, or NULL with the reason it is not used. */
 static VnProbe *
 load_for_this_boot(const VnTopology *t, const gchar *path, const gchar *sysroot, gchar **ret_why)
@@ -220,7 +213,7 @@ vn_probe_file_apply(VnTopology *t, const VnConfig *c, const gchar *sysroot)
     if (!(p = load_for_this_boot(t, path, sysroot, &why))) {
         g_autofree gchar *note =
             g_strdup_printf("warning: [topology] distances = measured ignored: %s", why);
-        source_note(t, note);
+        vn_topology_add_source_note(t, note);
         return FALSE;
     }
     d = vn_probe_distances(p);
@@ -229,6 +222,6 @@ vn_probe_file_apply(VnTopology *t, const VnConfig *c, const gchar *sysroot)
             if (d[i * n + j])
                 t->distance[i * n + j] = i == j ? VN_DISTANCE_LOCAL : d[i * n + j];
     t->distances_assumed = FALSE;
-    source_note(t, "distances measured by vnumactl probe");
+    vn_topology_add_source_note(t, "distances measured by vnumactl probe");
     return TRUE;
 }

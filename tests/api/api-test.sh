@@ -91,6 +91,7 @@ fi
 req GET /v1/host
 check "host: 200" test "$code" = 200
 check "host: 8 nodes with capacity" jqb '(.nodes | length == 8) and (.nodes[0].free_for_vms_mib > 0) and .capacity.node_count == 8'
+check "host: every node has a tier and its reason" jqb '[.nodes[] | (.tier == "dram") and (.tier_reason == "local memory of 8 CPUs") and (.access == [])] | all'
 
 # --- POST /v1/plan -----------------------------------------------------------
 req POST /v1/plan '{"vcpus": 4, "memory_mib": 4096}'

@@ -85,7 +85,9 @@ check_host_balance(const gchar *path, VnBalance balance)
         h.policy->balance = balance;
         for (guint i = 0; i < t->n_nodes; i++) {
             has_memory |= t->nodes[i].mem_total_kib > 0;
-            node_kib = MAX(node_kib, t->nodes[i].mem_total_kib);
+            /* the nodes a VM lands on unless it asks for memory-only ones */
+            if (vn_topology_node_ncpus(t, i) > 0)
+                node_kib = MAX(node_kib, t->nodes[i].mem_total_kib);
             ncpus = MAX(ncpus, vn_topology_node_ncpus(t, i));
             h.load->nodes[i].committed_memory_kib =
                 t->nodes[i].mem_total_kib / 100 * (guint64)g_rand_int_range(rand, 0, 60);

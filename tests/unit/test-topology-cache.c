@@ -64,16 +64,23 @@ test_fixtures(void)
     }
 }
 
-/* A captured sysfs tree whose L3s hwloc reads from cpuN/cache/index3. */
+/* A captured sysfs tree whose L3s hwloc reads from cpuN/cache/index3,
+ * and one with kernel memory tiers and HMAT figures. */
 static void
 test_sysroot(void)
 {
     g_autofree gchar *root = vn_test_data_path("sysroot", "resctrl-2node", NULL);
+    g_autofree gchar *tiered = vn_test_data_path("sysroot", "kmem-tier", NULL);
     g_autoptr(GError) err = NULL;
     g_autoptr(VnTopology) t = vn_topology_load_sysroot(root, &err);
     g_assert_no_error(err);
     g_assert_false(t->domains_assumed);
     assert_round_trip(t, root);
+    g_autoptr(VnTopology) k = vn_topology_load_sysroot(tiered, &err);
+    g_assert_no_error(err);
+    g_assert_nonnull(k->access);
+    g_assert_cmpint(k->nodes[1].kernel_tier, ==, 22);
+    assert_round_trip(k, tiered);
 }
 
 static void

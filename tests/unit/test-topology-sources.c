@@ -14,36 +14,10 @@
 #include "vn-test-fixture.h"
 #include "vn-topology-source.h"
 
-static VnTopology *
-load_fixture(const gchar *dir, const gchar *file)
-{
-    g_autofree gchar *path = vn_test_data_path(dir, file, NULL);
-    g_autoptr(GError) error = NULL;
-    VnTopology *t;
-
-    if (g_str_equal(dir, "caps"))
-        t = vn_topology_load_capabilities(path, &error);
-    else
-        t = vn_topology_load_hwloc_xml(path, &error);
-    g_assert_no_error(error);
-    g_assert_nonnull(t);
-    g_assert_true(t->finished);
-    return t;
-}
-
-static const VnNode *
-node_by_os(const VnTopology *t, guint os_id)
-{
-    gint i = vn_topology_node_by_os_id(t, os_id);
-
-    g_assert_cmpint(i, >=, 0);
-    return &t->nodes[i];
-}
-
 static void
 assert_node_cpus(const VnTopology *t, guint os_id, const gchar *cpulist)
 {
-    g_autofree gchar *s = vn_cpulist_format(node_by_os(t, os_id)->cpus);
+    g_autofree gchar *s = vn_cpulist_format(vn_test_node_by_os(t, os_id)->cpus);
 
     g_assert_cmpstr(s, ==, cpulist);
 }
@@ -126,16 +100,16 @@ test_hwloc_64amd64(void)
                                     16910233600, 16910229504, 16910233600, 16892866560 };
     static const gchar *cpus[8] = { "0-7",   "8-15",  "32-39", "40-47",
                                     "48-55", "56-63", "16-23", "24-31" };
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "64amd64-4p2n4ca2co.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "64amd64-4p2n4ca2co.xml");
 
     g_assert_nonnull(strstr(t->source, "hwloc 3.0 XML read as 2.0"));
     g_assert_cmpuint(t->n_nodes, ==, 8);
     g_assert_cmpuint(t->cpus->len, ==, 64);
     g_assert_cmpuint(t->smt_width, ==, 1);
     for (guint os = 0; os < 8; os++) {
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==, mem[os] / 1024);
-        g_assert_cmpuint(node_by_os(t, os)->mem_free_kib, ==, G_MAXUINT64);
-        g_assert_cmpint(node_by_os(t, os)->cpu_owner, ==, -1);
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_total_kib, ==, mem[os] / 1024);
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_free_kib, ==, G_MAXUINT64);
+        g_assert_cmpint(vn_test_node_by_os(t, os)->cpu_owner, ==, -1);
         /* The two nodes of a package sit below L3 caches with half the
          * package's CPUs each: they must not collapse into one set. */
         assert_node_cpus(t, os, cpus[os]);
@@ -178,15 +152,16 @@ static const guint dist_192em64t[24 * 24] = {
 static void
 test_hwloc_192em64t(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "192em64t-24n8c2t.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "192em64t-24n8c2t.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 24);
     g_assert_cmpuint(t->cpus->len, ==, 384);
     g_assert_cmpuint(t->n_cpu_ids, ==, 384);
     g_assert_cmpuint(t->smt_width, ==, 2);
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, G_GUINT64_CONSTANT(33255329792) / 1024);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==,
+                     G_GUINT64_CONSTANT(33255329792) / 1024);
     for (guint os = 1; os < 24; os++)
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==,
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_total_kib, ==,
                          G_GUINT64_CONSTANT(33269219328) / 1024);
     for (guint os = 0; os < 24; os++) {
         g_autofree gchar *cpus =
@@ -205,29 +180,29 @@ test_hwloc_192em64t(void)
 static void
 test_hwloc_heteromem(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "heteromem.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "heteromem.xml");
     gint dram0 = vn_topology_node_by_os_id(t, 0), dram2 = vn_topology_node_by_os_id(t, 2);
 
     g_assert_cmpuint(t->n_nodes, ==, 5);
     g_assert_cmpuint(t->cpus->len, ==, 8);
     for (guint os = 0; os < 5; os++)
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==, 1024 * 1024);
-    g_assert_cmpstr(node_by_os(t, 0)->subtype, ==, "DRAM");
-    g_assert_cmpstr(node_by_os(t, 1)->subtype, ==, "HBM");
-    g_assert_cmpstr(node_by_os(t, 2)->subtype, ==, "DRAM");
-    g_assert_cmpstr(node_by_os(t, 3)->subtype, ==, "HBM");
-    g_assert_cmpstr(node_by_os(t, 4)->subtype, ==, "CXL-DRAM");
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_total_kib, ==, 1024 * 1024);
+    g_assert_cmpstr(vn_test_node_by_os(t, 0)->subtype, ==, "DRAM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 1)->subtype, ==, "HBM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 2)->subtype, ==, "DRAM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 3)->subtype, ==, "HBM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 4)->subtype, ==, "CXL-DRAM");
     /* DRAM keeps the package's CPUs; HBM on the same package points at it. */
     assert_node_cpus(t, 0, "0-3");
     assert_node_cpus(t, 2, "4-7");
     assert_node_cpus(t, 1, "");
     assert_node_cpus(t, 3, "");
-    g_assert_cmpint(node_by_os(t, 0)->cpu_owner, ==, -1);
-    g_assert_cmpint(node_by_os(t, 1)->cpu_owner, ==, dram0);
-    g_assert_cmpint(node_by_os(t, 3)->cpu_owner, ==, dram2);
+    g_assert_cmpint(vn_test_node_by_os(t, 0)->cpu_owner, ==, -1);
+    g_assert_cmpint(vn_test_node_by_os(t, 1)->cpu_owner, ==, dram0);
+    g_assert_cmpint(vn_test_node_by_os(t, 3)->cpu_owner, ==, dram2);
     /* CXL memory attached to the whole machine: memory-only, owned by no one. */
     assert_node_cpus(t, 4, "");
-    g_assert_cmpint(node_by_os(t, 4)->cpu_owner, ==, -1);
+    g_assert_cmpint(vn_test_node_by_os(t, 4)->cpu_owner, ==, -1);
     g_assert_true(vn_topology_node_is_memory_only(t, vn_topology_node_by_os_id(t, 4)));
     g_assert_false(vn_topology_node_is_memory_only(t, dram0));
     assert_cpus_counted_once(t, 8);
@@ -263,12 +238,12 @@ test_hwloc_heteromem_hbm_first(void)
     t = vn_topology_load_hwloc_xml(path, &error);
     g_assert_no_error(error);
     /* listed first by hwloc, still the CPU-less one (nodes are in kernel order) */
-    g_assert_cmpstr(node_by_os(t, 1)->subtype, ==, "HBM");
-    g_assert_cmpstr(node_by_os(t, 0)->subtype, ==, "DRAM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 1)->subtype, ==, "HBM");
+    g_assert_cmpstr(vn_test_node_by_os(t, 0)->subtype, ==, "DRAM");
     assert_node_cpus(t, 0, "0-3");
     assert_node_cpus(t, 1, "");
-    g_assert_cmpint(node_by_os(t, 1)->cpu_owner, ==, vn_topology_node_by_os_id(t, 0));
-    g_assert_cmpint(node_by_os(t, 0)->cpu_owner, ==, -1);
+    g_assert_cmpint(vn_test_node_by_os(t, 1)->cpu_owner, ==, vn_topology_node_by_os_id(t, 0));
+    g_assert_cmpint(vn_test_node_by_os(t, 0)->cpu_owner, ==, -1);
     assert_cpus_counted_once(t, 8);
     vn_test_remove_tree(dir);
 }
@@ -276,14 +251,15 @@ test_hwloc_heteromem_hbm_first(void)
 static void
 test_hwloc_hagrid(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "hagrid.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "hagrid.xml");
 
     /* A version 2.0 file goes to hwloc unchanged. */
     g_assert_null(strstr(t->source, "read as 2.0"));
     g_assert_cmpuint(t->n_nodes, ==, 4);
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, G_GUINT64_CONSTANT(8587984896) / 1024);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==,
+                     G_GUINT64_CONSTANT(8587984896) / 1024);
     for (guint os = 1; os < 4; os++)
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==,
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_total_kib, ==,
                          G_GUINT64_CONSTANT(8589934592) / 1024);
     /* allowed_cpuset 0xcf: PUs 4 and 5 (all of node 2) are not allowed. */
     g_assert_cmpuint(t->cpus->len, ==, 6);
@@ -299,7 +275,7 @@ test_hwloc_hagrid(void)
 static void
 test_hwloc_16amd64(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "16amd64-4distances.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "16amd64-4distances.xml");
     g_autofree guint *expected = g_new(guint, 64);
 
     /* The file has Package, Core and PU matrices with 40s and 80s too;
@@ -313,8 +289,10 @@ test_hwloc_16amd64(void)
      * numbers them in kernel order all the same. */
     for (guint i = 0; i < t->n_nodes; i++)
         g_assert_cmpuint(t->nodes[i].os_id, ==, i);
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, G_GUINT64_CONSTANT(8587984896) / 1024);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_total_kib, ==, G_GUINT64_CONSTANT(8589934592) / 1024);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==,
+                     G_GUINT64_CONSTANT(8587984896) / 1024);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_total_kib, ==,
+                     G_GUINT64_CONSTANT(8589934592) / 1024);
     for (guint i = 0; i < 8; i++)
         g_assert_cmpuint(vn_topology_node_ncpus(t, i), ==, 2);
     assert_cpus_counted_once(t, 16);
@@ -326,7 +304,7 @@ test_hwloc_40intel64(void)
     static const guint dist[16] = {
         10, 20, 20, 20, 20, 10, 20, 20, 20, 20, 10, 20, 20, 20, 20, 10
     };
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "40intel64-2g2n4c+pcilocality.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "40intel64-2g2n4c+pcilocality.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 4);
     g_assert_cmpuint(t->cpus->len, ==, 40);
@@ -335,9 +313,10 @@ test_hwloc_40intel64(void)
     assert_node_cpus(t, 1, "1,5,9,13,17,21,25,29,33,37");
     assert_node_cpus(t, 2, "2,6,10,14,18,22,26,30,34,38");
     assert_node_cpus(t, 3, "3,7,11,15,19,23,27,31,35,39");
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, G_GUINT64_CONSTANT(137425154048) / 1024);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==,
+                     G_GUINT64_CONSTANT(137425154048) / 1024);
     for (guint os = 1; os < 4; os++)
-        g_assert_cmpuint(node_by_os(t, os)->mem_total_kib, ==,
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->mem_total_kib, ==,
                          G_GUINT64_CONSTANT(137438953472) / 1024);
     assert_distances(t, dist);
     assert_cpus_counted_once(t, 40);
@@ -346,14 +325,14 @@ test_hwloc_40intel64(void)
 static void
 test_hwloc_fakeheterocpunuma(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("hwloc", "fakeheterocpunuma.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("hwloc", "fakeheterocpunuma.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 6);
     g_assert_cmpuint(t->cpus->len, ==, 24);
     g_assert_cmpuint(t->smt_width, ==, 2);
     /* Node 2 spans nodes 0 and 1: it gets none of their CPUs. */
     assert_node_cpus(t, 2, "");
-    g_assert_cmpint(node_by_os(t, 2)->cpu_owner, ==, -1);
+    g_assert_cmpint(vn_test_node_by_os(t, 2)->cpu_owner, ==, -1);
     assert_node_cpus(t, 0, "0-3");
     assert_node_cpus(t, 1, "8-11");
     /* Nested 12-23 > 16-23 > 20-23: each CPU goes to the smallest. */
@@ -378,7 +357,7 @@ test_hwloc_quiet(void)
 
     if (g_test_subprocess()) {
         for (guint i = 0; i < G_N_ELEMENTS(files); i++)
-            vn_topology_free(load_fixture("hwloc", files[i]));
+            vn_topology_free(vn_test_load_topology("hwloc", files[i]));
         return;
     }
     g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -513,7 +492,7 @@ test_synthetic(void)
         g_autofree gchar *cpus = g_strdup_printf("%u-%u", 16 * i, 16 * i + 15);
         assert_node_cpus(t, i, cpus);
         /* hwloc's synthetic backend gives each node 1 GiB by default. */
-        g_assert_cmpuint(node_by_os(t, i)->mem_total_kib, ==, 1024 * 1024);
+        g_assert_cmpuint(vn_test_node_by_os(t, i)->mem_total_kib, ==, 1024 * 1024);
     }
     for (guint i = 0; i < t->cpus->len; i++) {
         const VnCpu *c = &g_array_index(t->cpus, VnCpu, i);
@@ -570,22 +549,22 @@ static void
 test_caps_qemu_kvm(void)
 {
     static const guint dist[4] = { 10, 21, 21, 10 };
-    g_autoptr(VnTopology) t = load_fixture("caps", "caps-qemu-kvm.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("caps", "caps-qemu-kvm.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 2);
     g_assert_cmpuint(t->cpus->len, ==, 16);
     g_assert_cmpuint(t->smt_width, ==, 1);
     assert_node_cpus(t, 0, "0,2,4,6,8,10,12,14");
     assert_node_cpus(t, 1, "1,3,5,7,9,11,13,15");
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, 16175540);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_total_kib, ==, 16510060);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==, 16175540);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_total_kib, ==, 16510060);
     assert_distances(t, dist);
     /* 4 KiB is the base page, not a hugepage; 2M and 1G pools are empty. */
     for (guint os = 0; os < 2; os++) {
-        g_assert_cmpuint(node_by_os(t, os)->hugepages->len, ==, 2);
-        g_assert_null(hugepages(node_by_os(t, os), 4));
-        assert_hugepages(node_by_os(t, os), 2048, 0, 0);
-        assert_hugepages(node_by_os(t, os), 1048576, 0, 0);
+        g_assert_cmpuint(vn_test_node_by_os(t, os)->hugepages->len, ==, 2);
+        g_assert_null(hugepages(vn_test_node_by_os(t, os), 4));
+        assert_hugepages(vn_test_node_by_os(t, os), 2048, 0, 0);
+        assert_hugepages(vn_test_node_by_os(t, os), 1048576, 0, 0);
     }
     /* socket_id 0 and 1; core_id repeats on each socket. */
     g_assert_cmpuint(vn_topology_cpu(t, 0)->package, ==, vn_topology_cpu(t, 2)->package);
@@ -597,14 +576,14 @@ test_caps_qemu_kvm(void)
 static void
 test_caps_test(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("caps", "caps-test.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("caps", "caps-test.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 2);
     g_assert_cmpuint(t->cpus->len, ==, 16);
     /* No core ids: every CPU its own core.  No memory element: 0. */
     g_assert_cmpuint(t->smt_width, ==, 1);
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, 0);
-    g_assert_cmpuint(node_by_os(t, 0)->hugepages->len, ==, 0);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==, 0);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->hugepages->len, ==, 0);
     assert_node_cpus(t, 0, "0,2,4,6,8,10,12,14");
     /* No socket ids: a cell's CPUs are one package. */
     g_assert_cmpuint(vn_topology_cpu(t, 0)->package, ==, vn_topology_cpu(t, 14)->package);
@@ -615,25 +594,25 @@ test_caps_test(void)
 static void
 test_caps_aarch64_clusters(void)
 {
-    g_autoptr(VnTopology) t = load_fixture("caps", "vircaps-aarch64-basic-clusters.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("caps", "vircaps-aarch64-basic-clusters.xml");
 
     g_assert_cmpuint(t->n_nodes, ==, 2);
     g_assert_cmpuint(t->cpus->len, ==, 8);
     g_assert_cmpuint(t->smt_width, ==, 2);
     assert_node_cpus(t, 0, "0-3");
     assert_node_cpus(t, 1, "4-7");
-    g_assert_cmpuint(node_by_os(t, 0)->mem_total_kib, ==, 1048576);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_total_kib, ==, 2097152);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_total_kib, ==, 1048576);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_total_kib, ==, 2097152);
     g_assert_cmpuint(vn_topology_cpu(t, 0)->core, ==, vn_topology_cpu(t, 1)->core);
     g_assert_cmpuint(vn_topology_cpu(t, 2)->core, ==, vn_topology_cpu(t, 3)->core);
     g_assert_cmpuint(vn_topology_cpu(t, 0)->core, !=, vn_topology_cpu(t, 2)->core);
     /* Sparse socket ids 36 and 3180 become dense package numbers. */
     g_assert_cmpuint(vn_topology_cpu(t, 0)->package, ==, 0);
     g_assert_cmpuint(vn_topology_cpu(t, 4)->package, ==, 1);
-    assert_hugepages(node_by_os(t, 0), 2048, 4096, 4096);
-    assert_hugepages(node_by_os(t, 0), 1048576, 6144, 6144);
-    assert_hugepages(node_by_os(t, 1), 2048, 6144, 6144);
-    assert_hugepages(node_by_os(t, 1), 1048576, 8192, 8192);
+    assert_hugepages(vn_test_node_by_os(t, 0), 2048, 4096, 4096);
+    assert_hugepages(vn_test_node_by_os(t, 0), 1048576, 6144, 6144);
+    assert_hugepages(vn_test_node_by_os(t, 1), 2048, 6144, 6144);
+    assert_hugepages(vn_test_node_by_os(t, 1), 1048576, 8192, 8192);
     assert_assumed_distances(t);
 }
 
@@ -705,26 +684,26 @@ static void
 test_sysfs_update(void)
 {
     g_autofree gchar *root = vn_test_data_path("sysroot", "real-2node", NULL);
-    g_autoptr(VnTopology) t = load_fixture("caps", "caps-qemu-kvm.xml");
+    g_autoptr(VnTopology) t = vn_test_load_topology("caps", "caps-qemu-kvm.xml");
     g_autoptr(GError) error = NULL;
 
     g_assert_true(vn_topology_read_sysfs_memory(t, root, &error));
     g_assert_no_error(error);
-    g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, 63623272);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_free_kib, ==, 61752192);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_free_kib, ==, 63623272);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_free_kib, ==, 61752192);
     /* Active(file) + Inactive(file) + SReclaimable of the capture */
-    g_assert_cmpuint(node_by_os(t, 0)->mem_reclaimable_kib, ==, 164264 + 156624 + 50972);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_reclaimable_kib, ==, 164264 + 156624 + 50972);
     /* the capture's 64 GiB node is a 16 GiB node in these capabilities:
      * available memory never exceeds the node's total */
     g_assert_cmpuint(vn_topology_node_available_kib(t, vn_topology_node_by_os_id(t, 0)), ==,
-                     node_by_os(t, 0)->mem_total_kib);
+                     vn_test_node_by_os(t, 0)->mem_total_kib);
     /* The capabilities' 2M and 1G entries are updated, not duplicated. */
-    g_assert_cmpuint(node_by_os(t, 0)->hugepages->len, ==, 2);
-    g_assert_cmpuint(node_by_os(t, 1)->hugepages->len, ==, 2);
-    assert_hugepages(node_by_os(t, 0), 2048, 512, 100);
-    assert_hugepages(node_by_os(t, 0), 1048576, 0, 0);
-    assert_hugepages(node_by_os(t, 1), 2048, 0, 0);
-    assert_hugepages(node_by_os(t, 1), 1048576, 4, 4);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->hugepages->len, ==, 2);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->hugepages->len, ==, 2);
+    assert_hugepages(vn_test_node_by_os(t, 0), 2048, 512, 100);
+    assert_hugepages(vn_test_node_by_os(t, 0), 1048576, 0, 0);
+    assert_hugepages(vn_test_node_by_os(t, 1), 2048, 0, 0);
+    assert_hugepages(vn_test_node_by_os(t, 1), 1048576, 4, 4);
 }
 
 static void
@@ -737,7 +716,7 @@ test_sysfs_add(void)
 
     g_assert_no_error(error);
     g_assert_true(vn_topology_read_sysfs_memory(t, root, &error));
-    n = node_by_os(t, 0);
+    n = vn_test_node_by_os(t, 0);
     g_assert_cmpuint(n->hugepages->len, ==, 2);
     /* Sorted by size whatever the directory order. */
     g_assert_cmpuint(g_array_index(n->hugepages, VnHugepages, 0).size_kib, ==, 2048);
@@ -786,14 +765,14 @@ test_sysfs_errors(void)
                        "node1/hugepages/hugepages-2048kB/nr_hugepages", NULL);
     g_clear_error(&error);
     /* Failures leave the topology untouched. */
-    g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, G_MAXUINT64);
-    g_assert_cmpuint(node_by_os(t, 0)->hugepages->len, ==, 0);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_free_kib, ==, G_MAXUINT64);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->hugepages->len, ==, 0);
     make_node(dir, 1, "Node 1 MemFree:  7 kB\n", "3\n");
     g_assert_true(vn_topology_read_sysfs_memory(t, dir, &error));
-    g_assert_cmpuint(node_by_os(t, 0)->mem_free_kib, ==, 100);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_free_kib, ==, 7);
-    g_assert_cmpuint(node_by_os(t, 1)->mem_reclaimable_kib, ==, 0);
-    assert_hugepages(node_by_os(t, 1), 2048, 3, 0);
+    g_assert_cmpuint(vn_test_node_by_os(t, 0)->mem_free_kib, ==, 100);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_free_kib, ==, 7);
+    g_assert_cmpuint(vn_test_node_by_os(t, 1)->mem_reclaimable_kib, ==, 0);
+    assert_hugepages(vn_test_node_by_os(t, 1), 2048, 3, 0);
     vn_test_remove_tree(dir);
 }
 
@@ -865,7 +844,7 @@ assert_index_memory(const VnTopology *t, const gchar *list, guint64 unit)
         guint64 os = g_ascii_strtoull(items[i], NULL, 10);
         const gchar *v = strchr(items[i], ':') + 1;
 
-        g_assert_cmpuint(node_by_os(t, (guint)os)->mem_total_kib, ==,
+        g_assert_cmpuint(vn_test_node_by_os(t, (guint)os)->mem_total_kib, ==,
                          g_str_equal(v, "-") ? 0 : g_ascii_strtoull(v, NULL, 10) / unit);
     }
 }

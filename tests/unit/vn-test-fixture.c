@@ -1,5 +1,6 @@
 /* vn-test-fixture.c: see vn-test-fixture.h. */
 #include "vn-test-fixture.h"
+#include "vn-topology-source.h"
 
 #include <glib/gstdio.h>
 #include <stdarg.h>
@@ -71,6 +72,34 @@ vn_test_topology_new(void)
     g_assert_true(vn_topology_finish(t, &error));
     g_assert_no_error(error);
     return g_steal_pointer(&t);
+}
+
+VnTopology *
+vn_test_load_topology(const gchar *dir, const gchar *file)
+{
+    g_autofree gchar *path = vn_test_data_path(dir, file, NULL);
+    g_autoptr(GError) error = NULL;
+    VnTopology *t;
+
+    if (g_str_equal(dir, "caps"))
+        t = vn_topology_load_capabilities(path, &error);
+    else if (g_str_equal(dir, "sysroot"))
+        t = vn_topology_load_sysroot(path, &error);
+    else
+        t = vn_topology_load_hwloc_xml(path, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(t);
+    g_assert_true(t->finished);
+    return t;
+}
+
+const VnNode *
+vn_test_node_by_os(const VnTopology *t, guint os_id)
+{
+    gint i = vn_topology_node_by_os_id(t, os_id);
+
+    g_assert_cmpint(i, >=, 0);
+    return &t->nodes[i];
 }
 
 VnConfig *

@@ -24,6 +24,14 @@ void vn_test_remove_tree(const gchar *dir);
  * 10/21 between the CPU nodes and 30 to node 3. */
 VnTopology *vn_test_topology_new(void);
 
+/* A finished topology from tests/data/`dir`/`file`: capabilities XML in
+ * "caps", a captured root in "sysroot", hwloc XML elsewhere; the test
+ * fails when it does not load. */
+VnTopology *vn_test_load_topology(const gchar *dir, const gchar *file);
+
+/* The node with kernel number `os_id`; the test fails when there is none. */
+const VnNode *vn_test_node_by_os(const VnTopology *t, guint os_id);
+
 /* Loads `text` as a vnuma.conf for vn_test_topology_new()'s host (through
  * a temporary file, removed again); NULL + error when it is refused. */
 VnConfig *vn_test_config_from_text(const gchar *text, GError **error);

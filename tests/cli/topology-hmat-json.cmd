@@ -1,0 +1,1 @@
+topology --capabilities tests/data/caps/vircaps-x86_64-hmat.xml --json
