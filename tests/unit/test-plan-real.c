@@ -10,6 +10,7 @@
  * ([placement] balance: the oracle ranks no load, so memory packing must
  * meet it too).  Cases are discovered by listing the data directories.
  */
+#include <string.h>
 #include "vn-test-files.h"
 #include "vn-test-plan.h"
 #include "vn-topology-source.h"
@@ -301,44 +302,65 @@ test_balance_packing_capacity(void)
     vn_test_host_clear(&h);
 }
 
+/* Which of the three randomized checks to register: "spread" (the
+ * default policy), "packing", "hole", or all three when NULL. */
 static void
-add_dir(const gchar *data, const gchar *sub, const gchar *suffix)
+add_dir(const gchar *data, const gchar *sub, const gchar *suffix, const gchar *only)
 {
+    static const struct {
+        const gchar *name, *path;
+        GTestDataFunc func;
+    } checks[] = {
+        { "spread", "", check_host },
+        { "packing", "memory-packing/", check_host_packing },
+        { "hole", "keep-hole/", check_host_hole },
+    };
     g_autofree gchar *dir = g_build_filename(data, sub, NULL);
     g_autoptr(GPtrArray) names = vn_test_dir_names(dir, suffix);
 
-    for (guint i = 0; i < names->len; i++) {
-        const gchar *name = names->pdata[i];
-        g_autofree gchar *test = NULL;
-        test = g_strdup_printf("/plan/real/%s/%s", sub, name);
-        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host, g_free);
-        g_free(test);
-        test = g_strdup_printf("/plan/real/memory-packing/%s/%s", sub, name);
-        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_packing,
-                                  g_free);
-        g_free(test);
-        test = g_strdup_printf("/plan/real/keep-hole/%s/%s", sub, name);
-        g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), check_host_hole, g_free);
+    for (guint c = 0; c < G_N_ELEMENTS(checks); c++) {
+        if (only && strcmp(only, checks[c].name) != 0)
+            continue;
+        for (guint i = 0; i < names->len; i++) {
+            const gchar *name = names->pdata[i];
+            g_autofree gchar *test =
+                g_strdup_printf("/plan/real/%s%s/%s", checks[c].path, sub, name);
+            g_test_add_data_func_full(test, g_build_filename(dir, name, NULL), checks[c].func,
+                                      g_free);
+        }
     }
 }
 
+/* Usage: test-plan-real [--tap] [spread|packing|hole]: one check alone, so
+ * that meson gives each its own timeout (valgrind runs each for minutes). */
 int
 main(int argc, char **argv)
 {
     const gchar *data = g_getenv("VN_TEST_DATA");
+    const gchar *only;
 
     g_test_init(&argc, &argv, NULL);
     if (!data) {
         g_printerr("VN_TEST_DATA is not set: run through meson test\n");
         return 77;
     }
-    add_dir(data, "hwloc", ".xml");
-    add_dir(data, "caps", ".xml");
-    g_test_add_func("/plan/real/balance/memory-packing-keeps-node-free",
-                    test_balance_packing_keeps_node_free);
-    g_test_add_func("/plan/real/balance/memory-packing-capacity", test_balance_packing_capacity);
-    g_test_add_func("/plan/real/balance/keep-hole-keeps-node-free",
-                    test_balance_hole_keeps_node_free);
-    g_test_add_func("/plan/real/balance/keep-hole-keeps-larger", test_balance_hole_keeps_larger);
+    only = argc > 1 ? argv[1] : NULL;
+    if (only && strcmp(only, "spread") != 0 && strcmp(only, "packing") != 0 &&
+        strcmp(only, "hole") != 0) {
+        g_printerr("test-plan-real: unknown check '%s' (spread, packing or hole)\n", only);
+        return 2;
+    }
+    add_dir(data, "hwloc", ".xml", only);
+    add_dir(data, "caps", ".xml", only);
+    if (!only || strcmp(only, "spread") == 0) {
+        g_test_add_func("/plan/real/balance/memory-packing-keeps-node-free",
+                        test_balance_packing_keeps_node_free);
+        g_test_add_func("/plan/real/balance/memory-packing-capacity",
+                        test_balance_packing_capacity);
+        g_test_add_func("/plan/real/balance/keep-hole-keeps-node-free",
+                        test_balance_hole_keeps_node_free);
+        g_test_add_func("/plan/real/balance/keep-hole-keeps-larger",
+                        test_balance_hole_keeps_larger);
+    }
     return g_test_run();
 }
