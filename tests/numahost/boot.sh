@@ -29,6 +29,11 @@ disk=()
 if [ "$NH_BOOT" = rootfs ]; then
     [ -f "$img/rootfs.ext4" ] || nh_die "layout $layout needs the rootfs image (build-image.sh --rootfs)"
     disk=(-drive "file=$img/rootfs.ext4,format=raw,if=virtio,snapshot=on")
+    # with a PCI expander bridge an if=virtio disk lands on the bridge's own
+    # root bus, which takes only bridges: put it on pci.0 by hand
+    [ ${#nic_args[@]} = 0 ] ||
+        disk=(-drive "file=$img/rootfs.ext4,format=raw,if=none,id=vda,snapshot=on"
+              -device virtio-blk-pci,drive=vda,bus=pci.0)
 fi
 
 t0=$(nh_now) rc=0
