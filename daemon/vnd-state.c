@@ -228,7 +228,7 @@ vnd_state_sample(VndState *s)
     if (!s->live)
         return;
     measure_busy(s);
-    if (!vn_topology_read_sysfs_memory(s->topology, s->sysroot, &error))
+    if (!vn_topology_read_sysfs_memory(s->topology, s->sysroot ? s->sysroot : "/", &error))
         g_warning("free memory not measured: %s", error->message);
     vnd_state_invalidate(s);
 }

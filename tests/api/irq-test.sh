@@ -138,6 +138,16 @@ wait_for 10 curl -s --unix-socket "$tmp/fixture.sock" -o /dev/null http://vnumad
 check "a fixture topology: not steered, said once" \
     test "$(grep -c "NIC interrupts: not steered: the topology is a fixture" "$tmp/fixture.log")" = 1
 kill "$pid"; wait "$pid"; pid=
+# this host itself (no --sysroot, no --topology), steering off so nothing
+# is written: its samples read this host's free memory under "/"
+printf '[rebalance]\ninterval = 1\ndataplane_repair = false\n' >"$tmp/live.conf"
+VNUMA_CONFIG=$tmp/live.conf ${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$tmp/live.sock" 2>"$tmp/live.log" &
+pid=$!
+wait_for 10 curl -s --unix-socket "$tmp/live.sock" -o /dev/null http://vnumad/v1/host
+sleep 2.5 # two samples
+check "this host: alive after two samples" kill -0 "$pid"
+check "this host: no warnings or criticals in the log" bash -c "! grep -Eq 'WARNING|CRITICAL' '$tmp/live.log'"
+kill "$pid"; wait "$pid"; pid=
 
 [ "$failed" = 0 ] || { echo "# vnumad's log:"; sed 's/^/#   /' "$log"; }
 tap_end

@@ -13,6 +13,8 @@ set -euo pipefail
 img=$1 layer=$2 layout=$3 logdir=$4
 nh_layout_load "$layout"
 mapfile -t numa_args < <(nh_qemu_numa_args)
+nh_qemu_nic_args > /dev/null   # dies here (not in the subshell) on a bad NH_NIC
+mapfile -t nic_args < <(nh_qemu_nic_args)
 timeout_s=${NH_BOOT_TIMEOUT:-300}
 [ "$NH_BOOT" = rootfs ] && timeout_s=${NH_BOOT_TIMEOUT:-900}
 
@@ -27,11 +29,16 @@ disk=()
 if [ "$NH_BOOT" = rootfs ]; then
     [ -f "$img/rootfs.ext4" ] || nh_die "layout $layout needs the rootfs image (build-image.sh --rootfs)"
     disk=(-drive "file=$img/rootfs.ext4,format=raw,if=virtio,snapshot=on")
+    # with a PCI expander bridge an if=virtio disk lands on the bridge's own
+    # root bus, which takes only bridges: put it on pci.0 by hand
+    [ ${#nic_args[@]} = 0 ] ||
+        disk=(-drive "file=$img/rootfs.ext4,format=raw,if=none,id=vda,snapshot=on"
+              -device virtio-blk-pci,drive=vda,bus=pci.0)
 fi
 
 t0=$(nh_now) rc=0
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine pc -cpu "${NH_CPU:-max}" "${numa_args[@]}" \
-    -nic none -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
+    -nic none "${nic_args[@]}" -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
     "${disk[@]}" -append "console=ttyS0 quiet panic=-1 numahost.layout=$layout" \
     < /dev/null > "$logdir/$layout.log" 2>&1 || rc=$?
 t1=$(nh_now)

@@ -23,8 +23,8 @@ out=${1:?usage: build-layer.sh OUT.cpio}
 VNUMA_BINARIES="tools/vnumactl daemon/vnumad hooks/vnuma-hook"
 
 # files from the source tree the scenarios use (sample config, example
-# domains), copied to /opt/vnuma/share/ keeping their relative path
-VNUMA_SOURCE_FILES="tools/vnuma.conf xml-templates/*.xml"
+# domains, the irqbalance policy script), copied to /opt/vnuma/share/ keeping their relative path
+VNUMA_SOURCE_FILES="tools/vnuma.conf tools/vnuma-irqbalance-policy xml-templates/*.xml"
 
 r=$(mktemp -d "${TMPDIR:-/tmp}/numahost-layer.XXXXXX")
 trap 'rm -rf "$r"' EXIT

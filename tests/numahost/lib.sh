@@ -34,7 +34,7 @@ nh_layout_load() {
     local f=$NH_DIR/layouts/$1.conf
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
     # shellcheck disable=SC2034  # read by the callers
-    NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NESTED=0
+    NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NIC='' NH_NESTED=0
     NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer
     # shellcheck disable=SC1090
     . "$f"
@@ -85,4 +85,29 @@ nh_qemu_numa_args() {
             echo "-numa"; echo "dist,src=$i,dst=$j,val=${row[$j]}"
         done
     done
+}
+
+# Print the QEMU arguments of the loaded layout's NIC (NH_NIC), one per line;
+# nothing without one (the boot then has -nic none only).
+#   pxb-mq  a virtio-net function with 4 queue pairs (mq=on, 10 MSI-X
+#           vectors) behind a PCI expander bridge on node 1, so the emulated
+#           host's kernel sees a NIC whose numa_node is 1.  The back end is a
+#           tap: the only netdev of QEMU 7.2 that takes queues=4 without a
+#           vhost-user or vDPA server (user, socket and hubport take no
+#           queues).  Without ifname QEMU (as root, /dev/net/tun) creates a
+#           non-persistent multi-queue tapN that the kernel deletes when QEMU
+#           exits; it stays down, in no bridge, so the machine's own
+#           networking is not touched.
+nh_qemu_nic_args() {
+    case ${NH_NIC:-} in
+        '') ;;
+        pxb-mq)
+            [ "$(id -u)" = 0 ] || nh_die "NH_NIC=pxb-mq needs root (a tap device)"
+            [ -c /dev/net/tun ] || nh_die "NH_NIC=pxb-mq needs /dev/net/tun (modprobe tun)"
+            printf '%s\n' -device pxb,id=pxb1,bus_nr=16,numa_node=1,bus=pci.0 \
+                -netdev tap,id=t0,queues=4,vhost=off,script=no,downscript=no \
+                -device virtio-net-pci,netdev=t0,mq=on,vectors=10,bus=pxb1,addr=0x1
+            ;;
+        *) nh_die "unknown NH_NIC '$NH_NIC' (pxb-mq, or empty)" ;;
+    esac
 }
