@@ -146,9 +146,12 @@ if [ $rc = 1 ] && grep -q "hand-written" <<<"$out" && [ "$(wc -l <<<"$out")" = 1
 else
     fail "hand-written pin: rc=$rc $out"
 fi
-virsh_q dumpxml --inactive vnt-def-pinned | grep -q "vnuma:placement" && fail "refused place changed the definition"
+# (here-strings, not pipes into grep -q: under pipefail the writer's
+# SIGPIPE at an early match turns a match into a failure)
+grep -q "vnuma:placement" <<<"$(virsh_q dumpxml --inactive vnt-def-pinned)" &&
+    fail "refused place changed the definition"
 "$vnumactl" place --force vnt-def-pinned "${four_nodes[@]}" >/dev/null 2>&1 \
-    && virsh_q dumpxml --inactive vnt-def-pinned | grep -q "vnuma:placement" \
+    && grep -q "vnuma:placement" <<<"$(virsh_q dumpxml --inactive vnt-def-pinned)" \
     && ok "--force replaced the hand-written pin" || fail "place --force"
 
 # 5. unplaceable: exit 2, one line of reason first

@@ -360,7 +360,10 @@ for d in json.load(open(sys.argv[1]))["domains"]:
     emu=$(virsh -q emulatorpin vnt-nova-shared --live | tr -s ' ' | sed 's/^.*: *//; s/^ //')
     [ "$pins/$emu" = "0 $last/$last" ] && ok "Nova shared-set guest: vCPU and emulator on CPU $last" ||
         fail "vnt-nova-shared: pins '$pins', emulator '$emu'"
-    virsh dumpxml vnt-nova-shared | grep -q "cpuset='$last'>1</vcpu>" &&
+    live=$(virsh dumpxml vnt-nova-shared)
+    # (a here-string, not a pipe: grep -q exits at the match and, under
+    # pipefail, the writer's SIGPIPE failed the check one run in two)
+    grep -q "cpuset='$last'>1</vcpu>" <<<"$live" &&
         ok "Nova shared-set guest: <vcpu cpuset> kept" || fail "vnt-nova-shared: <vcpu cpuset> gone"
     "$vnumactl" rebalance --dry-run >/dev/null 2>&1 || fail "rebalance --dry-run"
     virsh -q destroy vnt-nova-shared >/dev/null

@@ -95,7 +95,7 @@ echo "$got" | jq -e '.memory_mib_by_node["0"] > 0 and .locality_percent == 100' 
 # load found no figure on the first read)
 metric=1
 for _ in $(seq 50); do
-    api http://vnumad/metrics | grep -q '^vnuma_domain_locality_ratio{domain="vnt-api"} 1.0000$' &&
+    grep -q '^vnuma_domain_locality_ratio{domain="vnt-api"} 1.0000$' <<<"$(api http://vnumad/metrics)" &&
         metric=0 && break
     sleep 0.1
 done
