@@ -284,6 +284,13 @@ on_deadline(gpointer user_data)
     g_clear_pointer(&c->deadline, g_source_unref);
     switch (c->state) {
     case CONN_IDLE:
+        /* The request came in time but the daemon was busy with others:
+         * both sources were ready in one iteration and this one ran first.
+         * Closing now would reset the connection with the request unread
+         * (clients saw ECONNRESET under load); on_readable takes it and
+         * arms the request's own deadline. */
+        if (g_socket_condition_check(c->socket, G_IO_IN) & G_IO_IN)
+            break;
         vnd_metrics_count_connection(c->d->metrics, VND_CONN_TIMEOUT_IDLE);
         conn_close(c);
         break;
