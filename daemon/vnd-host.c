@@ -63,8 +63,8 @@ static void
 add_nics(VndDaemon *d, JsonObject *root)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnIrqView) v = vnd_irq_view(d, &error);
-    g_autoptr(GArray) status = NULL;
+    const GArray *status = NULL;
+    const VnIrqView *v = vnd_irq_current(d, &status, &error);
     g_autoptr(JsonBuilder) b = NULL;
     g_autoptr(JsonNode) built = NULL;
     JsonObject *o;
@@ -74,7 +74,6 @@ add_nics(VndDaemon *d, JsonObject *root)
         json_object_set_array_member(root, "nics", json_array_new());
         return;
     }
-    status = vn_irq_view_status(v, vnd_state_config(d->state)->state_dir);
     b = json_builder_new();
     json_builder_begin_object(b);
     vn_irq_json_add_status(b, v, status);

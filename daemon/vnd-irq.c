@@ -20,7 +20,15 @@
  * be read are logged when they change, not on every sample.
  *
  * Writes go through vn_irq_apply_all(): only values that differ, all or
- * nothing per NIC, the values before saved for `vnumactl irq reset`. */
+ * nothing per NIC, the values before saved for `vnumactl irq reset`.
+ *
+ * The view a tick reads (the ledger, every NIC's sysfs and /proc/irq
+ * files, each running domain's status XML) is kept for GET /v1/host and
+ * /metrics (vnd_irq_current()): built again at each sample, steering on
+ * or off, after an apply that wrote something (the view holds the values
+ * read, so only a new one shows what was written), and when a request
+ * finds the ledger's generation moved.  A request thus costs no reads
+ * but the ledger's stat, and what it shows is at most one sample old. */
 #include "vnd.h"
 
 #include "vn-cpulist.h"
@@ -28,9 +36,14 @@
 #include "vn-ledger-domain.h"
 
 struct _VndIrq {
-    gchar *plan;      /* the last plan applied, as plan_key() */
-    gchar *troubles;  /* failures, left and unreadable devices last logged */
-    gint mode_logged; /* irqbalance mode last logged, -1 none, -2 "not this host" */
+    gchar *plan;             /* the last plan applied, as plan_key() */
+    gchar *troubles;         /* failures, left and unreadable devices last logged */
+    gint mode_logged;        /* irqbalance mode last logged, -1 none, -2 "not this host" */
+    gboolean built;          /* refresh() ran at least once */
+    VnIrqView *view;         /* the last one built, NULL when it failed */
+    GArray *status;          /* of VnIrqNicStatus, view's against its plan */
+    GError *view_error;      /* why view is NULL */
+    guint64 view_generation; /* the ledger's generation view was built from */
 };
 
 VndIrq *
@@ -49,25 +62,58 @@ vnd_irq_free(VndIrq *s)
         return;
     g_free(s->plan);
     g_free(s->troubles);
+    g_clear_pointer(&s->status, g_array_unref);
+    g_clear_pointer(&s->view, vn_irq_view_free);
+    g_clear_error(&s->view_error);
     g_free(s);
 }
 
-VnIrqView *
-vnd_irq_view(VndDaemon *d, GError **error)
+/* Builds the view and its status anew from a ledger snapshot, as
+ * `vnumactl irq plan` reads the host; keeps the error instead when it
+ * cannot. */
+static void
+refresh(VndDaemon *d)
 {
     const VnConfig *c = vnd_state_config(d->state);
+    VndIrq *s = d->irq;
     g_autoptr(VnLedger) snap = NULL;
 
+    g_clear_pointer(&s->status, g_array_unref);
+    g_clear_pointer(&s->view, vn_irq_view_free);
+    g_clear_error(&s->view_error);
+    s->built = TRUE;
     if (!vnd_state_measured(d->state)) {
-        g_set_error_literal(error, VND_ERROR, VND_ERROR_NOT_FOUND,
+        g_set_error_literal(&s->view_error, VND_ERROR, VND_ERROR_NOT_FOUND,
                             "the topology is a fixture, not this host: no NICs to read");
+        return;
+    }
+    if (!(snap = vnd_ledger_snapshot(c->state_dir, &s->view_error)))
+        return;
+    s->view_generation = vn_ledger_generation(snap);
+    s->view = vn_irq_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
+                              vn_ledger_records(snap), vnd_state_topology(d->state),
+                              c->policy->reserved_cpus, NULL, &s->view_error);
+    if (s->view)
+        s->status = vn_irq_view_status(s->view, c->state_dir);
+}
+
+const VnIrqView *
+vnd_irq_current(VndDaemon *d, const GArray **ret_status, GError **error)
+{
+    VndIrq *s = d->irq;
+
+    /* re-reads ledger.json's generation when the file changed (a stat
+     * otherwise); a ledger that does not load keeps the view as it is */
+    vnd_state_load(d->state, NULL);
+    if (!s->built || s->view_generation != vnd_state_generation(d->state))
+        refresh(d);
+    if (!s->view) {
+        g_propagate_error(error, g_error_copy(s->view_error));
         return NULL;
     }
-    if (!(snap = vnd_ledger_snapshot(c->state_dir, error)))
-        return NULL;
-    return vn_irq_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
-                           vn_ledger_records(snap), vnd_state_topology(d->state),
-                           c->policy->reserved_cpus, NULL, error);
+    if (ret_status)
+        *ret_status = s->status;
+    return s->view;
 }
 
 static void
@@ -159,7 +205,9 @@ note_troubles(VndIrq *s, const GPtrArray *problems, const GPtrArray *left, const
     s->troubles = g_steal_pointer(&text);
 }
 
-static void
+/* Returns whether it wrote anything (irq-managed is rewritten whenever
+ * the plan is new). */
+static gboolean
 apply(VndDaemon *d, const VnIrqView *v, gboolean new_plan)
 {
     const VnConfig *c = vnd_state_config(d->state);
@@ -178,17 +226,19 @@ apply(VndDaemon *d, const VnIrqView *v, gboolean new_plan)
     }
     vnd_metrics_count_irq(d->metrics, new_plan ? 0 : changed->len, failed->len);
     note_troubles(d->irq, v->host->problems, left, failed);
+    return new_plan || changed->len || failed->len;
 }
 
 void
 vnd_irq_tick(VndDaemon *d)
 {
     const VnConfig *c = vnd_state_config(d->state);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(VnIrqView) v = NULL;
+    const VnIrqView *v;
     g_autofree gchar *key = NULL;
     gboolean new_plan;
 
+    /* /v1/host and /metrics show this one until the next sample */
+    refresh(d);
     if (c->irq_steering != VN_IRQ_STEERING_ON) {
         /* when it is turned on again, the plan is applied anew and
          * irqbalance's mode said again */
@@ -207,10 +257,10 @@ vnd_irq_tick(VndDaemon *d)
         d->irq->mode_logged = -2;
         return;
     }
-    if (!(v = vnd_irq_view(d, &error))) {
+    if (!(v = d->irq->view)) {
         g_autoptr(GPtrArray) none = g_ptr_array_new();
         g_autoptr(GPtrArray) one = g_ptr_array_new();
-        g_ptr_array_add(one, error->message);
+        g_ptr_array_add(one, d->irq->view_error->message);
         note_troubles(d->irq, none, none, one);
         return;
     }
@@ -219,7 +269,10 @@ vnd_irq_tick(VndDaemon *d)
     new_plan = g_strcmp0(key, d->irq->plan) != 0;
     if (!new_plan && !irqbalance_keeps_off(v->irqbalance))
         return;
-    apply(d, v, new_plan);
     g_free(d->irq->plan);
     d->irq->plan = g_steal_pointer(&key);
+    /* the view read the values before: rebuilt so /metrics and /v1/host
+     * show what was written (v is not used after this) */
+    if (apply(d, v, new_plan))
+        refresh(d);
 }

@@ -401,13 +401,14 @@ format_nic_masks(GString *out, const gchar *dev, const gchar *direction, guint a
 }
 
 /* The NICs serving the running VMs against their interrupt plan, and
- * irqbalance's mode, read now as `vnumactl status` reads them. */
+ * irqbalance's mode, as `vnumactl status` reads them: the view the last
+ * sample read (vnd_irq_current(), at most one sample old). */
 static void
 format_nics(GString *out, VndDaemon *d)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnIrqView) v = vnd_irq_view(d, &error);
-    g_autoptr(GArray) status = NULL;
+    const GArray *status = NULL;
+    const VnIrqView *v = vnd_irq_current(d, &status, &error);
     g_autoptr(GString) irqs = g_string_new(NULL);
     g_autoptr(GString) masks = g_string_new(NULL);
     g_autoptr(GString) steered = g_string_new(NULL);
@@ -416,7 +417,6 @@ format_nics(GString *out, VndDaemon *d)
         g_debug("metrics: NICs not read: %s", error->message);
         return;
     }
-    status = vn_irq_view_status(v, vnd_state_config(d->state)->state_dir);
     /* one pass, each family's samples kept together for its header */
     for (guint i = 0; i < status->len; i++) {
         const VnIrqNicStatus *s = &g_array_index(status, VnIrqNicStatus, i);

@@ -239,9 +239,13 @@ VndIrq *vnd_irq_new(void);
 void vnd_irq_free(VndIrq *s);
 void vnd_irq_tick(VndDaemon *d);
 /* The NICs of the running VMs, their plan and irqbalance's mode, as
- * `vnumactl irq plan` sees them on the daemon's host (--sysroot); an
- * error for a fixture topology (not this host) or an unreadable ledger. */
-VnIrqView *vnd_irq_view(VndDaemon *d, GError **error);
+ * `vnumactl irq plan` sees them on the daemon's host (--sysroot), with
+ * each NIC's VnIrqNicStatus in *ret_status (may be NULL).  The view the
+ * last sample built (after its writes), built anew only when there is
+ * none yet or the ledger's generation moved since: at most one sample
+ * old.  Both borrowed, valid until the next sample or call.  An error
+ * for a fixture topology (not this host) or an unreadable ledger. */
+const VnIrqView *vnd_irq_current(VndDaemon *d, const GArray **ret_status, GError **error);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);

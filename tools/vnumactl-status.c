@@ -459,8 +459,10 @@ write_file(const gchar *flag, const gchar *path, const gchar *text)
 }
 
 /* `vnumactl topology --svg FILE`: the picture of the host.  VMs come from
- * the ledger when the source is this host or --state-dir names one;
- * a topology from a file is another host, drawn without VMs. */
+ * the ledger when the source is this host or --state-dir names one, and
+ * with them the NICs serving them, read as `vnumactl status` reads them
+ * (under --sysroot when given); a topology from a file is another host,
+ * drawn without VMs or NICs. */
 int
 vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, VnLoad *load,
                           const VnConfig *config, const gchar *state_opt, const gchar *path)
@@ -469,6 +471,8 @@ vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, Vn
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) ledger = NULL;
     g_autoptr(VnStatus) status = NULL;
+    g_autoptr(VnIrqView) view = NULL;
+    g_autoptr(GArray) nics = NULL;
     g_autoptr(GPtrArray) none = g_ptr_array_new();
     g_autofree gchar *state_dir = NULL;
     g_autofree gchar *svg = NULL;
@@ -478,10 +482,16 @@ vn_cli_write_topology_svg(const VnSourceOptions *source, const VnTopology *t, Vn
             !(ledger = vn_ledger_snapshot(state_dir, &error)))
             return vn_cli_fail(error);
         load_from_ledger(load, t, config->policy, ledger);
+        /* no device is named, so gathering reports problems, never fails */
+        if (!(view = vn_irq_view_new(source->sysroot, vn_ledger_libvirt_run_dir(),
+                                     vn_ledger_records(ledger), t, config->policy->reserved_cpus,
+                                     NULL, &error)))
+            return vn_cli_fail(error);
+        nics = vn_irq_view_status(view, state_dir);
     }
     status = vn_status_collect(t, load, config->policy, ledger ? vn_ledger_records(ledger) : none,
                                source->sysroot, vn_ledger_libvirt_run_dir());
-    svg = vn_topology_svg(t, status);
+    svg = vn_topology_svg(t, status, nics);
     if (g_str_equal(path, "-")) {
         fputs(svg, stdout);
         return VN_EXIT_OK;

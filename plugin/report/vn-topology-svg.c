@@ -16,6 +16,7 @@
 #define VM_ROW 38
 #define MATRIX_CELL 30
 #define MAX_COLUMNS 4
+#define NIC_LOOSE_W 300
 
 typedef struct {
     guint w, h; /* box size */
@@ -34,6 +35,18 @@ locality_colour(gdouble locality)
     return "#ef8f8f";
 }
 
+/* The NICs of `nics` (of VnIrqNicStatus, may be NULL) whose device
+ * sits on node `node` (-1: on none). */
+static guint
+nic_rows(const GArray *nics, gint node)
+{
+    guint rows = 0;
+
+    for (guint i = 0; nics && i < nics->len; i++)
+        rows += g_array_index(nics, VnIrqNicStatus, i).nic->node == node;
+    return rows;
+}
+
 static guint
 vm_rows(const VnStatus *s, guint node_os_id)
 {
@@ -47,9 +60,10 @@ vm_rows(const VnStatus *s, guint node_os_id)
     return rows;
 }
 
-/* Box sizes: width from CPUs, height from memory and the VM rows inside. */
+/* Box sizes: width from CPUs, height from memory and the VM and NIC rows
+ * inside; NICs on no node go in a row below the nodes. */
 static Box *
-layout(const VnTopology *t, const VnStatus *s, guint *ret_w, guint *ret_h)
+layout(const VnTopology *t, const VnStatus *s, const GArray *nics, guint *ret_w, guint *ret_h)
 {
     Box *b = g_new0(Box, MAX(t->n_nodes, 1));
     guint max_cpus = 1, cols = MIN(MAX(t->n_nodes, 1), MAX_COLUMNS), x = MARGIN, y = MARGIN + 30;
@@ -63,7 +77,8 @@ layout(const VnTopology *t, const VnStatus *s, guint *ret_w, guint *ret_h)
     for (guint i = 0; i < t->n_nodes; i++) {
         guint mem_h = (guint)(40 + 100.0 * t->nodes[i].mem_total_kib / max_mem);
         b[i].w = 200 + 100 * vn_topology_node_ncpus(t, i) / max_cpus;
-        b[i].h = HEADER + 20 + MAX(mem_h, vm_rows(s, t->nodes[i].os_id) * VM_ROW + 10);
+        guint rows = vm_rows(s, t->nodes[i].os_id) + nic_rows(nics, (gint)t->nodes[i].os_id);
+        b[i].h = HEADER + 20 + MAX(mem_h, rows * VM_ROW + 10);
         if (i % cols == 0 && i) {
             y += row_h + GAP;
             x = MARGIN;
@@ -75,13 +90,73 @@ layout(const VnTopology *t, const VnStatus *s, guint *ret_w, guint *ret_h)
         width = MAX(width, x);
         row_h = MAX(row_h, b[i].h);
     }
-    *ret_w = width;
-    *ret_h = y + row_h;
+    *ret_w = MAX(width, nic_rows(nics, -1) ? MARGIN + NIC_LOOSE_W + GAP : 0);
+    *ret_h = y + row_h + (nic_rows(nics, -1) ? GAP + 20 + nic_rows(nics, -1) * VM_ROW : 0);
     return b;
 }
 
+static const gchar *
+nic_colour(VnIrqNicState state)
+{
+    switch (state) {
+    case VN_IRQ_NIC_IN_PLACE:
+        return "#a9cdee";
+    case VN_IRQ_NIC_OFF_PLAN:
+        return "#f3d17a";
+    default:
+        return "#e4e4e4";
+    }
+}
+
+/* One NIC as a row at (x, y), `w` wide: its name and PCI function, then
+ * its queues, its interrupts -> the CPUs the plan gives them, and how
+ * they stand against that plan. */
 static void
-draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const Box *b)
+draw_nic(GString *svg, const VnIrqNicStatus *s, guint x, guint y, guint w)
+{
+    g_autofree gchar *cpus = s->plan->cpus ? vn_cpulist_format(s->plan->cpus) : NULL;
+    g_autofree gchar *where =
+        cpus ? g_strdup_printf("\xe2\x86\x92 %s", cpus) : g_strdup("left as they are");
+    /* a VF's name is its PCI address already */
+    g_autofree gchar *title =
+        strstr(s->plan->name, s->nic->pci_address)
+            ? g_strdup(s->plan->name)
+            : g_strdup_printf("%s \xc2\xb7 %s", s->plan->name, s->nic->pci_address);
+    g_autofree gchar *row = g_markup_printf_escaped(
+        "<g class=\"nic\"><rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"3\" "
+        "fill=\"%s\" stroke=\"#35506b\" stroke-dasharray=\"4 2\"/>"
+        "<text x=\"%u\" y=\"%u\" font-size=\"11\" font-weight=\"bold\">NIC %s</text>"
+        "<text x=\"%u\" y=\"%u\" font-size=\"10\">%u/%u queues \xc2\xb7 %u irqs %s \xc2\xb7 "
+        "%s%s</text></g>\n",
+        x, y, w, VM_ROW - 6, nic_colour(s->state), x + 6, y + 13, title, x + 6, y + 27,
+        s->nic->rx->len, s->nic->tx->len, s->drift.irqs, where,
+        vn_irq_nic_state_to_string(s->state), s->steered ? ", steered" : "");
+
+    g_string_append(svg, row);
+}
+
+/* The NICs on no node, in a row below the nodes at `y`. */
+static void
+draw_loose_nics(GString *svg, const GArray *nics, guint y)
+{
+    guint row = 0;
+
+    if (!nic_rows(nics, -1))
+        return;
+    g_string_append_printf(svg,
+                           "<text x=\"%u\" y=\"%u\" font-weight=\"bold\">NICs on no NUMA "
+                           "node</text>\n",
+                           MARGIN, y + 14);
+    for (guint i = 0; i < nics->len; i++) {
+        const VnIrqNicStatus *s = &g_array_index(nics, VnIrqNicStatus, i);
+        if (s->nic->node == -1)
+            draw_nic(svg, s, MARGIN, y + 20 + row++ * VM_ROW, NIC_LOOSE_W);
+    }
+}
+
+static void
+draw_node(GString *svg, const VnTopology *t, const VnStatus *s, const GArray *nics, guint i,
+          const Box *b)
 {
     const VnNode *n = &t->nodes[i];
     const VnStatusNode *sn = s ? &g_array_index(s->nodes, VnStatusNode, i) : NULL;
@@ -147,6 +222,11 @@ draw_node(GString *svg, const VnTopology *t, const VnStatus *s, guint i, const B
             row++;
         }
     }
+    for (guint k = 0; nics && k < nics->len; k++) {
+        const VnIrqNicStatus *ns = &g_array_index(nics, VnIrqNicStatus, k);
+        if (ns->nic->node == (gint)n->os_id)
+            draw_nic(svg, ns, b->x + 8, b->y + HEADER + 28 + row++ * VM_ROW, b->w - 16);
+    }
     g_string_append(svg, "</g>\n");
 }
 
@@ -190,8 +270,9 @@ draw_matrix(GString *svg, const VnTopology *t, guint x, guint y)
     g_string_append(svg, "</g>\n");
 }
 
+/* The VM colours, and the NICs' when there are some. */
 static void
-draw_legend(GString *svg, guint x, guint y)
+draw_legend(GString *svg, guint x, guint y, gboolean with_nics)
 {
     const struct {
         const gchar *colour, *text;
@@ -200,9 +281,12 @@ draw_legend(GString *svg, guint x, guint y)
         { "#f3d17a", "70-90 % local" },
         { "#ef8f8f", "below 70 % local" },
         { "#c8c8c8", "not measured" },
+        { "#a9cdee", "NIC (dashed): irqs and queues as planned" },
+        { "#f3d17a", "NIC: off the plan" },
+        { "#e4e4e4", "NIC: unplanned, left as it is" },
     };
 
-    for (guint i = 0; i < G_N_ELEMENTS(items); i++)
+    for (guint i = 0; i < (with_nics ? G_N_ELEMENTS(items) : 4); i++)
         g_string_append_printf(
             svg,
             "<rect x=\"%u\" y=\"%u\" width=\"14\" height=\"14\" fill=\"%s\" stroke=\"#555\"/>"
@@ -211,21 +295,23 @@ draw_legend(GString *svg, guint x, guint y)
 }
 
 gchar *
-vn_topology_svg(const VnTopology *t, const VnStatus *status)
+vn_topology_svg(const VnTopology *t, const VnStatus *status, const GArray *nics)
 {
     g_autoptr(GString) svg = g_string_new(NULL);
     guint nodes_w, nodes_h, matrix_x, matrix_h, width, height;
+    gboolean with_nics;
     g_autofree Box *boxes = NULL;
     g_autofree gchar *title = NULL;
 
     g_return_val_if_fail(t && t->finished, NULL);
     g_return_val_if_fail(!status || status->nodes->len == t->n_nodes, NULL);
-    boxes = layout(t, status, &nodes_w, &nodes_h);
+    with_nics = nics && nics->len;
+    boxes = layout(t, status, nics, &nodes_w, &nodes_h);
     matrix_x = nodes_w + MARGIN;
     matrix_h = (t->n_nodes + 1) * MATRIX_CELL + 30;
     /* the matrix, or its title and the legend when the matrix is narrow */
     width = matrix_x + MAX((t->n_nodes + 1) * MATRIX_CELL, 300) + MARGIN;
-    height = MAX(nodes_h, MARGIN + 30 + matrix_h + 90) + MARGIN;
+    height = MAX(nodes_h, MARGIN + 30 + matrix_h + (with_nics ? 150 : 90)) + MARGIN;
     g_string_append_printf(
         svg,
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -240,9 +326,10 @@ vn_topology_svg(const VnTopology *t, const VnStatus *status)
         t->source ? t->source : "host");
     g_string_append(svg, title);
     for (guint i = 0; i < t->n_nodes; i++)
-        draw_node(svg, t, status, i, &boxes[i]);
+        draw_node(svg, t, status, nics, i, &boxes[i]);
+    draw_loose_nics(svg, nics, nodes_h - nic_rows(nics, -1) * VM_ROW - 20);
     draw_matrix(svg, t, matrix_x, MARGIN + 30 + 20);
-    draw_legend(svg, matrix_x, MARGIN + 30 + matrix_h + 10);
+    draw_legend(svg, matrix_x, MARGIN + 30 + matrix_h + 10, with_nics);
     g_string_append(svg, "</svg>\n");
     return g_string_free(g_steal_pointer(&svg), FALSE);
 }

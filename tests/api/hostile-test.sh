@@ -69,17 +69,8 @@ conf() {
 }
 host() { curl -s --unix-socket "$S" -o /dev/null -w '%{http_code}' http://vnumad/v1/host; }
 started() {
-    ${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$S" --config "$tmp/hostile.conf" \
-        --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/vnumad.log" &
-    pid=$!
-    for _ in $(seq 1 100); do
-        [ "$(host)" = 200 ] && return 0
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    wait "$pid" 2>/dev/null
-    pid=
-    return 1
+    vnumad_started "$S" "$tmp/vnumad.log" --config "$tmp/hostile.conf" \
+        --topology "$data/hwloc/64amd64-4p2n4ca2co.xml"
 }
 # a free port is a guess: try a few
 for attempt in 1 2 3 4 5; do

@@ -10,7 +10,9 @@
 # logged with the value found and the one written; a placement that moves
 # (the ledger rewritten) is applied anew; with irqbalance running without
 # coordination drift is left to it (said once), with vnuma's policy script
-# it is repaired again.  Output is TAP; exit 77 without jq or curl.
+# it is repaired again.  GET /v1/host and /metrics show the view of the
+# last sample, built anew at once when the ledger's generation moves.
+# Output is TAP; exit 77 without jq or curl.
 # VNUMAD_WRAPPER (as for api-test.sh) runs the daemons under a wrapper.
 set -u
 command -v curl >/dev/null && command -v jq >/dev/null || { echo "1..0 # SKIP needs curl and jq"; exit 77; }
@@ -43,12 +45,6 @@ export VNUMA_CONFIG=$tmp/irq.conf VNUMA_STATE_DIR=$tmp/state
 S=$tmp/irq.sock
 log=$tmp/vnumad.log
 
-# wait_for SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds
-wait_for() {
-    local tries=$(($1 * 10)); shift
-    for _ in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.1; done
-    return 1
-}
 # irq_is IRQ CPULIST: the vector's smp_affinity_list in the copy
 irq_is() { file_is "proc/irq/$1/smp_affinity_list" "$2"; }
 # file_is PATH VALUE: the file below the copy holds VALUE
@@ -70,9 +66,7 @@ check "the plan moves the fixture's vectors (all on 0-11 before)" \
     jq -e '[.nics[].irqs[] | select(.planned != null and .planned != .now)] | length > 10' "$tmp/plan.json"
 irq83=$(jq -r '.nics[].irqs[] | select(.irq == 83) | .planned' "$tmp/plan.json")
 
-${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$S" --sysroot "$root" 2>"$log" &
-pid=$!
-if ! wait_for 10 curl -s --unix-socket "$S" -o /dev/null http://vnumad/v1/host; then
+if ! vnumad_started "$S" "$log" --sysroot "$root"; then
     echo "# vnumad did not start:"; sed 's/^/#   /' "$log"; echo "1..0 # could not start"; exit 1
 fi
 
@@ -110,6 +104,14 @@ check "the new placement gives eth1 another plan" \
 check "a placement that moved is applied within a sample" wait_for 3 in_place "$tmp/plan2.json"
 check "and logged as a placement, not as drift" \
     test "$(grep -c "NIC interrupts placed for the running VMs" "$log")" = 2
+# host_shows "CPUS STATE" [SOCKET]: GET /v1/host's eth1 has these planned CPUs and state
+host_shows() {
+    curl -s --unix-socket "${2:-$S}" -o "$tmp/host.json" http://vnumad/v1/host &&
+        test "$(jq -r '.nics[] | select(.name == "eth1") | "\(.cpus) \(.state)"' "$tmp/host.json")" = "$1"
+}
+eth1_cpus2=$(jq -r '.nics[] | select(.name == "eth1") | .cpus' "$tmp/plan2.json")
+check "GET /v1/host: eth1 on its new CPUs, in place" \
+    wait_for 3 host_shows "$eth1_cpus2 in-place"
 
 # irqbalance running without coordination: drift is left to it, said once
 mkdir "$root/proc/4242"
@@ -132,21 +134,37 @@ kill "$pid"; wait "$pid"; rc=$?; pid=
 check "SIGTERM: exit 0" test "$rc" = 0
 check "no warnings or criticals in the log" bash -c "! grep -Eq 'WARNING|CRITICAL' '$log'"
 # a fixture topology is not this host: its CPUs are never written into /proc/irq
-${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$tmp/fixture.sock" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml" 2>"$tmp/fixture.log" &
-pid=$!
-wait_for 10 curl -s --unix-socket "$tmp/fixture.sock" -o /dev/null http://vnumad/v1/host
+vnumad_started "$tmp/fixture.sock" "$tmp/fixture.log" --topology "$data/hwloc/64amd64-4p2n4ca2co.xml"
 check "a fixture topology: not steered, said once" \
     test "$(grep -c "NIC interrupts: not steered: the topology is a fixture" "$tmp/fixture.log")" = 1
 kill "$pid"; wait "$pid"; pid=
 # this host itself (no --sysroot, no --topology), steering off so nothing
 # is written: its samples read this host's free memory under "/"
 printf '[rebalance]\ninterval = 1\ndataplane_repair = false\n' >"$tmp/live.conf"
-VNUMA_CONFIG=$tmp/live.conf ${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$tmp/live.sock" 2>"$tmp/live.log" &
-pid=$!
-wait_for 10 curl -s --unix-socket "$tmp/live.sock" -o /dev/null http://vnumad/v1/host
+VNUMA_CONFIG=$tmp/live.conf vnumad_started "$tmp/live.sock" "$tmp/live.log"
 sleep 2.5 # two samples
 check "this host: alive after two samples" kill -0 "$pid"
 check "this host: no warnings or criticals in the log" bash -c "! grep -Eq 'WARNING|CRITICAL' '$tmp/live.log'"
+kill "$pid"; wait "$pid"; pid=
+
+# Requests read no NIC file: with samples an hour apart (steering off)
+# GET /v1/host shows what the start read, built anew only when the
+# ledger's generation moves.  The copy is as the first daemon left it
+# (plan2's values); this ledger still has vm-b on 8-9, so eth1 is off-plan.
+cp -a "$data/irq/state" "$tmp/state3"
+printf '[rebalance]\ninterval = 3600\n' >"$tmp/slow.conf"
+VNUMA_CONFIG=$tmp/slow.conf VNUMA_STATE_DIR=$tmp/state3 vnumad_started "$tmp/slow.sock" "$tmp/slow.log" --sysroot "$root"
+check "cached view: eth1 off its plan at start" \
+    host_shows "$(jq -r '.nics[] | select(.name == "eth1") | .cpus' "$tmp/plan.json") off-plan" "$tmp/slow.sock"
+jq '(.domains[] | select(.name == "vm-b") | .cells[0].cpus) = "10-11" | .generation += 1' \
+    "$tmp/state3/ledger.json" >"$tmp/ledger.new" && mv "$tmp/ledger.new" "$tmp/state3/ledger.json"
+check "cached view: a ledger rewrite shows at the next request, not the next sample" \
+    host_shows "$eth1_cpus2 in-place" "$tmp/slow.sock"
+echo 0-11 >"$root/proc/irq/83/smp_affinity_list"
+check "cached view: a hand change waits for the next sample (no request reads /proc/irq)" \
+    host_shows "$eth1_cpus2 in-place" "$tmp/slow.sock"
+check "cached view: /metrics from the same view" \
+    grep -qx 'vnuma_nic_irqs{device="eth1",node="1",state="in-place"} 9' <(curl -s --unix-socket "$tmp/slow.sock" http://vnumad/metrics)
 kill "$pid"; wait "$pid"; pid=
 
 [ "$failed" = 0 ] || { echo "# vnumad's log:"; sed 's/^/#   /' "$log"; }

@@ -81,7 +81,7 @@ test_vms_and_distances(void)
     status =
         vn_status_collect(t, load, policy, records, "/nonexistent-sysroot", "/run/libvirt/qemu");
     ((VnStatusVm *)g_ptr_array_index(status->vms, 0))->locality = 0.75;
-    svg = vn_topology_svg(t, status);
+    svg = vn_topology_svg(t, status, NULL);
     assert_well_formed(svg);
     assert_xmllint(svg);
     g_assert_nonnull(strstr(svg, "&lt;web&gt; &amp; &quot;db&quot;, cell 0</text>"));
@@ -99,7 +99,7 @@ test_bare(void)
 {
     for (guint n = 1; n <= 9; n += 4) {
         g_autoptr(VnTopology) t = host(n);
-        g_autofree gchar *svg = vn_topology_svg(t, NULL);
+        g_autofree gchar *svg = vn_topology_svg(t, NULL, NULL);
         assert_well_formed(svg);
         g_assert_nonnull(strstr(svg, "node 0"));
     }
