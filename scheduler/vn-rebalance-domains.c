@@ -167,11 +167,13 @@ move_new(VnDomainRoom *room, const Candidate *c, guint hot, gdouble before)
     m->to_domain = (gint)c->to;
     m->domains = g_array_copy(c->cell->domains);
     g_array_index(m->domains, guint, c->die) = c->to;
-    m->reason = g_strdup_printf(
-        "%s cell %u: guest die %u from cache domain %u to %u of node %u (%u vCPUs, no memory "
-        "moved): the domain above its node's mean by %.0f -> %.0f points",
-        c->vm->name, c->cell->id, c->die, hot, c->to, t->nodes[c->cell->node].os_id, n,
-        before * 100, c->after * 100);
+    g_autofree gchar *die =
+        c->cell->domains->len > 1 ? g_strdup_printf(" guest die %u", c->die) : g_strdup("");
+    m->reason = g_strdup_printf("%s cell %u%s: cache domain %u -> %u of node %u (%u vCPUs, no "
+                                "memory moved): the domain above its node's mean by %.0f -> %.0f "
+                                "points",
+                                c->vm->name, c->cell->id, die, hot, c->to,
+                                t->nodes[c->cell->node].os_id, n, before * 100, c->after * 100);
     room->vcpus[hot] = MAX(0.0, room->vcpus[hot] - n);
     room->vcpus[c->to] += n;
     return m;

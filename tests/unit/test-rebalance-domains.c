@@ -288,8 +288,8 @@ test_within_node(void)
     g_assert_cmpstr(m->vm, ==, "vm-a");
     g_assert_cmpint(m->to_domain, ==, 1);
     g_assert_cmpstr(m->reason, ==,
-                    "vm-a cell 0: guest die 0 from cache domain 0 to 1 of node 0 (4 vCPUs, no "
-                    "memory moved): the domain above its node's mean by 75 -> 58 points");
+                    "vm-a cell 0: cache domain 0 -> 1 of node 0 (4 vCPUs, no memory moved): the "
+                    "domain above its node's mean by 75 -> 58 points");
     g_assert_cmpint(((VnMove *)g_ptr_array_index(moves, 1))->to_domain, ==, 2);
     g_assert_cmpint(((VnMove *)g_ptr_array_index(moves, 2))->to_domain, ==, 3);
     g_assert_true(has_note(x.notes, "balanced"));
