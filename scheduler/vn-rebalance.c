@@ -1,5 +1,6 @@
 /* vn-rebalance.c: see vn-rebalance.h. */
 #include "vn-rebalance.h"
+#include "vn-rebalance-domains.h"
 
 #define GIB_KIB (1024.0 * 1024.0)
 
@@ -16,6 +17,12 @@ typedef struct {
     gdouble *high; /* committed high-priority vCPUs */
 } State;
 
+static void
+resident_cell_clear(gpointer p)
+{
+    g_clear_pointer(&((VnResidentCell *)p)->domains, g_array_unref);
+}
+
 VnResident *
 vn_resident_new(const gchar *name, VnPriority priority, gboolean dedicated, gint64 last_move)
 {
@@ -26,6 +33,7 @@ vn_resident_new(const gchar *name, VnPriority priority, gboolean dedicated, gint
     r->dedicated = dedicated;
     r->last_move = last_move;
     r->cells = g_array_new(FALSE, TRUE, sizeof(VnResidentCell));
+    g_array_set_clear_func(r->cells, resident_cell_clear);
     return r;
 }
 
@@ -34,6 +42,18 @@ vn_resident_add_cell(VnResident *r, guint id, guint node, guint vcpus, guint64 m
 {
     VnResidentCell c = { .id = id, .node = node, .vcpus = vcpus, .memory_kib = memory_kib };
     g_array_append_val(r->cells, c);
+}
+
+void
+vn_resident_set_cell_domains(VnResident *r, const guint *domains, guint n)
+{
+    VnResidentCell *c;
+
+    g_return_if_fail(r->cells->len > 0);
+    c = &g_array_index(r->cells, VnResidentCell, r->cells->len - 1);
+    g_clear_pointer(&c->domains, g_array_unref);
+    c->domains = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
+    g_array_append_vals(c->domains, domains, n);
 }
 
 void
@@ -53,6 +73,8 @@ vn_move_free(VnMove *m)
     if (!m)
         return;
     g_free(m->reason);
+    if (m->domains)
+        g_array_unref(m->domains);
     g_free(m);
 }
 
@@ -233,8 +255,8 @@ consider(State *s, const VnResident *r, guint ci, guint hot, gdouble before, Can
     }
 }
 
-static gboolean
-movable(const VnResident *r, const VnRebalanceLimits *lim, GHashTable *moved)
+gboolean
+vn_rebalance_movable(const VnResident *r, const VnRebalanceLimits *lim, GHashTable *moved)
 {
     return !r->dedicated && !g_hash_table_contains(moved, r) &&
            !(r->last_move > 0 && lim->now - r->last_move < lim->cooldown_s);
@@ -248,7 +270,8 @@ best_move(State *s, GPtrArray *residents, guint hot, gdouble before, const VnReb
     for (gint pass = 0; pass < 2 && !best->vm; pass++) {
         for (guint i = 0; i < residents->len; i++) {
             const VnResident *r = g_ptr_array_index(residents, i);
-            if ((r->priority == VN_PRIORITY_HIGH) != (pass == 1) || !movable(r, lim, moved))
+            if ((r->priority == VN_PRIORITY_HIGH) != (pass == 1) ||
+                !vn_rebalance_movable(r, lim, moved))
                 continue;
             for (guint ci = 0; ci < r->cells->len; ci++) {
                 const VnResidentCell *c = &g_array_index(r->cells, VnResidentCell, ci);
@@ -269,15 +292,23 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
     g_autoptr(GHashTable) moved = g_hash_table_new(g_direct_hash, g_direct_equal);
     guint64 budget = lim->max_memory_kib;
     State s;
+    VnDomainRoom room;
 
     g_return_val_if_fail(load->n_nodes == t->n_nodes, moves);
     state_init(&s, t, load, policy);
+    vn_domain_room_init(&room, t, load, policy);
     while (moves->len < lim->max_moves) {
         guint hot = 0;
         gdouble before = imbalance(&s, &hot);
         Candidate best = { 0 };
         VnMove *m;
         const VnResidentCell *c;
+
+        /* inside a node first: no page migration */
+        if ((m = vn_rebalance_domains_move(&room, residents, lim, moved, notes))) {
+            g_ptr_array_add(moves, m);
+            continue;
+        }
 
         if (before <= lim->threshold) {
             g_ptr_array_add(
@@ -311,6 +342,7 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
                             best.vm->name, c->id, t->nodes[hot].os_id, t->nodes[best.to].os_id,
                             c->vcpus, c->memory_kib / GIB_KIB, before * 100, best.after * 100,
                             best.dist_added ? ", the VM's cells end farther apart" : "");
+        vn_rebalance_domains_place(&room, c, best.vm->allowed_cpus, m);
         shift(&s, best.vm, c, hot, best.to, 1.0);
         budget -= c->memory_kib;
         g_hash_table_add(moved, (gpointer)best.vm);
@@ -320,6 +352,7 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         g_ptr_array_add(
             notes, g_strdup_printf("stopped at the budget of %u moves per round", lim->max_moves));
     state_clear(&s);
+    vn_domain_room_clear(&room);
     if (ret_notes)
         *ret_notes = g_steal_pointer(&notes);
     return moves;

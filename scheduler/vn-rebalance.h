@@ -12,6 +12,13 @@
  * contended nodes; VMs moved (or started) within `cooldown_s` stay, so
  * nothing ping-pongs; a round stops at `max_moves` or `max_memory_kib`.
  * A VM with an allowed CPU set moves only to nodes with CPUs in it.
+ * Inside a node (vn-rebalance-domains.c), with cache domains counted
+ * (vn_load_counts_domains()): a cache domain whose committed vCPUs over
+ * its usable CPUs x overcommit exceed the mean of its node's domains by
+ * `threshold` gives a guest die to a domain of the same node with room
+ * before any move between nodes is considered (cheap: no page migration).
+ * A cell whose dies each sit in one domain (VnResidentCell.domains) moves
+ * to another node die by die into the domains with most room there.
  * Dedicated VMs are never moved (their CPUs are owned 1:1; moving them is
  * an operator decision: `vnumactl place` + restart).
  */
@@ -27,6 +34,12 @@ typedef struct {
     guint node; /* node index (VnTopology order) */
     guint vcpus;
     guint64 memory_kib;
+    /* The cache domains (VnTopology.domains indices) of the cell's guest
+     * dies, in die order: its vCPUs split evenly over them in vCPU order,
+     * each die's pinned inside its domain (one die: the cell in one
+     * domain).  NULL when its vCPUs float over CPUs of several domains.
+     * A move keeps the dies, each in one domain of the target node. */
+    GArray *domains; /* of guint */
 } VnResidentCell;
 
 typedef struct {
@@ -54,15 +67,26 @@ typedef struct {
     guint from_node; /* node indices */
     guint to_node;
     guint vcpus;
-    guint64 memory_kib;
+    guint64 memory_kib; /* 0 for a move between cache domains */
     gdouble imbalance_before;
     gdouble imbalance_after;
     gchar *reason;
+    /* A guest die moved between two cache domains of one node (from_node
+     * == to_node; no page migration): the domains (VnTopology.domains
+     * indices); -1 for a move between nodes. */
+    gint from_domain, to_domain;
+    /* The cache domains of the cell's guest dies after the move, in die
+     * order (as VnResidentCell.domains); NULL when its vCPUs float over
+     * the target node's CPUs. */
+    GArray *domains; /* of guint */
 } VnMove;
 
 VnResident *vn_resident_new(const gchar *name, VnPriority priority, gboolean dedicated,
                             gint64 last_move);
 void vn_resident_add_cell(VnResident *r, guint id, guint node, guint vcpus, guint64 memory_kib);
+/* Sets the cache domains of the guest dies of the last cell added
+ * (VnResidentCell.domains; copied). */
+void vn_resident_set_cell_domains(VnResident *r, const guint *domains, guint n);
 void vn_resident_free(VnResident *r);
 void vn_move_free(VnMove *m);
 void vn_rebalance_limits_init(VnRebalanceLimits *l, gint64 now);

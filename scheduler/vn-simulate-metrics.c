@@ -239,6 +239,27 @@ account_split(VnSim *s, const VnRequest *req, guint distance)
         s->min_distance += best ? memory_distance(s->t, best, &n) : distance;
 }
 
+/* Whether a guest cell of `p` runs its vCPUs over CPUs of more than one
+ * cache domain (the cell's CPUs are the union of its vCPUs' pins);
+ * no-pinning's vCPUs float over the whole host. */
+static gboolean
+domain_split(const VnSim *s, const VnPlacement *p)
+{
+    const VnTopology *t = s->t;
+
+    if (s->which == VN_SIM_POLICY_NO_PINNING)
+        return t->n_domains > 1;
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        guint touched = 0;
+        for (guint d = 0; cell->n_vcpus && cell->cpus && d < t->n_domains && touched < 2; d++)
+            touched += vn_bitmap_intersects(cell->cpus, t->domains[d].cpus) ? 1 : 0;
+        if (touched > 1)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 void
 vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req, const VnPlacement *p)
 {
@@ -253,6 +274,8 @@ vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req, con
     model_add(s, req, p, 1.0);
     if (n_nodes > 1)
         account_split(s, req, distance);
+    if (domain_split(s, p))
+        s->m.domain_split++;
 }
 
 void

@@ -27,6 +27,12 @@
  *   split                    admitted with memory on more than one node.
  *   split_unnecessary        split although one node could have held it
  *                            (vn_plan() with one fixed cell succeeds).
+ *   domain_split             admitted with a guest cell whose vCPUs run
+ *                            over CPUs of more than one cache domain (L3):
+ *                            the split inside a node, next to `split`
+ *                            (guest dies mirrored or vCPUs floating alike;
+ *                            0 on hosts of one domain a node for policies
+ *                            that pin to nodes).
  *   mean_split_distance      mean over split VMs of the internal distance
  *                            of the nodes holding memory (sum over pairs).
  *   min_split_distance       the mean of the same for vn_plan()'s choice
@@ -96,6 +102,7 @@ typedef struct {
     guint rejected_feasible;
     guint split;
     guint split_unnecessary;
+    guint64 domain_split; /* 64 bits: no padding before the doubles */
     gdouble served_gib_hours;
     gdouble offered_gib_hours;
     gdouble mean_split_distance; /* 0 when split == 0 */

@@ -3,8 +3,10 @@
  * The VMs come from the ledger; the host's load from the usual sources
  * (this host's ledger included).  --dry-run prints the moves and stops.
  * Otherwise each move is applied live through libvirt — the cell's vCPUs
- * pinned to the target node's CPUs and the memory nodeset moved (restrictive
- * mode; the kernel migrates the pages) — and then recorded in the ledger;
+ * pinned to the target node's CPUs (each guest die's to its cache domain
+ * there, vn_ledger_record_apply_move()) and the memory nodeset moved
+ * (restrictive mode; the kernel migrates the pages; a move between cache
+ * domains of one node leaves it) — and then recorded in the ledger;
  * a move libvirt refuses is reported and leaves the ledger as it was.
  */
 #include <libvirt/libvirt.h>
@@ -41,22 +43,6 @@ options_clear(RebalanceOptions *o)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 
-/* The CPUs a shared cell of `r` moved to `node` may run on: the node's
- * usable ones, within the VM's allowed set when it has one (the
- * rebalancer only proposes nodes with CPUs in it). */
-static gchar *
-target_cpus(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
-            const VnLedgerRecord *r, guint node)
-{
-    g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, load, node);
-    g_autoptr(VnBitmap) allowed =
-        r->allowed_cpus ? vn_cpulist_parse(r->allowed_cpus, t->n_cpu_ids, NULL) : NULL;
-
-    if (allowed)
-        vn_bitmap_and(cpus, allowed);
-    return vn_cpulist_format(cpus);
-}
-
 /* Live first, ledger second: a move libvirt refuses changes nothing. */
 static gboolean
 apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, const VnLoad *load,
@@ -78,13 +64,13 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
         return FALSE;
     }
     moved = vn_ledger_record_copy(r);
-    for (guint c = 0; c < moved->cells->len; c++) {
-        VnLedgerCell *cell = &g_array_index(moved->cells, VnLedgerCell, c);
-        if (cell->id != m->cell)
-            continue;
-        cell->node_os_id = t->nodes[m->to_node].os_id;
-        g_free(cell->cpus);
-        cell->cpus = target_cpus(t, load, config->policy, r, m->to_node);
+    /* the cell's vCPUs on the target's usable CPUs, each guest die in its
+     * cache domain */
+    if (!vn_ledger_record_apply_move(moved, t, load, config->policy, m)) {
+        g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
+                    "%s: cell %u has no usable CPUs on node %u for this move", m->vm, m->cell,
+                    t->nodes[m->to_node].os_id);
+        return FALSE;
     }
     if (!(dom = virDomainLookupByName(conn, m->vm))) {
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",

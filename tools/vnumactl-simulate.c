@@ -108,6 +108,7 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
     add_uint(b, "rejected_feasible", m->rejected_feasible);
     add_uint(b, "split", m->split);
     add_uint(b, "split_unnecessary", m->split_unnecessary);
+    add_uint(b, "domain_split", (guint)m->domain_split);
     json_builder_set_member_name(b, "mean_split_distance");
     if (m->split)
         json_builder_add_double_value(b, round4(m->mean_split_distance));
@@ -180,25 +181,28 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
            "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
            VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
            VN_SIM_MODEL_CONTENTION_MAX);
-    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
-           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "split_dst",
-           "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown", "effect_GiBh");
+    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
+           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "dom_split",
+           "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown",
+           "effect_GiBh");
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
         const VnSimMetrics *m = &r->m;
         g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
         g_autofree gchar *min = distance_text(m, m->min_split_distance);
 
-        printf(
-            "%-13s %8u %8u %12.1f %8u %6u %8u %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f %12.1f\n",
-            vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
-            m->rejected_feasible, m->split, m->split_unnecessary, dist, min, m->imbalance,
-            m->remote_share * 100.0, m->peak_committed * 100.0, m->distance_slowdown, m->slowdown,
-            m->effective_gib_hours);
+        printf("%-13s %8u %8u %12.1f %8u %6u %8u %9" G_GUINT64_FORMAT
+               " %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f "
+               "%12.1f\n",
+               vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
+               m->rejected_feasible, m->split, m->split_unnecessary, m->domain_split, dist, min,
+               m->imbalance, m->remote_share * 100.0, m->peak_committed * 100.0,
+               m->distance_slowdown, m->slowdown, m->effective_gib_hours);
     }
     printf(
         "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
-        "could hold it; split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
+        "could hold it; dom_split: a guest cell's vCPUs over more than one L3 cache domain;\n"
+        "split_dst/min_dst: mean internal distance of split VMs, this policy's and\n"
         "the best vn_plan finds at the same moments; imbalance: max/mean node memory commitment\n"
         "over time; remote: expected share of remote memory accesses (memory x time weighted,\n"
         "uniform model); peak: highest share of host memory committed; dist_slw/slowdown: "

@@ -84,8 +84,6 @@ typedef struct {
  * ("<cputune><vcpupin vcpu='0'>"), or NULL when all are vnuma's. */
 gchar *vn_domain_cputune_handwritten(xmlNode *root, const VnDomainMetadata *m);
 gchar *vn_domain_numatune_handwritten(xmlNode *root, const VnDomainMetadata *m);
-/* The cpuset of <vcpupin vcpu=`vcpu`>, or NULL when absent or unreadable. */
-VnBitmap *vn_domain_vcpupin(const VnDomain *d, guint vcpu, guint n_bits);
 /* Writers of the parts. */
 void vn_domain_write_cputune(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx *c);
 void vn_domain_write_numatune(xmlNode *root, const VnDomainWriteCtx *c);

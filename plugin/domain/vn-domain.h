@@ -184,6 +184,10 @@ VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m, const Vn
  * when a recorded node or CPU does not exist on `t`. */
 VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **error);
 
+/* The cpuset of <cputune><vcpupin vcpu=`vcpu`> as a bitmap of `n_bits`,
+ * or NULL when absent or unreadable (a CPU beyond `n_bits` included). */
+VnBitmap *vn_domain_vcpupin(const VnDomain *d, guint vcpu, guint n_bits);
+
 /* ---- writing (vn-domain-write.c) ---------------------------------------- */
 typedef struct {
     gboolean force;           /* replace hand-written pins and numatune */

@@ -21,6 +21,14 @@ add_cell(JsonBuilder *b, const VnLedgerCell *c)
     vn_json_add_string(b, "cpus", c->cpus);
     vn_json_add_int(b, "vcpus", c->vcpus);
     add_memory(b, c->memory_kib);
+    if (c->vcpu_cpus) {
+        /* each vCPU's own CPUs when finer than the cell's (guest dies) */
+        json_builder_set_member_name(b, "vcpu_cpus");
+        json_builder_begin_array(b);
+        for (guint k = 0; k < c->vcpu_cpus->len; k++)
+            json_builder_add_string_value(b, g_ptr_array_index(c->vcpu_cpus, k));
+        json_builder_end_array(b);
+    }
     json_builder_end_object(b);
 }
 

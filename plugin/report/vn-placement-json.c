@@ -145,6 +145,18 @@ add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
     vn_json_add_int(b, "to", t->nodes[m->to_node].os_id);
     vn_json_add_int(b, "vcpus", m->vcpus);
     vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(m->memory_kib));
+    if (m->from_domain >= 0 && m->to_domain >= 0) {
+        /* a guest die between two cache domains of one node */
+        vn_json_add_int(b, "from_cache_domain", m->from_domain);
+        vn_json_add_int(b, "to_cache_domain", m->to_domain);
+    }
+    if (m->domains) {
+        json_builder_set_member_name(b, "cache_domains");
+        json_builder_begin_array(b);
+        for (guint j = 0; j < m->domains->len; j++)
+            json_builder_add_int_value(b, g_array_index(m->domains, guint, j));
+        json_builder_end_array(b);
+    }
     vn_json_add_string(b, "reason", m->reason);
     vn_json_add_bool(b, "applied", applied);
     json_builder_end_object(b);

@@ -6,6 +6,8 @@
  *   (dev, ino, size, mtime_ns, ctime_ns, generation,
  *    records: fixed-size CacheRecord rows,
  *    cells:   fixed-size CacheCell rows, each record's a run of them,
+ *    pins:    string offsets of the cells' vCPU pins, each cell's a run
+ *             of them (none for a cell without vcpu_cpus),
  *    strings: NUL-terminated UTF-8 strings, referred to by byte offset)
  * The two row types are GVariant tuples of fixed-size members, so
  * g_variant_get_fixed_array() hands them out as the C structs below
@@ -18,13 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include "vn-cpulist.h"
 #include "vn-ledger-cache.h"
 #include "vn-sealed.h"
 
-#define CACHE_MAGIC "vnuma-ledger-cache-2"
+#define CACHE_MAGIC "vnuma-ledger-cache-3"
 #define RECORD_TYPE "(xxtuuuuuuuuuuuu)"
-#define CELL_TYPE "(tuuuu)"
-#define CACHE_TYPE "(tttttta" RECORD_TYPE "a" CELL_TYPE "ay)"
+#define CELL_TYPE "(tuuuuuu)"
+#define CACHE_TYPE "(tttttta" RECORD_TYPE "a" CELL_TYPE "auay)"
 
 typedef struct {
     gint64 time, expires;
@@ -38,11 +41,12 @@ typedef struct {
 typedef struct {
     guint64 memory_kib;
     guint32 id, node_os_id, vcpus;
-    guint32 cpus; /* offset into the strings */
+    guint32 cpus;              /* offset into the strings */
+    guint32 first_pin, n_pins; /* vcpu_cpus: a run of the pins (0: none) */
 } CacheCell;
 
 G_STATIC_ASSERT(sizeof(CacheRecord) == 72);
-G_STATIC_ASSERT(sizeof(CacheCell) == 24);
+G_STATIC_ASSERT(sizeof(CacheCell) == 32);
 
 gboolean
 vn_ledger_stamp_of(const gchar *path, VnLedgerStamp *ret_stamp)
@@ -67,6 +71,7 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
 {
     g_autoptr(GArray) rows = g_array_sized_new(FALSE, TRUE, sizeof(CacheRecord), records->len);
     g_autoptr(GArray) cells = g_array_new(FALSE, TRUE, sizeof(CacheCell));
+    g_autoptr(GArray) pins = g_array_new(FALSE, TRUE, sizeof(guint32));
     g_autoptr(GString) strings = g_string_sized_new(records->len * 256);
 
     g_return_val_if_fail(records->len == texts->len, NULL);
@@ -95,7 +100,13 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
                                .id = lc->id,
                                .node_os_id = lc->node_os_id,
                                .vcpus = lc->vcpus,
-                               .cpus = vn_sealed_strings_add(strings, lc->cpus) };
+                               .cpus = vn_sealed_strings_add(strings, lc->cpus),
+                               .first_pin = pins->len,
+                               .n_pins = lc->vcpu_cpus ? lc->vcpu_cpus->len : 0 };
+            for (guint k = 0; k < cell.n_pins; k++) {
+                guint32 at = vn_sealed_strings_add(strings, g_ptr_array_index(lc->vcpu_cpus, k));
+                g_array_append_val(pins, at);
+            }
             g_array_append_val(cells, cell);
         }
         g_array_append_val(rows, row);
@@ -104,18 +115,41 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
                                                  sizeof(CacheRecord));
     GVariant *v_cells = g_variant_new_fixed_array(G_VARIANT_TYPE(CELL_TYPE), cells->data,
                                                   cells->len, sizeof(CacheCell));
+    GVariant *v_pins =
+        g_variant_new_fixed_array(G_VARIANT_TYPE_UINT32, pins->data, pins->len, sizeof(guint32));
     GVariant *v_strings =
         g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, strings->str, strings->len, 1);
-    GVariant *v = g_variant_new("(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@ay)", stamp->dev,
+    GVariant *v = g_variant_new("(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@au@ay)", stamp->dev,
                                 stamp->ino, stamp->size, stamp->mtime_ns, stamp->ctime_ns,
-                                generation, v_rows, v_cells, v_strings);
+                                generation, v_rows, v_cells, v_pins, v_strings);
     return vn_sealed_wrap(v, CACHE_MAGIC);
 }
 
 typedef struct {
     const gchar *data;
     gsize len;
+    const guint32 *pins; /* the pins' string offsets */
+    gsize n_pins;
 } Strings;
+
+/* A cell's vCPU pins, checked as vn-ledger-json.c's parse_vcpu_cpus()
+ * checks them (a CPU list a vCPU, the count of the cell's vCPUs). */
+static gboolean
+read_pins(VnLedgerRecord *r, const CacheCell *c, const Strings *s)
+{
+    if (c->n_pins == 0)
+        return TRUE;
+    if (c->n_pins != c->vcpus || c->first_pin > s->n_pins || c->n_pins > s->n_pins - c->first_pin)
+        return FALSE;
+    for (guint32 k = 0; k < c->n_pins; k++) {
+        const gchar *pin = vn_sealed_strings_at(s->data, s->len, s->pins[c->first_pin + k]);
+        g_autoptr(VnBitmap) set = pin ? vn_cpulist_parse(pin, 65536, NULL) : NULL;
+        if (!set || vn_bitmap_is_empty(set))
+            return FALSE;
+        vn_ledger_record_add_vcpu_pin(r, pin);
+    }
+    return TRUE;
+}
 
 /* One row, checked as vn-ledger-json.c's parse_record() and parse_cell()
  * check theirs. */
@@ -151,6 +185,8 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
             c->memory_kib > (guint64)G_MAXINT64)
             return NULL;
         vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->vcpus, cpus, c->memory_kib);
+        if (!read_pins(r, c, s))
+            return NULL;
     }
     *ret_text = text;
     return g_steal_pointer(&r);
@@ -161,7 +197,7 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
                       guint64 *ret_generation, GHashTable **ret_as_read)
 {
     g_autoptr(GVariant) v = NULL;
-    g_autoptr(GVariant) v_rows = NULL, v_cells = NULL, v_strings = NULL;
+    g_autoptr(GVariant) v_rows = NULL, v_cells = NULL, v_pins = NULL, v_strings = NULL;
     VnLedgerStamp st;
     guint64 generation;
     gsize n_rows = 0, n_cells = 0;
@@ -171,8 +207,8 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
     v = vn_sealed_open(data, CACHE_MAGIC, G_VARIANT_TYPE(CACHE_TYPE));
     if (!v)
         return FALSE;
-    g_variant_get(v, "(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@ay)", &st.dev, &st.ino, &st.size,
-                  &st.mtime_ns, &st.ctime_ns, &generation, &v_rows, &v_cells, &v_strings);
+    g_variant_get(v, "(tttttt@a" RECORD_TYPE "@a" CELL_TYPE "@au@ay)", &st.dev, &st.ino, &st.size,
+                  &st.mtime_ns, &st.ctime_ns, &generation, &v_rows, &v_cells, &v_pins, &v_strings);
     if (generation > (guint64)G_MAXINT64)
         return FALSE;
     if (stamp && memcmp(stamp, &st, sizeof(st)) != 0)
@@ -180,8 +216,10 @@ vn_ledger_cache_parse(GBytes *data, const VnLedgerStamp *stamp, GPtrArray **ret_
     const CacheRecord *rows = g_variant_get_fixed_array(v_rows, &n_rows, sizeof(CacheRecord));
     const CacheCell *cells = g_variant_get_fixed_array(v_cells, &n_cells, sizeof(CacheCell));
     strings.data = g_variant_get_fixed_array(v_strings, &strings.len, 1);
+    strings.pins = g_variant_get_fixed_array(v_pins, &strings.n_pins, sizeof(guint32));
     /* an empty fixed array may come back as NULL */
-    if ((n_rows && !rows) || (n_cells && !cells) || (strings.len && !strings.data))
+    if ((n_rows && !rows) || (n_cells && !cells) || (strings.len && !strings.data) ||
+        (strings.n_pins && !strings.pins))
         return FALSE;
 
     g_autoptr(GPtrArray) recs =

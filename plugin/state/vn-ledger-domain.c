@@ -28,6 +28,37 @@ vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name, const VnDom
     return r;
 }
 
+static gboolean
+within(const VnBitmap *b, const VnBitmap *set)
+{
+    g_autoptr(VnBitmap) rest = vn_bitmap_copy(b);
+
+    vn_bitmap_and_not(rest, set);
+    return vn_bitmap_is_empty(rest);
+}
+
+/* The cell's vCPU pins from the domain's own <vcpupin>s (the metadata
+ * keeps each cell's CPUs only): recorded in the cell when every vCPU of
+ * it has one inside the cell's CPUs and they are finer than the cell. */
+static void
+pins_from_domain(VnLedgerRecord *r, guint index, const VnDomain *d, const VnDomainMetaCell *mc)
+{
+    g_autoptr(GPtrArray) pins = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+
+    if (!mc->vcpus || !mc->cpus)
+        return;
+    VN_BITMAP_FOREACH (mc->vcpus, v) {
+        VnBitmap *pin = vn_domain_vcpupin(d, (guint)v, mc->cpus->n_bits);
+        if (!pin || vn_bitmap_is_empty(pin) || !within(pin, mc->cpus)) {
+            vn_bitmap_free(pin);
+            return;
+        }
+        g_ptr_array_add(pins, pin);
+    }
+    if (pins->len == g_array_index(r->cells, VnLedgerCell, index).vcpus && pins->len > 0)
+        vn_ledger_record_set_cell_pins(r, index, pins);
+}
+
 VnLedgerRecord *
 vn_ledger_record_from_domain(const VnDomain *d)
 {
@@ -35,6 +66,8 @@ vn_ledger_record_from_domain(const VnDomain *d)
 
     if (r && d->allowed_cpus)
         r->allowed_cpus = vn_cpulist_format(d->allowed_cpus);
+    for (guint i = 0; r && i < d->meta->cells->len && i < r->cells->len; i++)
+        pins_from_domain(r, i, d, &g_array_index(d->meta->cells, VnDomainMetaCell, i));
     return r;
 }
 
@@ -65,7 +98,17 @@ vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPl
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
+        g_autoptr(GPtrArray) pins = g_ptr_array_new();
         vn_ledger_record_add_cell(r, c->id, c->node_os_id, c->n_vcpus, cpus, c->memory_kib);
+        for (guint v = c->vcpu_first; v < c->vcpu_first + c->n_vcpus && v < p->vcpu_pins->len; v++)
+            g_ptr_array_add(pins, g_ptr_array_index(p->vcpu_pins, v));
+        /* the cell's CPUs stay as planned: its pins only add each vCPU's own */
+        if (pins->len == c->n_vcpus && pins->len > 0) {
+            vn_ledger_record_set_cell_pins(r, i, pins);
+            VnLedgerCell *lc = &g_array_index(r->cells, VnLedgerCell, i);
+            g_free(lc->cpus);
+            lc->cpus = g_steal_pointer(&cpus);
+        }
     }
     return r;
 }

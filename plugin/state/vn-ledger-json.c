@@ -30,6 +30,13 @@ add_cell(JsonBuilder *b, const VnLedgerCell *c)
     json_builder_add_int_value(b, c->vcpus);
     json_builder_set_member_name(b, "memory_kib");
     json_builder_add_int_value(b, (gint64)c->memory_kib);
+    if (c->vcpu_cpus) {
+        json_builder_set_member_name(b, "vcpu_cpus");
+        json_builder_begin_array(b);
+        for (guint k = 0; k < c->vcpu_cpus->len; k++)
+            json_builder_add_string_value(b, g_ptr_array_index(c->vcpu_cpus, k));
+        json_builder_end_array(b);
+    }
     json_builder_end_object(b);
 }
 
@@ -305,10 +312,36 @@ get_array(Ctx *x, const gchar *where, JsonObject *o, const gchar *name)
     return json_node_get_array(n);
 }
 
+/* "vcpu_cpus": one CPU list a vCPU of the cell (`vcpus` of them). */
+static gboolean
+parse_vcpu_cpus(Ctx *x, const gchar *where, JsonObject *o, guint64 vcpus, VnLedgerRecord *r)
+{
+    JsonArray *pins;
+
+    if (!json_object_has_member(o, "vcpu_cpus"))
+        return TRUE;
+    if (!(pins = get_array(x, where, o, "vcpu_cpus")))
+        return FALSE;
+    if (json_array_get_length(pins) != vcpus)
+        return fail_member(x, where, "vcpu_cpus", "not one CPU list a vCPU of the cell");
+    for (guint k = 0; k < json_array_get_length(pins); k++) {
+        JsonNode *e = json_array_get_element(pins, k);
+        const gchar *list = JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING
+                                ? json_node_get_string(e)
+                                : NULL;
+        g_autoptr(VnBitmap) set = list ? vn_cpulist_parse(list, 65536, NULL) : NULL;
+        if (!set || vn_bitmap_is_empty(set))
+            return fail_member(x, where, "vcpu_cpus", "holds something that is not a CPU list");
+        vn_ledger_record_add_vcpu_pin(r, list);
+    }
+    return TRUE;
+}
+
 static gboolean
 parse_cell(Ctx *x, const gchar *where, JsonNode *n, VnLedgerRecord *r)
 {
-    static const gchar *const allowed[] = { "id", "node", "cpus", "vcpus", "memory_kib", NULL };
+    static const gchar *const allowed[] = { "id",         "node",      "cpus", "vcpus",
+                                            "memory_kib", "vcpu_cpus", NULL };
     if (!JSON_NODE_HOLDS_OBJECT(n))
         return fail(x, where, "not an object");
     JsonObject *o = json_node_get_object(n);
@@ -321,7 +354,7 @@ parse_cell(Ctx *x, const gchar *where, JsonNode *n, VnLedgerRecord *r)
         !(cpus = get_string(x, where, o, "cpus")))
         return FALSE;
     vn_ledger_record_add_cell(r, id, node, vcpus, cpus, mem);
-    return TRUE;
+    return parse_vcpu_cpus(x, where, o, vcpus, r);
 }
 
 static gboolean

@@ -6,8 +6,9 @@
  * guest memory (unless hugepage-backed, then the pages) plus an equal share
  * of the QEMU overhead; shared vCPUs count against the node, dedicated
  * CPUs go to the dedicated set; high priority vCPUs are counted apart.
- * The ledger stores cpulists, not placements, which is why it fills the
- * VnLoad itself instead of calling vn_load_commit(). */
+ * The ledger stores cpulists (each cell's, and each vCPU's where finer),
+ * not placements, which is why it fills the VnLoad itself instead of
+ * calling vn_load_commit(). */
 #include "vn-cpulist.h"
 #include "vn-ledger.h"
 
@@ -25,10 +26,9 @@ cell_memory_charge(const VnLedgerRecord *r, const VnLedgerCell *c, guint64 overh
     return overhead + (r->hugepage_kib ? 0 : c->memory_kib);
 }
 
-/* A shared cell's vCPUs in the cache domains of its CPUs, by their share
- * of them (the ledger keeps a cell's CPUs, not each vCPU's pin: exact
- * for vCPUs split evenly over domains of equal usable CPUs, and for
- * vCPUs floating over the cell's CPUs). */
+/* A shared cell's vCPUs in the cache domains of their CPUs, each vCPU by
+ * its own pin where the cell records one (guest dies), else the cell's
+ * vCPUs by their share of the cell's CPUs. */
 static void
 add_domain_vcpus(const VnLedgerCell *c, const VnTopology *t, const VnPolicy *policy, VnLoad *load)
 {
@@ -36,6 +36,15 @@ add_domain_vcpus(const VnLedgerCell *c, const VnTopology *t, const VnPolicy *pol
 
     if (!vn_load_counts_domains(t, policy) || c->vcpus == 0)
         return;
+    if (c->vcpu_cpus) {
+        for (guint k = 0; k < c->vcpu_cpus->len; k++) {
+            g_autoptr(VnBitmap) pin =
+                vn_cpulist_parse(g_ptr_array_index(c->vcpu_cpus, k), t->n_cpu_ids, NULL);
+            if (pin)
+                vn_load_add_domain_vcpus(load, t, pin, 1.0);
+        }
+        return;
+    }
     cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, NULL);
     if (cpus)
         vn_load_add_domain_vcpus(load, t, cpus, c->vcpus);
@@ -213,6 +222,49 @@ vn_ledger_record_fits(const VnLedgerRecord *r, const VnTopology *t, const VnLoad
     return TRUE;
 }
 
+/* The cache domain holding every CPU of `cpus` (a cpulist), or -1. */
+static gint
+domain_of(const VnTopology *t, const gchar *cpus)
+{
+    g_autoptr(VnBitmap) b = vn_cpulist_parse(cpus, t->n_cpu_ids, NULL);
+    gint first = b ? vn_bitmap_next(b, -1) : -1;
+    const VnCacheDomain *d = first >= 0 ? vn_topology_cpu_domain(t, (guint)first) : NULL;
+
+    if (!d || vn_bitmap_count_and(b, d->cpus) != vn_bitmap_count(b))
+        return -1;
+    return (gint)(d - t->domains);
+}
+
+/* The cache domains of cell `c`'s guest dies (VnResidentCell.domains)
+ * into `vm`'s last cell: its vCPUs in runs of equal pins, the runs of
+ * equal length, each run's CPUs inside one domain (a different one each)
+ * of a node that has several.  Nothing when they float over domains. */
+static void
+set_die_domains(VnResident *vm, const VnLedgerCell *c, const VnTopology *t, guint node)
+{
+    g_autoptr(GArray) domains = g_array_new(FALSE, FALSE, sizeof(guint));
+    guint start = 0, len = 0;
+
+    if (t->nodes[node].n_domains < 2 || c->vcpus == 0)
+        return;
+    for (guint k = 1; k <= c->vcpus; k++) {
+        const gchar *pin = vn_ledger_cell_vcpu_pin(c, start);
+        gint d;
+        if (k < c->vcpus && g_strcmp0(vn_ledger_cell_vcpu_pin(c, k), pin) == 0)
+            continue;
+        /* a run [start, k): as long as the first, in a domain of its own */
+        len = start ? len : k;
+        if (k - start != len || (d = domain_of(t, pin ? pin : c->cpus)) < 0)
+            return;
+        for (guint j = 0; j < domains->len; j++)
+            if (g_array_index(domains, guint, j) == (guint)d)
+                return;
+        g_array_append_val(domains, d);
+        start = k;
+    }
+    vn_resident_set_cell_domains(vm, (const guint *)(gpointer)domains->data, domains->len);
+}
+
 GPtrArray *
 vn_ledger_residents(const VnLedger *l, const VnTopology *t)
 {
@@ -231,8 +283,11 @@ vn_ledger_residents(const VnLedger *l, const VnTopology *t)
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
             gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
-            if (node >= 0)
-                vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
+            if (node < 0)
+                continue;
+            vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
+            if (!r->dedicated)
+                set_die_domains(vm, cell, t, (guint)node);
         }
         g_ptr_array_add(out, vm);
     }

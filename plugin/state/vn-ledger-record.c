@@ -1,4 +1,5 @@
 /* vn-ledger-record.c: the record value of the ledger. */
+#include "vn-cpulist.h"
 #include "vn-ledger.h"
 
 static const gchar *const state_names[VN_LEDGER_STATE_MAX] = {
@@ -30,6 +31,7 @@ cell_clear(gpointer p)
 {
     VnLedgerCell *c = p;
     g_free(c->cpus);
+    g_clear_pointer(&c->vcpu_cpus, g_ptr_array_unref);
 }
 
 VnLedgerRecord *
@@ -70,6 +72,67 @@ vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id, guint v
     g_array_append_val(r->cells, c);
 }
 
+void
+vn_ledger_record_add_vcpu_pin(VnLedgerRecord *r, const gchar *cpus)
+{
+    VnLedgerCell *c;
+
+    g_return_if_fail(r->cells->len > 0 && cpus != NULL);
+    c = &g_array_index(r->cells, VnLedgerCell, r->cells->len - 1);
+    if (!c->vcpu_cpus)
+        c->vcpu_cpus = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(c->vcpu_cpus, g_strdup(cpus));
+}
+
+const gchar *
+vn_ledger_cell_vcpu_pin(const VnLedgerCell *c, guint k)
+{
+    return c->vcpu_cpus && k < c->vcpu_cpus->len ? g_ptr_array_index(c->vcpu_cpus, k) : NULL;
+}
+
+/* Whether `pins` say no more than the cell's rule: every shared vCPU on
+ * all of `all`, the k-th dedicated vCPU on the k-th CPU of `all`. */
+static gboolean
+pins_follow_cell(gboolean dedicated, const VnBitmap *all, GPtrArray *pins)
+{
+    gint cpu = -1;
+
+    for (guint k = 0; k < pins->len; k++) {
+        const VnBitmap *pin = g_ptr_array_index(pins, k);
+        if (!dedicated) {
+            if (!vn_bitmap_equal(pin, all))
+                return FALSE;
+            continue;
+        }
+        cpu = vn_bitmap_next(all, cpu);
+        if (cpu < 0 || vn_bitmap_count(pin) != 1 || !vn_bitmap_test(pin, (guint)cpu))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+void
+vn_ledger_record_set_cell_pins(VnLedgerRecord *r, guint index, GPtrArray *pins)
+{
+    VnLedgerCell *c;
+    g_autoptr(VnBitmap) all = NULL;
+
+    g_return_if_fail(index < r->cells->len && pins && pins->len > 0);
+    c = &g_array_index(r->cells, VnLedgerCell, index);
+    g_return_if_fail(pins->len == c->vcpus);
+    all = vn_bitmap_copy(g_ptr_array_index(pins, 0));
+    for (guint k = 1; k < pins->len; k++)
+        vn_bitmap_or(all, g_ptr_array_index(pins, k));
+    g_free(c->cpus);
+    c->cpus = vn_cpulist_format(all);
+    g_clear_pointer(&c->vcpu_cpus, g_ptr_array_unref);
+    if (pins_follow_cell(r->dedicated, all, pins))
+        return;
+    c->vcpu_cpus = g_ptr_array_new_full(pins->len, g_free);
+    for (guint k = 0; k < pins->len; k++)
+        g_ptr_array_add(c->vcpu_cpus, vn_cpulist_format(g_ptr_array_index(pins, k)));
+}
+
 VnLedgerRecord *
 vn_ledger_record_copy(const VnLedgerRecord *r)
 {
@@ -86,6 +149,8 @@ vn_ledger_record_copy(const VnLedgerRecord *r)
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
         vn_ledger_record_add_cell(c, x->id, x->node_os_id, x->vcpus, x->cpus, x->memory_kib);
+        for (guint k = 0; x->vcpu_cpus && k < x->vcpu_cpus->len; k++)
+            vn_ledger_record_add_vcpu_pin(c, g_ptr_array_index(x->vcpu_cpus, k));
     }
     return c;
 }
@@ -146,6 +211,19 @@ vn_ledger_records_sort(GPtrArray *records)
     g_ptr_array_sort(records, cmp_record_name);
 }
 
+static gboolean
+pins_equal(GPtrArray *a, GPtrArray *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->len != b->len)
+        return FALSE;
+    for (guint k = 0; k < a->len; k++)
+        if (g_strcmp0(g_ptr_array_index(a, k), g_ptr_array_index(b, k)))
+            return FALSE;
+    return TRUE;
+}
+
 gboolean
 vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
 {
@@ -159,7 +237,8 @@ vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
         const VnLedgerCell *x = &g_array_index(a->cells, VnLedgerCell, i);
         const VnLedgerCell *y = &g_array_index(b->cells, VnLedgerCell, i);
         if (x->id != y->id || x->node_os_id != y->node_os_id || x->vcpus != y->vcpus ||
-            x->memory_kib != y->memory_kib || g_strcmp0(x->cpus, y->cpus))
+            x->memory_kib != y->memory_kib || g_strcmp0(x->cpus, y->cpus) ||
+            !pins_equal(x->vcpu_cpus, y->vcpu_cpus))
             return FALSE;
     }
     return TRUE;

@@ -27,6 +27,9 @@
  *                 "time": 1764451200,
  *                 "cells": [{"id": 0, "node": 1, "cpus": "8-15",
  *                            "vcpus": 4, "memory_kib": 4194304}]}]}
+ * A cell may also carry "vcpu_cpus": ["0,4,8", "0,4,8", "1,5,9", "1,5,9"],
+ * the host CPUs of each of its vCPUs in vCPU order (see `vcpu_cpus`
+ * below); ledgers written before it load with none.
  * A record may also carry "expires" (unix seconds, see `expires` below),
  * "foreign": true (see `foreign`) and "allowed_cpus": "4-7" (see
  * `allowed_cpus`).
@@ -71,6 +74,14 @@ typedef struct {
     guint vcpus;        /* guest vCPUs in this cell */
     gchar *cpus;        /* host CPUs, cpulist such as "0-3,8" */
     guint64 memory_kib; /* guest memory of this cell */
+    /* Each vCPU's own host CPUs (cpulists, `vcpus` of them, in vCPU
+     * order), or NULL when they follow the cell: a shared vCPU runs on all
+     * of `cpus`, the k-th dedicated vCPU on the k-th CPU of `cpus`.  Set
+     * when the pins are finer or ordered otherwise (a guest die a cache
+     * domain: each die's vCPUs pinned inside one L3 domain; dedicated SMT
+     * siblings as guest threads), so a live apply or a rebalancing move
+     * keeps them (written to the file only when set). */
+    GPtrArray *vcpu_cpus;
 } VnLedgerCell;
 
 typedef struct {
@@ -107,6 +118,17 @@ void vn_ledger_record_free(VnLedgerRecord *r);
 /* Appends a cell; `cpus` is copied. */
 void vn_ledger_record_add_cell(VnLedgerRecord *r, guint id, guint node_os_id, guint vcpus,
                                const gchar *cpus, guint64 memory_kib);
+/* Sets the pins of cell `index` of `r` from `pins` (VnBitmap*, one per
+ * vCPU of the cell, in vCPU order): the cell's `cpus` become their union
+ * and its `vcpu_cpus` the pins, or NULL when they follow the cell (see
+ * VnLedgerCell).  `pins` must hold the cell's `vcpus`. */
+void vn_ledger_record_set_cell_pins(VnLedgerRecord *r, guint index, GPtrArray *pins);
+/* Appends a vCPU pin (`cpus`, a cpulist, copied) to the last cell of `r`
+ * (the readers of the ledger's files). */
+void vn_ledger_record_add_vcpu_pin(VnLedgerRecord *r, const gchar *cpus);
+/* The recorded pin (a cpulist) of the `k`-th vCPU of cell `c`, or NULL
+ * when the cell records none (its vCPUs follow the cell). */
+const gchar *vn_ledger_cell_vcpu_pin(const VnLedgerCell *c, guint k);
 guint vn_ledger_record_vcpus(const VnLedgerRecord *r);
 guint64 vn_ledger_record_memory_kib(const VnLedgerRecord *r);
 /* Sorts records by name, the order the ledger is read in. */
@@ -200,6 +222,17 @@ void vn_ledger_to_load(const VnLedger *l, const VnTopology *t, const VnPolicy *p
  * movable and left out, as are cells on nodes `t` does not have.  Returns
  * a GPtrArray of VnResident* (transfer full). */
 GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t);
+
+/* Applies the rebalancer's move `m` (vn_rebalance_propose() on `t`,
+ * `load`, `policy`) to the copy `r` of the moved VM's record
+ * (vn-ledger-move.c): the cell goes to m->to_node; with m->domains its
+ * vCPUs split evenly over them in vCPU order, each die's vCPUs pinned to
+ * its domain's usable CPUs (VnLedgerCell.vcpu_cpus); else they float
+ * over the target node's usable CPUs.  Within the VM's allowed CPUs when
+ * it has them.  FALSE when `r` has no such cell or the target CPUs are
+ * none. */
+gboolean vn_ledger_record_apply_move(VnLedgerRecord *r, const VnTopology *t, const VnLoad *load,
+                                     const VnPolicy *policy, const VnMove *m);
 
 /* Does record `r` fit on `t` given `load` (everyone else) and `policy`?
  * Checks per cell: the node exists and its CPUs are the node's, usable

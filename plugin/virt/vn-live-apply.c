@@ -125,7 +125,11 @@ pin_vcpus(Ctx *x, GError **error)
     for (guint i = 0; i < x->r->cells->len; i++) {
         const VnLedgerCell *c = &g_array_index(x->r->cells, VnLedgerCell, i);
         for (guint k = 0; k < c->vcpus; k++, vcpu++) {
-            g_autofree gchar *cpus = x->r->dedicated ? nth_cpu(x, c->cpus, k) : g_strdup(c->cpus);
+            /* a vCPU's own pin when the cell records one (guest dies) */
+            const gchar *own = vn_ledger_cell_vcpu_pin(c, k);
+            g_autofree gchar *cpus = own               ? g_strdup(own)
+                                     : x->r->dedicated ? nth_cpu(x, c->cpus, k)
+                                                       : g_strdup(c->cpus);
             if (!pin_vcpu(x, vcpu, cpus, error))
                 return FALSE;
         }

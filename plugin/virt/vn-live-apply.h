@@ -10,8 +10,10 @@
  * with migrate_pages(2) (libnuma) instead; both are reported, not fatal.
  *
  * vCPUs are assigned to cells in order (cell 0 holds vCPUs 0..n0-1, ...),
- * as vn_plan() numbers them.  Shared domains pin each vCPU to its cell's
- * CPUs; dedicated ones pin vCPU k of a cell to the k-th CPU of the cell.
+ * as vn_plan() numbers them.  A vCPU whose cell records its own pin
+ * (VnLedgerCell.vcpu_cpus: a guest die a cache domain) is pinned to it;
+ * otherwise shared domains pin each vCPU to its cell's CPUs and dedicated
+ * ones pin vCPU k of a cell to the k-th CPU of the cell.
  * Emulator and IOThreads go to the CPUs of the first cell.
  */
 #pragma once

@@ -36,10 +36,15 @@ if [ "$NH_BOOT" = rootfs ]; then
               -device virtio-blk-pci,drive=vda,bus=pci.0)
 fi
 
+# NH_CONSOLE=verbose: every kernel message with its time, and stage one's
+# steps, so a boot that stops shows where (the log grows while QEMU runs)
+console="console=ttyS0 quiet"
+[ "$NH_CONSOLE" = verbose ] && console="console=ttyS0 loglevel=7 printk.time=1"
+
 t0=$(nh_now) rc=0
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine pc -cpu "${NH_CPU:-max}" "${numa_args[@]}" \
     -nic none "${nic_args[@]}" -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
-    "${disk[@]}" -append "console=ttyS0 quiet panic=-1 numahost.layout=$layout" \
+    "${disk[@]}" -append "$console panic=-1 numahost.layout=$layout" \
     < /dev/null > "$logdir/$layout.log" 2>&1 || rc=$?
 t1=$(nh_now)
 rm -f "$initrd"

@@ -35,7 +35,7 @@ nh_layout_load() {
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
     # shellcheck disable=SC2034  # read by the callers
     NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NIC='' NH_NESTED=0
-    NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer
+    NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer NH_CONSOLE=quiet
     # shellcheck disable=SC1090
     . "$f"
 }

@@ -384,6 +384,73 @@ test_deterministic(void)
     g_assert_cmpuint(initial->nodes[2].committed_memory_kib, ==, 10 * GIB);
 }
 
+/* Two nodes of 8 CPUs and 8 GiB, each two L3 domains of 4 CPUs. */
+static VnTopology *
+l3_host(void)
+{
+    g_autoptr(VnTopology) t = vn_topology_new("test: two L3 a node");
+    g_autoptr(GError) error = NULL;
+
+    for (guint i = 0; i < 2; i++) {
+        vn_topology_add_node(t, i, 8 * GIB);
+        for (guint c = 0; c < 8; c++)
+            vn_topology_add_cpu(t, i * 8 + c, (gint)i, i * 8 + c, i);
+    }
+    for (guint d = 0; d < 4; d++) {
+        g_autoptr(VnBitmap) cpus = vn_bitmap_new(16);
+        for (guint c = 0; c < 4; c++)
+            vn_bitmap_set(cpus, d * 4 + c);
+        vn_topology_add_l3(t, cpus, 8192);
+    }
+    g_assert_true(vn_topology_finish(t, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->n_domains, ==, 4);
+    return g_steal_pointer(&t);
+}
+
+static VnSimMetrics
+simulate_domains(const VnTopology *t, const VnTrace *trace, VnSimPolicy which, VnCacheDomains mode)
+{
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(GError) error = NULL;
+    VnSimMetrics m;
+
+    policy->cache_domains = mode;
+    g_assert_true(vn_simulate(t, NULL, policy, trace, which, NULL, &m, &error));
+    g_assert_no_error(error);
+    return m;
+}
+
+/* Cache-domain splits beside node splits: three 4-vCPU VMs and one of
+ * 12 GiB (two nodes) on a host of two L3 domains a node.  With cache
+ * domains preferred each small VM's vCPUs sit in one domain and the big
+ * one's in one domain of each node: none splits a domain, one splits
+ * nodes.  With them off every VM floats over its node's two domains;
+ * no-pinning floats over the host. */
+static void
+test_domain_split(void)
+{
+    g_autoptr(VnTopology) t = l3_host();
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics prefer, off, floating;
+
+    for (guint i = 0; i < 3; i++) {
+        g_autofree gchar *name = g_strdup_printf("small-%u", i);
+        vn_trace_add(trace, name, i, 4, 1 * GIB, 3600);
+    }
+    vn_trace_add(trace, "big", 10, 4, 12 * GIB, 3600);
+    prefer = simulate_domains(t, trace, VN_SIM_POLICY_VNUMA, VN_CACHE_DOMAINS_PREFER);
+    off = simulate_domains(t, trace, VN_SIM_POLICY_VNUMA, VN_CACHE_DOMAINS_OFF);
+    floating = simulate_domains(t, trace, VN_SIM_POLICY_NO_PINNING, VN_CACHE_DOMAINS_PREFER);
+    g_assert_cmpuint(prefer.admitted, ==, 4);
+    g_assert_cmpuint(prefer.split, ==, 1);
+    g_assert_cmpuint(prefer.domain_split, ==, 0);
+    g_assert_cmpuint(off.admitted, ==, 4);
+    g_assert_cmpuint(off.split, ==, 1);
+    g_assert_cmpuint(off.domain_split, ==, 4);
+    g_assert_cmpuint(floating.domain_split, ==, floating.admitted);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -400,5 +467,6 @@ main(int argc, char **argv)
     g_test_add_func("/sim/names", test_names);
     g_test_add_func("/sim/invalid-vm", test_invalid_vm);
     g_test_add_func("/sim/deterministic", test_deterministic);
+    g_test_add_func("/sim/domain-split", test_domain_split);
     return g_test_run();
 }
