@@ -29,6 +29,7 @@ void
 vn_autonuma_decision_clear(VnAutonumaDecision *d)
 {
     g_clear_pointer(&d->reason, g_free);
+    g_clear_pointer(&d->refusal, g_free);
 }
 
 gboolean
@@ -86,6 +87,8 @@ unbound_vm(const GArray *vms)
 static void
 decide_back(gint current, gint restore, gchar *why, VnAutonumaDecision *ret)
 {
+    if (ret->refused)
+        ret->refusal = g_strdup(why);
     if (restore >= 0 && current != restore) {
         ret->value = restore;
         ret->reason = g_strdup_printf("%s: restoring %d, the value found at start", why, restore);
@@ -109,6 +112,7 @@ decide_off(gint current, gint restore, const GArray *vms, VnAutonumaDecision *re
     gchar *unbound = unbound_vm(vms);
 
     if (vms->len == 0) {
+        ret->refused = TRUE;
         decide_back(current, restore,
                     g_strdup("off refused: no placed VM (AutoNUMA is switched off only "
                              "together with binding, never alone)"),
@@ -116,6 +120,7 @@ decide_off(gint current, gint restore, const GArray *vms, VnAutonumaDecision *re
         return;
     }
     if (unbound) {
+        ret->refused = TRUE;
         decide_back(current, restore, g_strdup_printf("off refused: %s", unbound), ret);
         g_free(unbound);
         return;
@@ -133,6 +138,7 @@ decide_tiering(gint current, gint restore, const VnTopology *t, VnAutonumaDecisi
     g_autofree gchar *why = NULL;
 
     if (!vn_autonuma_has_slow_tier(t, &why)) {
+        ret->refused = TRUE;
         decide_back(current, restore, g_strdup_printf("tiering refused: %s", why), ret);
         return;
     }
@@ -147,9 +153,13 @@ vn_autonuma_decide(VnNumaBalancingWish wish, gint current, gint restore, const G
     g_return_if_fail(vms != NULL && t != NULL && ret != NULL && wish < VN_NUMA_BALANCING_WISH_MAX);
 
     ret->value = -1;
+    ret->refused = FALSE;
     ret->reason = NULL;
+    ret->refusal = NULL;
     if (current < 0) {
+        ret->refused = wish != VN_NUMA_BALANCING_LEAVE;
         ret->reason = g_strdup("kernel.numa_balancing cannot be read: nothing written");
+        ret->refusal = ret->refused ? g_strdup(ret->reason) : NULL;
         return;
     }
     switch (wish) {

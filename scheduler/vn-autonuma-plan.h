@@ -59,8 +59,11 @@ typedef struct {
 gboolean vn_autonuma_vm_bound(const VnAutonumaVm *vm);
 
 typedef struct {
-    gint value;    /* the value to write; -1: write nothing */
-    gchar *reason; /* one line: why this value, or why nothing is written */
+    gint value;       /* the value to write; -1: write nothing */
+    gboolean refused; /* the wish cannot be had now */
+    gchar *reason;    /* one line: why this value, or why nothing is written */
+    gchar *refusal;   /* when refused: why, without what is restored (the same
+                       * refusal on later samples has this reason) */
 } VnAutonumaDecision;
 
 void vn_autonuma_decision_clear(VnAutonumaDecision *d);
