@@ -1,11 +1,15 @@
 /* vnd-host.c: GET /v1/host — the topology and load (`vnumactl topology
  * --json`'s shape) plus what is left for VMs on each node and in all, and
  * the NICs serving the running VMs with irqbalance's mode (`vnumactl
- * status --json`'s "nics" and "irqbalance"). */
+ * status --json`'s "nics" and "irqbalance"), and AutoNUMA ("autonuma":
+ * `vnumactl status --json`'s, with the rates between vnumad's last two
+ * samples). */
 #include "vnd.h"
 
+#include "vn-autonuma-report.h"
 #include "vn-config-build.h"
 #include "vn-irq-json.h"
+#include "vn-ledger-domain.h"
 #include "vn-topology-json.h"
 #include "vn-size.h"
 
@@ -84,6 +88,22 @@ add_nics(VndDaemon *d, JsonObject *root)
     json_object_set_member(root, "nics", json_object_dup_member(o, "nics"));
 }
 
+/* "autonuma", when /proc is this topology's (live host or --sysroot). */
+static void
+add_autonuma(VndDaemon *d, JsonObject *root)
+{
+    g_autoptr(VnLedger) snap = NULL;
+    g_autoptr(VnAutonumaView) v = NULL;
+
+    if (!vnd_state_measured(d->state))
+        return;
+    /* an unreadable ledger: the host's figures alone */
+    snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
+    v = vn_autonuma_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
+                             snap ? vn_ledger_records(snap) : NULL);
+    json_object_set_member(root, "autonuma", vn_autonuma_to_json(v, vnd_autonuma_rates(d)));
+}
+
 gboolean
 vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -102,6 +122,7 @@ vnd_handle_host(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError *
     json_object_set_string_member(root, "version", VNUMA_VERSION);
     json_object_set_int_member(root, "generation", (gint64)vnd_state_generation(d->state));
     add_nics(d, root);
+    add_autonuma(d, root);
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

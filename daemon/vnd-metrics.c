@@ -449,6 +449,51 @@ format_nics(GString *out, VndDaemon *d)
                                vn_irqbalance_mode_to_string(m), v->irqbalance->mode == m ? 1 : 0);
 }
 
+/* AutoNUMA: the mode as a gauge, the kernel's counters since boot as
+ * counters (Prometheus' rate() gives what GET /v1/host's rates_per_s
+ * says), when /proc is this topology's and they can be read. */
+static void
+format_autonuma(GString *out, VndDaemon *d)
+{
+    static const struct {
+        const gchar *name;
+        gsize offset;
+        const gchar *help;
+    } counters[] = {
+        { "vnuma_numa_hint_faults_total", G_STRUCT_OFFSET(VnAutonumaCounters, hint_faults),
+          "NUMA balancing hint faults on this host since boot (numa_hint_faults)." },
+        { "vnuma_numa_hint_faults_local_total",
+          G_STRUCT_OFFSET(VnAutonumaCounters, hint_faults_local),
+          "Hint faults on pages already local (numa_hint_faults_local)." },
+        { "vnuma_numa_pages_migrated_total", G_STRUCT_OFFSET(VnAutonumaCounters, pages_migrated),
+          "Pages NUMA balancing moved between nodes (numa_pages_migrated)." },
+        { "vnuma_numa_pages_promoted_total", G_STRUCT_OFFSET(VnAutonumaCounters, promoted),
+          "Pages promoted from a slower memory tier (pgpromote_success)." },
+        { "vnuma_numa_pages_demoted_total", G_STRUCT_OFFSET(VnAutonumaCounters, demoted),
+          "Pages demoted to a slower memory tier (pgdemote_*)." },
+    };
+    const gchar *sysroot = vnd_state_sysroot(d->state);
+    VnAutonumaCounters c;
+    gint mode;
+
+    if (!vnd_state_measured(d->state))
+        return;
+    if (vn_autonuma_mode_read(sysroot, &mode, NULL)) {
+        header(out, "vnuma_numa_balancing_mode", "gauge",
+               "kernel.numa_balancing: 0 off, 1 normal, 2 tiering promotion, 3 both.");
+        g_string_append_printf(out, "vnuma_numa_balancing_mode %d\n", mode);
+    }
+    if (!vn_autonuma_vmstat_read(sysroot, &c, NULL))
+        return;
+    for (gsize k = 0; k < G_N_ELEMENTS(counters); k++) {
+        /* a kernel without tiering counters has no promoted/demoted */
+        if (k >= 3 && !c.tiering)
+            continue;
+        counter(out, counters[k].name, counters[k].help,
+                G_STRUCT_MEMBER(guint64, &c, counters[k].offset));
+    }
+}
+
 gboolean
 vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError **error)
 {
@@ -463,6 +508,7 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
     format_locality(out, d);
     format_reservations(out, d);
     format_nics(out, d);
+    format_autonuma(out, d);
     counter(out, "vnuma_rebalance_moves_total", "Live moves applied by the rebalancer.",
             d->metrics->moves);
     counter(out, "vnuma_dataplane_resteered_total",

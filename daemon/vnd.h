@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
+#include "vn-autonuma.h"
 #include "vn-config.h"
 #include "vn-irq.h"
 #include "vn-ledger.h"
@@ -158,6 +159,7 @@ void vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed);
 /* ---- the daemon ------------------------------------------------------- */
 typedef struct _VndConns VndConns;
 typedef struct _VndIrq VndIrq;
+typedef struct _VndAutonuma VndAutonuma;
 typedef struct {
     VndState *state;
     VndMetrics *metrics;
@@ -170,6 +172,7 @@ typedef struct {
     guint hot_streak;            /* samples in a row with moves proposed */
     GHashTable *repair_failures; /* vnd-repair.c: VM -> its last failures, logged */
     VndIrq *irq;                 /* vnd-irq.c: the NIC interrupt plan last applied */
+    VndAutonuma *autonuma;       /* vnd-autonuma.c: counters last sampled, value to restore */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
@@ -246,6 +249,17 @@ void vnd_irq_tick(VndDaemon *d);
  * old.  Both borrowed, valid until the next sample or call.  An error
  * for a fixture topology (not this host) or an unreadable ledger. */
 const VnIrqView *vnd_irq_current(VndDaemon *d, const GArray **ret_status, GError **error);
+/* AutoNUMA (vnd-autonuma.c), at start and once per sample: samples the
+ * host's NUMA balancing counters and settles kernel.numa_balancing as
+ * [host] numa_balancing says (vn_autonuma_decide()); logs, never fails.
+ * vnd_autonuma_stop() puts back the value vnumad changed. */
+VndAutonuma *vnd_autonuma_new(void);
+void vnd_autonuma_free(VndAutonuma *a);
+void vnd_autonuma_tick(VndDaemon *d);
+void vnd_autonuma_stop(VndDaemon *d);
+/* Per second between the last two samples, or NULL (fewer than two, a
+ * counter went back, /proc not this topology's). */
+const VnAutonumaRates *vnd_autonuma_rates(VndDaemon *d);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);
@@ -256,7 +270,7 @@ JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
 /* ---- the sampling timer (vnumad.c) ------------------------------------ */
 /* (Re)arms it at the config's [rebalance] interval: every tick measures
  * the host, reclaims lapsed reservations, runs vnd_rebalance_tick(),
- * vnd_repair_tick() and vnd_irq_tick().  Armed from start to stop whatever [rebalance] auto
+ * vnd_repair_tick(), vnd_irq_tick() and vnd_autonuma_tick().  Armed from start to stop whatever [rebalance] auto
  * says: measuring, reclaiming and drift repair need it too. */
 void vnd_sample_arm(VndDaemon *d);
 

@@ -115,6 +115,7 @@ run(Options *o)
     d.metrics = vnd_metrics_new();
     d.repair_failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d.irq = vnd_irq_new();
+    d.autonuma = vnd_autonuma_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
@@ -122,12 +123,14 @@ run(Options *o)
         guint hup = g_unix_signal_add(SIGHUP, on_reload, &d);
         vnd_sample_arm(&d);
         vnd_irq_tick(&d);
+        vnd_autonuma_tick(&d);
         vnd_daemon_ready();
         g_main_loop_run(d.loop);
         g_source_remove(d.sample_source);
         g_source_remove(term);
         g_source_remove(intr);
         g_source_remove(hup);
+        vnd_autonuma_stop(&d);
     } else {
         status = fail("", error);
     }
@@ -136,6 +139,7 @@ run(Options *o)
     vnd_metrics_free(d.metrics);
     g_hash_table_unref(d.repair_failures);
     vnd_irq_free(d.irq);
+    vnd_autonuma_free(d.autonuma);
     vnd_state_free(d.state);
     return status;
 }

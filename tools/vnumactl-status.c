@@ -9,7 +9,11 @@
  * capacity, measured busy, free memory, numa_miss share with its warning
  * level), and a row per host NIC serving a running VM (its node, queues,
  * interrupts, whether vnuma steered them and whether they are where the
- * plan of `vnumactl irq` puts them) with irqbalance's mode.  The
+ * plan of `vnumactl irq` puts them) with irqbalance's mode; then AutoNUMA:
+ * kernel.numa_balancing, the host's counters since boot (rates need two
+ * reads: vnumad has them) and a row per VM (memory mode, bound or not,
+ * numa_faults and pages migrated of its QEMU threads), with a warning when
+ * normal balancing runs beside restrictive VMs (vn-autonuma-report.h).  The
  * committed load is the ledger's, whatever the source (so
  * --load does not apply).  --sysroot replays a captured host, including
  * /proc/<pid>/numa_maps and libvirt's <run_dir>/<name>.pid.
@@ -20,6 +24,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "vn-autonuma-report.h"
 #include "vn-cpulist.h"
 #include "vn-history.h"
 #include "vn-irq-json.h"
@@ -268,7 +273,8 @@ node_to_json(JsonBuilder *b, const VnStatusNode *n)
 }
 
 static void
-print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics)
+print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
+                  const VnAutonumaView *autonuma)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) root = NULL;
@@ -290,6 +296,8 @@ print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics)
     for (guint i = 0; i < v->host->problems->len; i++)
         json_builder_add_string_value(b, v->host->problems->pdata[i]);
     json_builder_end_array(b);
+    json_builder_set_member_name(b, "autonuma");
+    json_builder_add_value(b, vn_autonuma_to_json(autonuma, NULL));
     json_builder_end_object(b);
     root = json_builder_get_root(b);
     vn_cli_print_json(root);
@@ -331,7 +339,9 @@ vn_cmd_status(int argc, char **argv)
     g_autoptr(VnStatus) status = NULL;
     g_autoptr(VnIrqView) view = NULL;
     g_autoptr(GArray) nics = NULL;
+    g_autoptr(VnAutonumaView) autonuma = NULL;
     g_autofree gchar *state_dir = NULL;
+    g_autofree gchar *autonuma_text = NULL;
 
     if (!vn_cli_parse(ctx, &argc, &argv))
         return VN_EXIT_ERROR;
@@ -350,13 +360,17 @@ vn_cmd_status(int argc, char **argv)
                                  &error)))
         return vn_cli_fail(error);
     nics = vn_irq_view_status(view, state_dir);
+    autonuma = vn_autonuma_view_new(o.source.sysroot, vn_ledger_libvirt_run_dir(),
+                                    vn_ledger_records(ledger));
     if (o.json) {
-        print_status_json(status, view, nics);
+        print_status_json(status, view, nics, autonuma);
         return VN_EXIT_OK;
     }
     print_vms_text(status);
     print_nodes_text(status);
     print_nics_text(view, nics);
+    autonuma_text = vn_autonuma_to_text(autonuma);
+    printf("\n%s", autonuma_text);
     return VN_EXIT_OK;
 }
 

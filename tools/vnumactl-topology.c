@@ -4,9 +4,13 @@
  * memory tier and why, the HMAT figures when the source has them, one row per
  * cache domain (the CPUs of a node that share an L3), then the distance
  * matrix in numactl --hardware's layout, then what the source did not say.  --json: the shape of
- * plugin/report/vn-topology-json.h. */
+ * plugin/report/vn-topology-json.h.  For this host or a --sysroot capture,
+ * AutoNUMA last: kernel.numa_balancing and the counters since boot (one
+ * read: rates need two, vnumad's GET /v1/host has them), "autonuma" in
+ * JSON (vn-autonuma-report.h). */
 #include "vnumactl.h"
 
+#include "vn-autonuma-report.h"
 #include "vn-cpulist.h"
 #include "vn-topology-json.h"
 #include "vn-size.h"
@@ -205,6 +209,27 @@ print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
     print_distances(t);
 }
 
+/* AutoNUMA is the kernel's: shown for this host or a captured one, not
+ * for a topology file standing for another host. */
+static VnAutonumaView *
+autonuma_view(const VnSourceOptions *source)
+{
+    if (!vn_source_is_this_host(source) && !source->sysroot)
+        return NULL;
+    return vn_autonuma_view_new(source->sysroot, NULL, NULL);
+}
+
+static void
+print_autonuma_text(const VnAutonumaView *v)
+{
+    g_autofree gchar *text = NULL;
+
+    if (!v)
+        return;
+    text = vn_autonuma_to_text(v);
+    g_print("\n%s", text);
+}
+
 int
 vn_cmd_topology(int argc, char **argv)
 {
@@ -228,6 +253,7 @@ vn_cmd_topology(int argc, char **argv)
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(GError) error = NULL;
+    g_autoptr(VnAutonumaView) autonuma = NULL;
     int status = VN_EXIT_ERROR;
 
     if (vn_cli_parse(context, &argc, &argv) &&
@@ -237,11 +263,16 @@ vn_cmd_topology(int argc, char **argv)
             vn_source_options_clear(&source);
             return status;
         }
+        autonuma = autonuma_view(&source);
         if (json) {
             g_autoptr(JsonNode) node = vn_topology_to_json(t, load);
+            if (autonuma)
+                json_object_set_member(json_node_get_object(node), "autonuma",
+                                       vn_autonuma_to_json(autonuma, NULL));
             vn_cli_print_json(node);
         } else {
             print_text(t, load, config);
+            print_autonuma_text(autonuma);
         }
         status = VN_EXIT_OK;
     } else if (error) {

@@ -19,6 +19,7 @@ G_STATIC_ASSERT(sizeof(VnHookConflict) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnDistances) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnCacheDomains) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnIrqSteering) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnNumaBalancingWish) == sizeof(guint));
 
 const gchar *const *
 vn_distances_names(void)
@@ -146,6 +147,8 @@ static const VnConfigKey schema[] = {
       .min = 0, .max = 90, .default_text = "5", .example = "40" },
     { "host", "cpu_overcommit", VN_CONFIG_KIND_DOUBLE, POLICY(cpu_overcommit),
       .dmin = 0.0, .dmax = 64.0, .default_text = "4.0", .example = "2.5" },
+    { "host", "numa_balancing", VN_CONFIG_KIND_CHOICE, CONFIG(numa_balancing),
+      .names = vn_numa_balancing_wish_names, .default_text = "leave", .example = "off" },
     { "placement", "memory_mode", VN_CONFIG_KIND_CHOICE, CONFIG(memory_mode),
       .names = vn_memory_mode_names, .default_text = "auto", .example = "strict" },
     { "placement", "balance", VN_CONFIG_KIND_CHOICE, POLICY(balance),

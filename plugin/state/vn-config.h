@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include "vn-autonuma-plan.h"
 #include "vn-load.h"
 #include "vn-placement.h"
 #include "vn-topology.h"
@@ -101,6 +102,10 @@ typedef struct {
      * start and when the running VMs change, and back on every sample
      * when they drifted (daemon/vnd-irq.c). */
     VnIrqSteering irq_steering;
+    /* [host] numa_balancing: leave (default) never writes
+     * kernel.numa_balancing; off and tiering are applied by vnumad on
+     * every sample as vn_autonuma_decide() says (daemon/vnd-autonuma.c). */
+    VnNumaBalancingWish numa_balancing;
     /* [dataplane]: data-plane processes serving a VM, keyed by domain name:
      * name -> GStrv of specs (vn-dataplane.h: "pidfile:/run/x.pid",
      * "unit:NAME.service"), each checked, in file order, none twice for one
