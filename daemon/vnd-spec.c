@@ -17,7 +17,8 @@
 static const gchar *const plan_members[] = { "vcpus",      "memory_mib",     "dedicated",  "smt",
                                              "hugepages",  "iothreads",      "priority",   "cells",
                                              "cell_sizes", "devices",        "domain_xml", "force",
-                                             "explain",    "distinct_nodes", NULL };
+                                             "explain",    "distinct_nodes", "tiers",      "memory",
+                                             NULL };
 static const gchar *const fit_members[] = { "vcpus",          "memory_mib", "dedicated",  "smt",
                                             "hugepages",      "iothreads",  "priority",   "cells",
                                             "cell_sizes",     "devices",    "domain_xml", "force",
@@ -29,7 +30,8 @@ static const gchar *const reserve_members[] = {
 };
 static const gchar *const vm_members[] = { "vcpus",      "memory_mib", "dedicated",      "smt",
                                            "hugepages",  "iothreads",  "priority",       "cells",
-                                           "cell_sizes", "devices",    "distinct_nodes", NULL };
+                                           "cell_sizes", "devices",    "distinct_nodes", "tiers",
+                                           "memory",     NULL };
 
 const gchar *const *
 vnd_spec_members(VndSpecKind kind)
@@ -181,6 +183,31 @@ get_hugepages(JsonObject *o, guint64 *ret_kib, GError **error)
     return TRUE;
 }
 
+/* "tiers": off | spill | guest (the VM's own, over [placement] tiers);
+ * "memory": "interleave" (its memory interleaved over several nodes
+ * instead of guest cells). */
+static gboolean
+get_memory_wishes(JsonObject *o, VnRequest *r, GError **error)
+{
+    const gchar *tiers, *memory;
+
+    if (!get_string(o, "tiers", &tiers, error) || !get_string(o, "memory", &memory, error))
+        return FALSE;
+    if (tiers && !vn_tiers_from_string(tiers, &r->tiers)) {
+        g_autofree gchar *shown = vn_json_quote(tiers);
+        return bad(error, "tiers", "%s is not one of off, spill, guest", shown);
+    }
+    r->tiers_set = tiers != NULL;
+    if (memory && g_strcmp0(memory, "interleave") != 0) {
+        g_autofree gchar *shown = vn_json_quote(memory);
+        return bad(error, "memory", "%s is not \"interleave\", the one memory wish there is",
+                   shown);
+    }
+    if (memory)
+        r->interleave = VN_INTERLEAVE_WISH;
+    return TRUE;
+}
+
 static gboolean
 get_enums(JsonObject *o, VnRequest *r, GError **error)
 {
@@ -198,7 +225,7 @@ get_enums(JsonObject *o, VnRequest *r, GError **error)
         g_autofree gchar *shown = vn_json_quote(priority);
         return bad(error, "priority", "%s is not one of low, normal, high", shown);
     }
-    return TRUE;
+    return get_memory_wishes(o, r, error);
 }
 
 static gboolean

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include "vn-bitmap.h"
 #include "vn-topology.h"
+#include "vn-request.h"
 
 typedef struct {
     guint committed_vcpus;        /* shared vCPUs placed here */
@@ -126,6 +127,8 @@ typedef struct {
     gdouble cpu_overcommit;       /* shared vCPUs per usable host CPU */
     VnBalance balance;            /* tie-break between equally near sets */
     VnCacheDomains cache_domains; /* inside a node (default off) */
+    VnTiers tiers;                /* memory beyond the CPU node's DRAM, for a
+                                   * VM that wishes nothing (default off) */
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %

@@ -126,11 +126,21 @@ vn_memory_mode_from_string(const gchar *s)
     return vn_name_index(memory_mode_names, VN_MEMORY_MODE_MAX, s);
 }
 
+gboolean
+vn_placement_has_guest_cells(const VnPlacement *p)
+{
+    return !p->interleave && p->tiers != VN_TIERS_SPILL;
+}
+
 VnMemoryMode
 vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p)
 {
     g_autoptr(GArray) nodes = NULL;
 
+    if (p->tiers == VN_TIERS_SPILL)
+        return VN_MEMORY_MODE_RESTRICTIVE;
+    if (p->interleave)
+        return VN_MEMORY_MODE_STRICT;
     if (m != VN_MEMORY_MODE_AUTO)
         return m;
     nodes = vn_placement_nodes(p);

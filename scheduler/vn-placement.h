@@ -8,6 +8,7 @@
 
 #include <glib.h>
 #include "vn-bitmap.h"
+#include "vn-request.h"
 
 typedef struct {
     guint id;         /* guest cell id, 0.. */
@@ -59,6 +60,19 @@ typedef struct {
      * see); empty when nothing is wrong */
     GPtrArray *warnings;
     GPtrArray *candidates; /* of VnCandidate*, best first */
+    /* How the memory beyond the CPU node's DRAM was placed (VnTiers):
+     *   OFF    cells as above, each a guest cell;
+     *   SPILL  cells[0] holds every vCPU and what its node's DRAM takes,
+     *          the CPU-less cells[1..] what is expected on slow nodes; the
+     *          guest sees one node (no guest cells), its memory allowed
+     *          on all the cells' nodes (restrictive, never strict);
+     *   GUEST  cells as above, the CPU-less ones on slow nodes, with the
+     *          host's HMAT figures written into the guest. */
+    VnTiers tiers;
+    /* Memory interleaved over the cells' nodes: the guest sees one node
+     * (no guest cells), each cell is one node's even share of the memory
+     * and every vCPU floats over the CPUs of all the cells. */
+    gboolean interleave;
 } VnPlacement;
 
 VnPlacement *vn_placement_new(void);
@@ -66,6 +80,10 @@ void vn_placement_free(VnPlacement *p);
 void vn_placement_add_reason(VnPlacement *p, const gchar *fmt, ...) G_GNUC_PRINTF(2, 3);
 void vn_placement_add_warning(VnPlacement *p, const gchar *fmt, ...) G_GNUC_PRINTF(2, 3);
 void vn_candidate_free(VnCandidate *c);
+
+/* Whether the placement's cells are guest NUMA cells (not spill or
+ * interleave: one guest node whatever the cells). */
+gboolean vn_placement_has_guest_cells(const VnPlacement *p);
 
 /* The host node indices used, ascending, each once. */
 GArray *vn_placement_nodes(const VnPlacement *p);
@@ -76,7 +94,11 @@ GArray *vn_placement_nodes(const VnPlacement *p);
  * pages on its node and moves them live, but a guest split over nodes
  * keeps per-cell locality only under strict (restrictive leaves each page
  * where the first thread touching it ran).  So auto is restrictive for a
- * placement on one host node and strict for one across nodes. */
+ * placement on one host node and strict for one across nodes.  A
+ * spilled placement is always restrictive (an MPOL_BIND process's pages
+ * demoted to a slow node are never promoted back); an interleaved one is
+ * strict in effect (mbind, fixed while running) and written as
+ * mode='interleave'. */
 typedef enum {
     VN_MEMORY_MODE_RESTRICTIVE, /* cgroup cpuset.mems: movable live */
     VN_MEMORY_MODE_STRICT,      /* mbind per cell: fixed while running */

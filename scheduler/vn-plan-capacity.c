@@ -206,7 +206,8 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
 
         cap->usable = TRUE;
         if (vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 &&
-            c->req->allow_memory_only && !c->fixed_cells) {
+            ((c->req->allow_memory_only && !c->fixed_cells) ||
+             (c->slow_memory && node->tier == VN_MEMORY_TIER_SLOW))) {
             /* memory for a CPU-less guest cell, on request only */
             cap->memory_only = TRUE;
             cap->vcpu_capacity = 1.0;

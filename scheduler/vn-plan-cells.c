@@ -75,10 +75,11 @@ vn_plan_cells_fit_mask(const VnPlanCtx *c, guint node)
     const VnNodeCap *cap = &c->cap[node];
     guint64 mask = 0;
 
-    if (!cap->usable || cap->memory_only)
+    if (!cap->usable)
         return 0;
+    /* a memory-only node (tiers guest: a slow one) holds CPU-less cells */
     for (guint i = 0; i < c->fixed_cells; i++)
-        if (holds(c, i, cap->vcpus, cap->mem_kib))
+        if ((!cap->memory_only || c->sizes[i].vcpus == 0) && holds(c, i, cap->vcpus, cap->mem_kib))
             mask |= BIT(i);
     return mask;
 }
@@ -232,7 +233,7 @@ vn_plan_split_sized(const VnPlanCtx *c, VnNodeSet *s)
         return FALSE;
     for (guint i = 0; i < k; i++) {
         const VnNodeCap *cap = &c->cap[s->nodes[i]];
-        if (!cap->usable || cap->memory_only)
+        if (!cap->usable)
             return FALSE;
         masks[i] = vn_plan_cells_fit_mask(c, s->nodes[i]);
     }

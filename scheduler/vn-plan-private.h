@@ -47,6 +47,10 @@ typedef struct {
     guint *by_room;
     guint n_by_room;
     guint64 hole_base_kib;
+    /* tiers: the mode this plan applies (vn-plan-tiers.c), and whether
+     * CPU-less slow nodes take memory-only cells in the capacity */
+    VnTiers tiers;
+    gboolean slow_memory;
 } VnPlanCtx;
 
 /* A chosen node set with its per-node share. */
@@ -130,6 +134,37 @@ GPtrArray *vn_plan_domain_dedicated_cpus(const VnPlanCtx *c, guint node, guint w
 /* The reason naming the domains the dedicated `cpus` of `node` are in. */
 void vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArray *cpus,
                                      VnPlacement *p);
+
+/* vn-plan-tiers.c: memory on a slow tier (VnTiers).
+ * The mode the request and the policy ask for, OFF where it cannot apply
+ * (memory-only nodes asked for, guest cells of the VM's own, interleave). */
+VnTiers vn_plan_tiers_mode(const VnPlanCtx *c);
+/* Tiers guest and guest cells of their own sizes with a CPU-less one (a
+ * domain placed with tiers guest before, or written so): slow nodes may
+ * hold its CPU-less cells (c->slow_memory), and the placement is marked
+ * GUEST when one does (vn_plan_tiers_mark_kept). */
+gboolean vn_plan_tiers_keeps_cells(const VnPlanCtx *c);
+void vn_plan_tiers_mark_kept(const VnPlanCtx *c, VnPlacement *p);
+/* Whether `t` has a CPU-less node of the slow tier with memory. */
+gboolean vn_plan_tiers_host_has_slow(const VnTopology *t);
+/* With c->tiers set and no DRAM node holding the VM alone (*ret_needed):
+ * the best pair of a DRAM node holding every vCPU and what it can of the
+ * memory (cells 0) and the nearest slow node holding the rest (1); NULL
+ * when there is none or none is needed.  Leaves the pair's capacity in
+ * c->cap (c->slow_memory set). */
+VnNodeSet *vn_plan_tiers_choose(VnPlanCtx *c, GPtrArray *candidates, gboolean *ret_needed);
+void vn_plan_tiers_explain(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p);
+/* One line on why the asked tiers mode did not apply, or NULL (off). */
+gchar *vn_plan_tiers_fallback(const VnPlanCtx *c);
+
+/* vn-plan-interleave.c: memory interleaved over the fewest, nearest
+ * nodes holding an even share each (VnRequest.interleave).  NULL when
+ * the request does not ask for it (then choose as usual) or when no set
+ * holds it (*ret_tried). */
+VnNodeSet *vn_plan_interleave_choose(VnPlanCtx *c, GPtrArray *candidates, gboolean *ret_tried);
+/* Marks `p` interleaved (more than one node), floats every shared vCPU
+ * over all its nodes' CPUs, and says why. */
+void vn_plan_interleave_finish(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p);
 
 /* vn-plan-cpus.c: cells, pins, emulator, IOThreads. */
 gboolean vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p,

@@ -308,6 +308,9 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
     else if (c->fixed_cells)
         vn_placement_add_reason(p, "guest topology fixed at %u cells: placed on %u node(s)",
                                 c->fixed_cells, set->k);
+    else if (p->interleave)
+        vn_placement_add_reason(
+            p, "larger than any single node's free capacity: memory over %u nodes", set->k);
     else if (set->k == 1)
         vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)", nodes,
                                 set->load_after * 100.0);
@@ -398,12 +401,45 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
     return NULL;
 }
 
+/* Tiers or interleave, when the request asks for one and it applies;
+ * NULL to choose as usual.  *ret_fallback: why the tiers asked for did
+ * not apply; *ret_interleave: the interleave choice was made (its NULL is
+ * final: no set holds even shares). */
+static VnNodeSet *
+choose_special(VnPlanCtx *c, VnPlacement *p, gchar **ret_fallback, gboolean *ret_interleave)
+{
+    gboolean needed = FALSE;
+    VnNodeSet *set;
+
+    set = vn_plan_interleave_choose(c, p->candidates, ret_interleave);
+    if (*ret_interleave)
+        return set;
+    if (vn_plan_tiers_keeps_cells(c)) {
+        c->slow_memory = TRUE;
+        return NULL;
+    }
+    c->tiers = vn_plan_tiers_mode(c);
+    if (c->tiers != VN_TIERS_OFF && !vn_plan_tiers_host_has_slow(c->t))
+        *ret_fallback = vn_plan_tiers_fallback(c);
+    else if (c->tiers != VN_TIERS_OFF && !(set = vn_plan_tiers_choose(c, p->candidates, &needed)) &&
+             needed)
+        *ret_fallback = vn_plan_tiers_fallback(c);
+    if (!set) {
+        c->tiers = VN_TIERS_OFF;
+        c->slow_memory = FALSE;
+        g_ptr_array_set_size(p->candidates, 0);
+    }
+    return set;
+}
+
 VnPlacement *
 vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const VnRequest *req,
         GPtrArray **ret_reasons, GError **error)
 {
     g_autoptr(VnPlacement) p = NULL;
     g_autoptr(VnNodeSet) set = NULL;
+    g_autofree gchar *fallback = NULL;
+    gboolean interleave = FALSE;
     VnPlanCtx c;
 
     g_return_val_if_fail(t && t->finished && load && policy && req, NULL);
@@ -413,7 +449,9 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
 
     ctx_init(&c, t, load, policy, req);
     p = vn_placement_new();
-    set = choose_set(&c, p->candidates);
+    set = choose_special(&c, p, &fallback, &interleave);
+    if (!set && !interleave)
+        set = choose_set(&c, p->candidates);
     if (!set) {
         g_autofree gchar *mem = vn_plan_format_kib(req->memory_kib);
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
@@ -426,6 +464,8 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
             if (!c.cap)
                 vn_plan_capacity_compute(&c, c.overhead_kib);
             *ret_reasons = no_fit_reasons(&c, (*error)->message);
+            if (fallback)
+                g_ptr_array_add(*ret_reasons, g_steal_pointer(&fallback));
         }
         ctx_clear(&c);
         return NULL;
@@ -450,7 +490,19 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
             p->threads_per_core = t->smt_width;
     }
     vn_plan_domain_guest_dies(&c, p);
-    explain_choice(&c, set, p);
+    if (interleave)
+        vn_plan_interleave_finish(&c, set, p);
+    p->tiers = c.tiers;
+    if (c.tiers != VN_TIERS_OFF)
+        vn_plan_tiers_explain(&c, set, p);
+    else
+        explain_choice(&c, set, p);
+    if (c.slow_memory && c.tiers == VN_TIERS_OFF)
+        vn_plan_tiers_mark_kept(&c, p);
+    if (fallback && req->tiers_set)
+        vn_placement_add_warning(p, "%s", fallback);
+    else if (fallback)
+        vn_placement_add_reason(p, "%s", fallback);
     ctx_clear(&c);
     return g_steal_pointer(&p);
 }

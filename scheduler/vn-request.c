@@ -5,6 +5,8 @@
 static const gchar *const smt_names[VN_SMT_MAX] = { "prefer", "isolate", "require" };
 static const gchar *const priority_names[VN_PRIORITY_MAX] = { "low", "normal", "high" };
 
+static const gchar *const tiers_names[VN_TIERS_MAX + 1] = { "off", "spill", "guest", NULL };
+
 static void
 device_clear(gpointer p)
 {
@@ -74,3 +76,11 @@ vn_request_forget_even_cell_sizes(VnRequest *r)
 VN_DEFINE_ENUM_STRINGS(VnSmtPolicy, vn_smt_policy, smt_names, VN_SMT_MAX)
 
 VN_DEFINE_ENUM_STRINGS(VnPriority, vn_priority, priority_names, VN_PRIORITY_MAX)
+
+VN_DEFINE_ENUM_STRINGS(VnTiers, vn_tiers, tiers_names, VN_TIERS_MAX)
+
+const gchar *const *
+vn_tiers_names(void)
+{
+    return tiers_names;
+}

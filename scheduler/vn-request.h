@@ -18,6 +18,39 @@ typedef enum {
     VN_PRIORITY_MAX
 } VnPriority;
 
+/* [placement] tiers, and a VM's own wish: what to do with memory that its
+ * CPU node's DRAM cannot hold when the host has a slow tier (CXL, PMEM or
+ * other kmem memory: VnNode.tier).  Special memory (HBM, SPM) is never
+ * used for it.
+ *   off    as before: another DRAM node, or no fit (the default);
+ *   spill  the VM stays one guest node on one CPU node; what that node's
+ *          DRAM cannot hold is expected on the nearest slow node, which
+ *          the memory policy allows as its demotion target (restrictive
+ *          over both, never strict: pages of an MPOL_BIND process demoted
+ *          to a kmem node are never promoted back);
+ *   guest  the slow memory becomes a CPU-less guest cell bound to the
+ *          slow node, with the host's HMAT latency and bandwidth copied
+ *          into the domain, so the guest sees it as slower memory.
+ * Both are tried only when no single DRAM node holds the VM, and before it
+ * is split over DRAM nodes. */
+typedef enum {
+    VN_TIERS_OFF,
+    VN_TIERS_SPILL,
+    VN_TIERS_GUEST,
+    VN_TIERS_MAX
+} VnTiers;
+
+/* Why a VM's memory is interleaved over its nodes instead of split into
+ * guest cells (VnRequest.interleave): a guest that cannot see NUMA cells
+ * gains nothing from them, and an operator may want bandwidth over
+ * locality. */
+typedef enum {
+    VN_INTERLEAVE_NONE,
+    VN_INTERLEAVE_WISH,     /* the operator's memory='interleave' */
+    VN_INTERLEAVE_NO_CELLS, /* the guest cannot see cells (x86 without ACPI) */
+    VN_INTERLEAVE_MAX
+} VnInterleave;
+
 typedef struct {
     guint node_os_id; /* host NUMA node of the device (kernel number) */
     gint iothread;    /* IOThread id serving it, or 0 for none */
@@ -90,6 +123,14 @@ typedef struct {
      * this request, so only nodes with CPUs in it take guest cells (memory
      * follows the cells), and every pin stays inside it. */
     VnBitmap *allowed_cpus;
+    /* The VM's own tiers wish (tiers_set), else the host policy's. */
+    gboolean tiers_set;
+    VnTiers tiers;
+    /* Not NONE: a VM over several nodes gets no guest cells but its memory
+     * interleaved over the fewest, nearest nodes that hold an even share
+     * each, its vCPUs floating over their CPUs (VnPlacement.interleave).
+     * Only without guest cells of its own (cells 0 or 1, no cell_sizes). */
+    VnInterleave interleave;
 } VnRequest;
 
 VnRequest *vn_request_new(void);
@@ -104,6 +145,10 @@ void vn_request_add_cell_size(VnRequest *r, guint vcpus, guint64 memory_kib);
  * stay. */
 void vn_request_forget_even_cell_sizes(VnRequest *r);
 
+const gchar *vn_tiers_to_string(VnTiers v);
+gboolean vn_tiers_from_string(const gchar *s, VnTiers *ret);
+/* The names, in enum order, NULL-terminated ("off", "spill", "guest"). */
+const gchar *const *vn_tiers_names(void);
 const gchar *vn_smt_policy_to_string(VnSmtPolicy p);
 gboolean vn_smt_policy_from_string(const gchar *s, VnSmtPolicy *ret_p);
 const gchar *vn_priority_to_string(VnPriority p);

@@ -76,7 +76,7 @@ vn_domain_parse_cpu_numa(VnDomain *d, xmlNode *root, GError **error)
 static guint
 cell_sockets(const VnDomain *d, const VnDomainWriteCtx *c)
 {
-    guint g = 0, first = 0;
+    guint g = 0, first = 0, with_vcpus = 0;
     gboolean differ = FALSE;
 
     for (guint i = 0; c->keep_cells && i < c->n_cells; i++) {
@@ -92,7 +92,12 @@ cell_sockets(const VnDomain *d, const VnDomainWriteCtx *c)
         }
         g = a;
     }
-    return differ ? d->vcpus_max / g : c->n_cells;
+    if (differ)
+        return d->vcpus_max / g;
+    /* CPU-less cells (memory on a slow or memory-only node) hold no socket */
+    for (guint i = 0; i < c->n_cells; i++)
+        with_vcpus += !vn_bitmap_is_empty(c->cell_vcpus->pdata[i]);
+    return MAX(with_vcpus, 1);
 }
 
 /* Whether every run of `per_die` guest vCPUs (QEMU numbers them socket,
@@ -261,6 +266,54 @@ update_kept_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
     }
 }
 
+/* One <latency> or <bandwidth> of guest cell `i` reaching cell `j`. */
+static void
+add_interconnect(xmlNode *ic, guint i, guint j, VnAccessKind k, guint value,
+                 const VnDomainWriteCtx *c)
+{
+    gboolean latency = k == VN_ACCESS_READ_LATENCY || k == VN_ACCESS_WRITE_LATENCY;
+    gboolean read = k == VN_ACCESS_READ_LATENCY || k == VN_ACCESS_READ_BANDWIDTH;
+    xmlNode *n = vn_xml_add_new(ic, latency ? "latency" : "bandwidth", NULL);
+
+    vn_xml_set_uint(n, "initiator", g_array_index(c->cell_ids, guint, i));
+    vn_xml_set_uint(n, "target", g_array_index(c->cell_ids, guint, j));
+    xmlSetProp(n, BAD_CAST "type", BAD_CAST(read ? "read" : "write"));
+    vn_xml_set_uint(n, "value", value);
+    if (!latency)
+        xmlSetProp(n, BAD_CAST "unit", BAD_CAST "MiB");
+}
+
+/* Tiers guest: the host's HMAT figures (latency ns, bandwidth MiB/s)
+ * from each cell with vCPUs to every cell, as libvirt's <interconnects>:
+ * libvirt then runs QEMU with hmat=on and -numa hmat-lb, and takes a
+ * CPU-less cell's initiator from them.  Latencies first, as the schema
+ * reads them. */
+static void
+write_interconnects(xmlNode *numa, const VnDomainWriteCtx *c)
+{
+    static const VnAccessKind order[] = { VN_ACCESS_READ_LATENCY, VN_ACCESS_WRITE_LATENCY,
+                                          VN_ACCESS_READ_BANDWIDTH, VN_ACCESS_WRITE_BANDWIDTH };
+    xmlNode *ic = NULL;
+
+    if (c->p->tiers != VN_TIERS_GUEST)
+        return;
+    for (guint o = 0; o < G_N_ELEMENTS(order); o++)
+        for (guint i = 0; i < c->n_cells; i++) {
+            const VnCell *from = &g_array_index(c->p->cells, VnCell, i);
+            if (from->n_vcpus == 0)
+                continue;
+            for (guint j = 0; j < c->n_cells; j++) {
+                const VnCell *to = &g_array_index(c->p->cells, VnCell, j);
+                const VnNodeAccess *a = vn_topology_access(c->t, from->node, to->node);
+                if (!a || !a->value[order[o]])
+                    continue;
+                if (!ic)
+                    ic = vn_xml_add_new(numa, "interconnects", NULL);
+                add_interconnect(ic, i, j, order[o], a->value[order[o]], c);
+            }
+        }
+}
+
 static void
 write_new_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
 {
@@ -272,7 +325,10 @@ write_new_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
     for (guint i = 0; i < c->n_cells; i++) {
         xmlNode *cell = vn_xml_add_new(numa, "cell", anchor);
         vn_xml_set_uint(cell, "id", g_array_index(c->cell_ids, guint, i));
-        vn_xml_set_bitmap(cell, "cpus", c->cell_vcpus->pdata[i]);
+        /* a CPU-less cell has no cpus attribute (libvirt refuses an
+         * empty list) */
+        if (!vn_bitmap_is_empty(c->cell_vcpus->pdata[i]))
+            vn_xml_set_bitmap(cell, "cpus", c->cell_vcpus->pdata[i]);
         vn_xml_set_uint(cell, "memory", g_array_index(c->cell_memory, guint64, i));
         xmlSetProp(cell, BAD_CAST "unit", BAD_CAST "KiB");
         if (d->shared_memory)
@@ -280,6 +336,10 @@ write_new_cells(xmlNode *numa, const VnDomain *d, const VnDomainWriteCtx *c)
         write_distances(cell, i, c);
         anchor = cell;
     }
+    for (xmlNode *ic = vn_xml_child(numa, "interconnects"); ic;
+         ic = vn_xml_child(numa, "interconnects"))
+        vn_xml_remove(ic);
+    write_interconnects(numa, c);
 }
 
 void

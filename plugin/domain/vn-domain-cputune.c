@@ -31,6 +31,13 @@ vcpupin_owned(xmlNode *pin, const VnDomainMetadata *m)
 
     if (!b || !vn_domain_parse_uint(v, PIN_BITS - 1, "vcpu", &vcpu, NULL))
         return FALSE;
+    /* interleaved: every vCPU floats over the CPUs of all the cells */
+    if (m->interleave) {
+        g_autoptr(VnBitmap) rest = vn_bitmap_copy(b);
+        for (guint i = 0; i < m->cells->len; i++)
+            vn_bitmap_and_not(rest, g_array_index(m->cells, VnDomainMetaCell, i).cpus);
+        return !vn_bitmap_is_empty(b) && vn_bitmap_is_empty(rest);
+    }
     for (guint i = 0; i < m->cells->len; i++) {
         const VnDomainMetaCell *c = &g_array_index(m->cells, VnDomainMetaCell, i);
         if (vcpu < c->vcpus->n_bits && vn_bitmap_test(c->vcpus, (guint)vcpu)) {

@@ -20,6 +20,15 @@ arch_needs_acpi_for_numa(const gchar *arch)
     return g_str_equal(arch, "x86_64") || g_str_equal(arch, "i686");
 }
 
+gboolean
+vn_domain_guest_sees_cells(const VnDomain *d)
+{
+    xmlNode *root = xmlDocGetRootElement(d->doc);
+    g_autofree gchar *arch = vn_xml_prop(vn_xml_child(vn_xml_child(root, "os"), "type"), "arch");
+
+    return vn_xml_child(vn_xml_child(root, "features"), "acpi") || !arch_needs_acpi_for_numa(arch);
+}
+
 gchar *
 vn_domain_guest_view_warning(const VnDomain *d)
 {
@@ -28,8 +37,7 @@ vn_domain_guest_view_warning(const VnDomain *d)
     g_autoptr(GPtrArray) cells = vn_xml_children(numa, "cell");
     g_autofree gchar *arch = vn_xml_prop(vn_xml_child(vn_xml_child(root, "os"), "type"), "arch");
 
-    if (cells->len < 2 || vn_xml_child(vn_xml_child(root, "features"), "acpi") ||
-        !arch_needs_acpi_for_numa(arch))
+    if (cells->len < 2 || vn_domain_guest_sees_cells(d))
         return NULL;
     return g_strdup_printf("domain '%s' has %u guest NUMA cells but no <features><acpi/>: "
                            "an %s guest reads its cells from ACPI and will see one node",

@@ -170,15 +170,19 @@ parse_placement_attrs(VnDomainMetadata *m, const Where *w, GError **error)
 {
     static const gchar *const attrs[] = { "version",   "time",         "memory-mode",
                                           "dedicated", "hugepage-kib", "threads-per-core",
-                                          NULL };
+                                          "tiers",     "interleave",   NULL };
     g_autofree gchar *mode = vn_xml_prop(w->node, "memory-mode");
+    g_autofree gchar *tiers = vn_xml_prop(w->node, "tiers");
     guint64 tpc = 1;
     gint m_mode;
 
     if (!check_attrs(w, attrs, error) || !get_bool(w, "dedicated", NULL, &m->dedicated, error) ||
         !get_uint(w, "hugepage-kib", G_MAXUINT64, FALSE, &m->hugepage_kib, error) ||
-        !get_uint(w, "threads-per-core", 64, FALSE, &tpc, error))
+        !get_uint(w, "threads-per-core", 64, FALSE, &tpc, error) ||
+        !get_bool(w, "interleave", NULL, &m->interleave, error))
         return FALSE;
+    if (tiers && !vn_tiers_from_string(tiers, &m->tiers))
+        return fail(w, error, "unknown tiers '%s' (off, spill, guest)", tiers);
     m_mode = mode ? vn_memory_mode_from_string(mode) : VN_MEMORY_MODE_RESTRICTIVE;
     if (m_mode < 0 || m_mode == VN_MEMORY_MODE_AUTO)
         return fail(w, error,
@@ -227,8 +231,11 @@ parse_placement(VnDomainMetadata *m, xmlNode *node, const gchar *source, GError 
 static gboolean
 parse_hints(VnDomainMetadata *m, const Where *w, GError **error)
 {
-    static const gchar *const attrs[] = { "manage", "dedicated", "smt", "priority", NULL };
+    static const gchar *const attrs[] = { "manage", "dedicated", "smt", "priority",
+                                          "tiers",  "memory",    NULL };
     g_autofree gchar *smt = vn_xml_prop(w->node, "smt");
+    g_autofree gchar *tiers = vn_xml_prop(w->node, "tiers");
+    g_autofree gchar *memory = vn_xml_prop(w->node, "memory");
     g_autofree gchar *prio = vn_xml_prop(w->node, "priority");
     gboolean manage_set;
 
@@ -241,6 +248,12 @@ parse_hints(VnDomainMetadata *m, const Where *w, GError **error)
     m->hint_priority_set = prio != NULL;
     if (prio && !vn_priority_from_string(prio, &m->hint_priority))
         return fail(w, error, "unknown priority '%s' (low, normal, high)", prio);
+    m->hint_tiers_set = tiers != NULL;
+    if (tiers && !vn_tiers_from_string(tiers, &m->hint_tiers))
+        return fail(w, error, "unknown tiers '%s' (off, spill, guest)", tiers);
+    if (memory && g_strcmp0(memory, "interleave") != 0)
+        return fail(w, error, "unknown memory '%s' (interleave, the only wish there is)", memory);
+    m->hint_interleave = memory != NULL;
     return TRUE;
 }
 
@@ -314,6 +327,10 @@ format_placement(const VnDomainMetadata *m, xmlNode *parent, xmlNs *ns)
     set_str(pl, "dedicated", m->dedicated ? "yes" : "no");
     vn_xml_set_uint(pl, "hugepage-kib", m->hugepage_kib);
     vn_xml_set_uint(pl, "threads-per-core", m->threads_per_core);
+    if (m->tiers != VN_TIERS_OFF)
+        set_str(pl, "tiers", vn_tiers_to_string(m->tiers));
+    if (m->interleave)
+        set_str(pl, "interleave", "yes");
     for (guint i = 0; i < m->cells->len; i++) {
         const VnDomainMetaCell *c = &g_array_index(m->cells, VnDomainMetaCell, i);
         xmlNode *n = add_el(pl, ns, "cell");
@@ -346,6 +363,10 @@ new_vnuma_element(const VnDomainMetadata *m, xmlDoc *doc)
         set_str(el, "smt", vn_smt_policy_to_string(m->hint_smt));
     if (m->hint_priority_set)
         set_str(el, "priority", vn_priority_to_string(m->hint_priority));
+    if (m->hint_tiers_set)
+        set_str(el, "tiers", vn_tiers_to_string(m->hint_tiers));
+    if (m->hint_interleave)
+        set_str(el, "memory", "interleave");
     return el;
 }
 
@@ -397,8 +418,9 @@ vn_domain_metadata_equal_placement(const VnDomainMetadata *a, const VnDomainMeta
         return FALSE;
     if (a->memory_mode != b->memory_mode || a->dedicated != b->dedicated ||
         a->hugepage_kib != b->hugepage_kib || a->threads_per_core != b->threads_per_core ||
-        a->cells->len != b->cells->len || a->iothreads->len != b->iothreads->len ||
-        !bitmap_eq(a->emulator_cpus, b->emulator_cpus) || g_strcmp0(a->version, b->version))
+        a->tiers != b->tiers || a->interleave != b->interleave || a->cells->len != b->cells->len ||
+        a->iothreads->len != b->iothreads->len || !bitmap_eq(a->emulator_cpus, b->emulator_cpus) ||
+        g_strcmp0(a->version, b->version))
         return FALSE;
     for (guint i = 0; i < a->cells->len; i++) {
         const VnDomainMetaCell *x = &g_array_index(a->cells, VnDomainMetaCell, i);

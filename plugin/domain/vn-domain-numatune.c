@@ -4,7 +4,10 @@
  * one <memnode cellid mode=M nodeset=node/> per cell.  M is the same in
  * both: libvirt refuses restrictive in one and not the other.  Restrictive
  * (the default) lets the nodeset move while the VM runs; strict binds each
- * cell with mbind and cannot move since libvirt 8.0.
+ * cell with mbind and cannot move since libvirt 8.0.  An interleaved
+ * placement writes mode='interleave' over its nodes alone (libvirt 9.0
+ * makes it a memory-backend-ram with policy interleave); a spilled one
+ * restrictive over the CPU node and its slow node, no memnode.
  */
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
@@ -70,7 +73,9 @@ void
 vn_domain_write_numatune(xmlNode *root, const VnDomainWriteCtx *c)
 {
     static const gchar *const after[] = { "vcpu", "iothreads", "iothreadids", "cputune", NULL };
-    const gchar *mode = vn_memory_mode_to_string(c->o->memory_mode);
+    /* interleaved: one policy over all the nodes, no guest cells */
+    const gchar *mode =
+        c->p->interleave ? "interleave" : vn_memory_mode_to_string(c->o->memory_mode);
     xmlNode *numatune = vn_xml_child(root, "numatune");
     g_autoptr(GArray) nodes = vn_placement_nodes(c->p);
     g_autoptr(VnBitmap) all = vn_bitmap_new(NODE_BITS);

@@ -64,6 +64,8 @@ vn_domain_metadata_to_placement(const VnDomainMetadata *m, const VnTopology *t, 
     p->dedicated = m->dedicated;
     p->threads_per_core = m->threads_per_core;
     p->hugepage_kib = m->hugepage_kib;
+    p->tiers = m->tiers;
+    p->interleave = m->interleave;
     for (guint i = 0; i < m->cells->len; i++) {
         const VnDomainMetaCell *mc = &g_array_index(m->cells, VnDomainMetaCell, i);
         if (!recorded_cell(p, mc, t, error))

@@ -138,7 +138,8 @@ ctx_init(VnDomainWriteCtx *c, const VnDomain *d, const VnTopology *t, const VnPl
                         "placement needs %u cells of other sizes; not replacing them "
                         "without --force",
                         d->cells->len, c->n_cells);
-    c->write_numa = c->keep_cells || c->n_cells > 1;
+    /* spill and interleave: one guest node whatever the host shares */
+    c->write_numa = vn_placement_has_guest_cells(p) && (c->keep_cells || c->n_cells > 1);
     c->cell_vcpus = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
     c->cell_ids = g_array_new(FALSE, FALSE, sizeof(guint));
     c->cell_memory = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -181,6 +182,9 @@ build_metadata(const VnDomain *d, const VnDomainWriteCtx *c)
         m->hint_smt = d->meta->hint_smt;
         m->hint_priority_set = d->meta->hint_priority_set;
         m->hint_priority = d->meta->hint_priority;
+        m->hint_tiers_set = d->meta->hint_tiers_set;
+        m->hint_tiers = d->meta->hint_tiers;
+        m->hint_interleave = d->meta->hint_interleave;
     }
     m->has_placement = TRUE;
     m->version = g_strdup(VNUMA_VERSION);
@@ -188,6 +192,8 @@ build_metadata(const VnDomain *d, const VnDomainWriteCtx *c)
     m->dedicated = p->dedicated;
     m->hugepage_kib = p->hugepage_kib;
     m->threads_per_core = MAX(1, p->threads_per_core);
+    m->tiers = p->tiers;
+    m->interleave = p->interleave;
     for (guint i = 0; i < c->n_cells; i++) {
         const VnCell *pc = &g_array_index(p->cells, VnCell, i);
         VnDomainMetaCell mc = { .id = g_array_index(c->cell_ids, guint, i),

@@ -53,17 +53,21 @@ typedef enum {
  *
  *   <vnuma:vnuma xmlns:vnuma="http://vnuma.dev/xmlns/domain/1.0" manage="yes"
  *                [dedicated="yes|no"] [smt="prefer|isolate|require"]
- *                [priority="low|normal|high"]>
+ *                [priority="low|normal|high"] [tiers="off|spill|guest"]
+ *                [memory="interleave"]>
  *     <vnuma:placement version= time= memory-mode= dedicated= hugepage-kib=
- *                      threads-per-core=>
+ *                      threads-per-core= [tiers="spill|guest"] [interleave="yes"]>
  *       <vnuma:cell id= node= vcpus= cpus= memory-kib=/>   (one per cell)
  *       <vnuma:emulator cpus=/>
  *       <vnuma:iothread id= cpus=/>                        (one per IOThread)
  *     </vnuma:placement>
  *   </vnuma:vnuma>
  * The optional dedicated/smt/priority attributes on <vnuma:vnuma> are the
- * user's wishes for the next placement (request hints); the ones on
- * <vnuma:placement> describe the placement recorded.  `node` is the host
+ * user's wishes for the next placement (request hints: tiers overrides
+ * [placement] tiers, memory="interleave" asks for memory interleaved over
+ * several nodes instead of guest cells); the ones on <vnuma:placement>
+ * describe the placement recorded (tiers spill and interleave: the cells
+ * are host shares, not guest cells).  `node` is the host
  * kernel node number; vcpus are guest vCPU ids; cpus host CPU ids. */
 typedef struct {
     guint id;         /* guest cell id */
@@ -86,6 +90,9 @@ typedef struct {
     VnSmtPolicy hint_smt;
     gboolean hint_priority_set;
     VnPriority hint_priority;
+    gboolean hint_tiers_set;
+    VnTiers hint_tiers;
+    gboolean hint_interleave; /* memory="interleave" */
     /* the recorded placement; has_placement FALSE when there is none */
     gboolean has_placement;
     gchar *version;
@@ -94,6 +101,8 @@ typedef struct {
     gboolean dedicated;
     guint64 hugepage_kib;
     guint threads_per_core;
+    VnTiers tiers;           /* tiers="spill|guest"; OFF when absent */
+    gboolean interleave;     /* interleave="yes" */
     GArray *cells;           /* of VnDomainMetaCell, in document order */
     VnBitmap *emulator_cpus; /* NULL when not recorded */
     GArray *iothreads;       /* of VnDomainMetaIOThread */
@@ -231,6 +240,9 @@ void vn_domain_pins_free(VnDomainPins *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnDomainPins, vn_domain_pins_free)
 
 /* ---- the guest's view (vn-domain-guest-view.c) ------------------------ */
+/* Whether the guest of `d` can see guest NUMA cells: FALSE for an x86
+ * domain without <features><acpi/>. */
+gboolean vn_domain_guest_sees_cells(const VnDomain *d);
 /* What the guest of `d`, as written, cannot see of its NUMA cells, or
  * NULL: guest NUMA cells on an x86 domain without <features><acpi/>. */
 gchar *vn_domain_guest_view_warning(const VnDomain *d);

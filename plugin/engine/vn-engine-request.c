@@ -28,6 +28,10 @@ apply_hints(VnRequest *r, const VnDomainMetadata *m)
         r->smt = m->hint_smt;
     if (m->hint_priority_set)
         r->priority = m->hint_priority;
+    r->tiers_set = m->hint_tiers_set;
+    r->tiers = m->hint_tiers;
+    if (m->hint_interleave)
+        r->interleave = VN_INTERLEAVE_WISH;
 }
 
 /* Whether every vCPU is in exactly one cell. */
@@ -101,6 +105,10 @@ vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error)
     r->cells = d->cells->len;
     add_cell_sizes(r, d);
     apply_hints(r, d->meta);
+    /* a guest without cells of its own that could not see them anyway:
+     * its memory interleaved when it needs several nodes */
+    if (!r->interleave && d->cells->len == 0 && !vn_domain_guest_sees_cells(d))
+        r->interleave = VN_INTERLEAVE_NO_CELLS;
     for (guint i = 0; i < d->devices->len; i++) {
         const VnDomainDevice *dev = d->devices->pdata[i];
         guint node;

@@ -21,7 +21,10 @@
  * their host node read under `sysroot` (NULL or "" = "/"), devices
  * without NUMA information skipped.  Device IOThreads are given as
  * ordinals 1..N of the domain's IOThread ids (equal to the ids in the
- * usual case of ids 1..N).  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
+ * usual case of ids 1..N); tiers = the metadata's tiers wish (else the
+ * policy's); interleave = the metadata's memory='interleave', or, for a
+ * domain without guest cells whose guest cannot see them (x86 without
+ * ACPI), NO_CELLS.  Errors (VN_DOMAIN_ERROR_INVALID): hugepages
  * of several sizes. */
 VnRequest *vn_domain_to_request(const VnDomain *d, const gchar *sysroot, GError **error);
 

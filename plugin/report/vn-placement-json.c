@@ -102,6 +102,10 @@ add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
     vn_json_add_int(b, "threads_per_core", p->threads_per_core);
     if (p->dies > 1)
         vn_json_add_int(b, "dies", p->dies);
+    if (p->tiers != VN_TIERS_OFF)
+        vn_json_add_string(b, "tiers", vn_tiers_to_string(p->tiers));
+    if (p->interleave)
+        vn_json_add_bool(b, "interleave", TRUE);
     vn_json_add_int(b, "hugepage_kib", (gint64)p->hugepage_kib);
     if (p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus))
         add_cpulist(b, "isolated_cpus", p->isolated_cpus);

@@ -155,6 +155,8 @@ static const VnConfigKey schema[] = {
       .names = vn_balance_names, .default_text = "load", .example = "memory-packing" },
     { "placement", "cache_domains", VN_CONFIG_KIND_CHOICE, POLICY(cache_domains),
       .names = vn_cache_domains_names, .default_text = "off", .example = "prefer" },
+    { "placement", "tiers", VN_CONFIG_KIND_CHOICE, POLICY(tiers), .names = vn_tiers_names,
+      .default_text = "off", .example = "spill" },
     { "topology", "distances", VN_CONFIG_KIND_CHOICE, CONFIG(distances),
       .names = vn_distances_names, .default_text = "slit", .example = "measured" },
     { "hook", "manage", VN_CONFIG_KIND_CHOICE, CONFIG(hook_manage),

@@ -768,12 +768,21 @@ test_filters(Fixture *f, gconstpointer data)
     run_clear(&again);
     run_clear(&r);
 
-    /* 10 GiB without guest NUMA fits no single 8 GiB node: left as it was */
+    /* 10 GiB without guest NUMA fits no single 8 GiB node; the guest (x86
+     * without ACPI) sees no cells anyway: its memory is interleaved over two
+     * nodes, still with no guest NUMA (its ABI stays) */
     g_autofree gchar *path = data_path("hook/managed.xml");
     g_autofree gchar *xml = NULL;
     g_assert_true(g_file_get_contents(path, &xml, NULL, NULL));
     g_autoptr(GString) big = g_string_new(xml);
     g_string_replace(big, "1048576", "10485760", 0);
+    run_hook_xml(f, "vm-managed", "restore", "begin", big->str, &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "<memory mode='interleave' nodeset='"));
+    g_assert_null(strstr(r.out, "<numa>"));
+    run_clear(&r);
+    /* with ACPI the guest would see cells it cannot gain: left as it was */
+    g_string_replace(big, "</os>", "</os><features><acpi/></features>", 1);
     run_hook_xml(f, "vm-managed", "restore", "begin", big->str, &r);
     g_assert_cmpint(r.status, ==, 0);
     g_assert_cmpstr(r.out, ==, "");
