@@ -23,7 +23,7 @@
  * its pages next to its threads), nor is one whose mode is not known (no
  * recorded vnuma placement, another manager's pins).
  *
- * Seed rule (issue 17): switch AutoNUMA off only together with binding,
+ * The rule: switch AutoNUMA off only together with binding,
  * never alone. */
 #pragma once
 

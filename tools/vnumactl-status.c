@@ -272,6 +272,18 @@ node_to_json(JsonBuilder *b, const VnStatusNode *n)
     json_builder_end_object(b);
 }
 
+/* AutoNUMA is the kernel's: for a captured host (--sysroot) or the live
+ * one, not for a topology file (as `vnumactl topology`). */
+static VnAutonumaView *
+autonuma_view(const VnSourceOptions *source, GPtrArray *records)
+{
+    const gchar *env = g_getenv("VNUMA_TOPOLOGY");
+
+    if (!source->sysroot && (!vn_source_is_this_host(source) || (env && *env)))
+        return NULL;
+    return vn_autonuma_view_new(source->sysroot, vn_ledger_libvirt_run_dir(), records);
+}
+
 static void
 print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
                   const VnAutonumaView *autonuma)
@@ -296,8 +308,10 @@ print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
     for (guint i = 0; i < v->host->problems->len; i++)
         json_builder_add_string_value(b, v->host->problems->pdata[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "autonuma");
-    json_builder_add_value(b, vn_autonuma_to_json(autonuma, NULL));
+    if (autonuma) {
+        json_builder_set_member_name(b, "autonuma");
+        json_builder_add_value(b, vn_autonuma_to_json(autonuma, NULL));
+    }
     json_builder_end_object(b);
     root = json_builder_get_root(b);
     vn_cli_print_json(root);
@@ -360,8 +374,7 @@ vn_cmd_status(int argc, char **argv)
                                  &error)))
         return vn_cli_fail(error);
     nics = vn_irq_view_status(view, state_dir);
-    autonuma = vn_autonuma_view_new(o.source.sysroot, vn_ledger_libvirt_run_dir(),
-                                    vn_ledger_records(ledger));
+    autonuma = autonuma_view(&o.source, vn_ledger_records(ledger));
     if (o.json) {
         print_status_json(status, view, nics, autonuma);
         return VN_EXIT_OK;
@@ -369,8 +382,10 @@ vn_cmd_status(int argc, char **argv)
     print_vms_text(status);
     print_nodes_text(status);
     print_nics_text(view, nics);
-    autonuma_text = vn_autonuma_to_text(autonuma);
-    printf("\n%s", autonuma_text);
+    if (autonuma) {
+        autonuma_text = vn_autonuma_to_text(autonuma);
+        printf("\n%s", autonuma_text);
+    }
     return VN_EXIT_OK;
 }
 

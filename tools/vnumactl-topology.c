@@ -209,12 +209,15 @@ print_text(const VnTopology *t, const VnLoad *load, const VnConfig *config)
     print_distances(t);
 }
 
-/* AutoNUMA is the kernel's: shown for this host or a captured one, not
- * for a topology file standing for another host. */
+/* AutoNUMA is the kernel's: shown for a captured host (--sysroot) or the
+ * live one read by hwloc, not for a topology file, even $VNUMA_TOPOLOGY
+ * standing for this host (its figures are not that file's). */
 static VnAutonumaView *
 autonuma_view(const VnSourceOptions *source)
 {
-    if (!vn_source_is_this_host(source) && !source->sysroot)
+    const gchar *env = g_getenv("VNUMA_TOPOLOGY");
+
+    if (!source->sysroot && (!vn_source_is_this_host(source) || (env && *env)))
         return NULL;
     return vn_autonuma_view_new(source->sysroot, NULL, NULL);
 }

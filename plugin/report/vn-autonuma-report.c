@@ -56,8 +56,12 @@ read_mode(const gchar *sysroot, const gchar *run_dir, VnAutonumaVmView *view, Vn
     g_autoptr(GError) error = NULL;
     g_autoptr(VnDomain) d = NULL;
 
+    /* GLib's file errors quote paths with characters the C locale cannot
+     * show; the usual case (not running here) gets a plain note */
     if (strchr(view->record->name, '/'))
         view->mode_unknown = g_strdup("a domain name with '/'");
+    else if (!g_file_test(path, G_FILE_TEST_EXISTS))
+        view->mode_unknown = g_strdup_printf("no status XML %s/%s", run_dir, file);
     else if (!(d = vn_ledger_load_status_xml(path, &error)))
         view->mode_unknown = g_strdup(error->message);
     else if (!d->meta || !d->meta->has_placement)
@@ -76,9 +80,13 @@ read_task(const gchar *sysroot, const gchar *run_dir, VnAutonumaVmView *view)
     g_autoptr(GError) error = NULL;
     gint64 pid;
 
-    if (!vn_numa_maps_domain_pid(sysroot, run_dir, view->record->name, &pid, &error) ||
-        !vn_autonuma_task_read(sysroot, pid, &view->task, &error)) {
-        view->not_measured = g_strdup(error->message);
+    if (!vn_numa_maps_domain_pid(sysroot, run_dir, view->record->name, &pid, &error)) {
+        view->not_measured =
+            g_strdup_printf("no QEMU pid file %s/%s.pid", run_dir, view->record->name);
+        return;
+    }
+    if (!vn_autonuma_task_read(sysroot, pid, &view->task, &error)) {
+        view->not_measured = g_strdup_printf("pid %" G_GINT64_FORMAT ": %s", pid, error->message);
         return;
     }
     view->measured = TRUE;
