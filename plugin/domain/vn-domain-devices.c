@@ -166,6 +166,12 @@ parse_interface(VnDomain *d, xmlNode *ifc)
         dev->bridge = vn_xml_prop(src, "bridge");
         dev->name = g_strdup_printf("interface bridge %s", dev->bridge);
         g_ptr_array_add(d->devices, dev);
+    } else if (g_strcmp0(type, "ethernet") == 0 && vhost_queues(ifc)) {
+        /* a tap of the VM's own, on no host device: only its vhost
+         * queues matter (they are the VM's workers to spread) */
+        VnDomainDevice *dev = g_new0(VnDomainDevice, 1);
+        dev->name = g_strdup("interface ethernet");
+        g_ptr_array_add(d->devices, dev);
     }
     if (d->devices->len > before)
         ((VnDomainDevice *)g_ptr_array_index(d->devices, d->devices->len - 1))->vhost_queues =

@@ -551,7 +551,8 @@ test_write_vhost_user(void)
 
 /* <driver name='vhost' queues='N'/> read as libvirt reads it: decimal
  * ("10" is ten, not read as octal or hex), a driver other than vhost or
- * a value that is not a count is no queue count. */
+ * a value that is not a count is no queue count; a type='ethernet' tap
+ * counts too. */
 static void
 test_vhost_queues(void)
 {
@@ -565,9 +566,13 @@ test_vhost_queues(void)
         "<interface type='bridge'><source bridge='br0'/><model type='virtio'/>"
         "<driver queues='010'/></interface>"
         "<interface type='bridge'><source bridge='br1'/><model type='virtio'/>"
-        "<driver queues='0x4'/></interface></devices></domain>",
+        "<driver queues='0x4'/></interface>"
+        "<interface type='ethernet'><model type='virtio'/><driver name='qemu'/></interface>"
+        "<interface type='ethernet'><model type='virtio'/>"
+        "<driver name='vhost' queues='4'/></interface></devices></domain>",
         &error);
-    const guint want[] = { 10, 0, 10, 0 };
+    /* an ethernet tap is listed only for its queues (the first has none) */
+    const guint want[] = { 10, 0, 10, 0, 4 };
 
     g_assert_no_error(error);
     g_assert_cmpuint(d->devices->len, ==, G_N_ELEMENTS(want));
