@@ -26,6 +26,11 @@ make_record(guint i)
     for (guint c = 0; c <= i % 3; c++)
         vn_ledger_record_add_cell(r, c, (i + c) % 4, 2, c ? "4-5" : "0-1",
                                   (guint64)(512 + i) * 1024 + 1);
+    if (i % 4 == 1) {
+        /* each vCPU of the last cell on its own CPU (guest dies) */
+        vn_ledger_record_add_vcpu_pin(r, i % 3 ? "4" : "0");
+        vn_ledger_record_add_vcpu_pin(r, i % 3 ? "5" : "1");
+    }
     return r;
 }
 
