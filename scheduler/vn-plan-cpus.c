@@ -327,7 +327,7 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     g_autoptr(VnBitmap) taken = vn_bitmap_new(c->t->n_cpu_ids);
     g_autoptr(VnBitmap) own = vn_bitmap_new(c->t->n_cpu_ids);
     g_autofree guint *first_cell = g_new0(guint, set->k);
-    guint vcpu_next = 0, emu;
+    guint vcpu_next = 0, emu, cpu_members = 0;
     const gchar *note;
 
     p->isolated_cpus = vn_bitmap_new(c->t->n_cpu_ids);
@@ -356,7 +356,9 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
      * preallocated memory (hugepages) does not start (seen on the emulated
      * NUMA host with libvirt 9.0 / QEMU 7.2: "Setting CPU affinity failed").
      * So the emulator may run on the helper CPUs of every cell's node. */
-    if (set->k > 1) {
+    for (guint i = 0; i < set->k; i++)
+        cpu_members += !c->cap[set->nodes[i]].memory_only;
+    if (cpu_members > 1) {
         for (guint i = 0; i < set->k; i++) {
             g_autoptr(VnBitmap) more = NULL;
             if (i == emu || c->cap[set->nodes[i]].memory_only)

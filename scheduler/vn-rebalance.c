@@ -258,7 +258,8 @@ consider(State *s, const VnResident *r, guint ci, guint hot, gdouble before, Can
 gboolean
 vn_rebalance_movable(const VnResident *r, const VnRebalanceLimits *lim, GHashTable *moved)
 {
-    return !r->dedicated && !g_hash_table_contains(moved, r) &&
+    /* a whole VM's cells (interleave, spill) never move one by one */
+    return !r->dedicated && !r->whole && !g_hash_table_contains(moved, r) &&
            !(r->last_move > 0 && lim->now - r->last_move < lim->cooldown_s);
 }
 

@@ -20,7 +20,8 @@
  * A cell whose dies each sit in one domain (VnResidentCell.domains) moves
  * to another node die by die into the domains with most room there.
  * Dedicated VMs are never moved (their CPUs are owned 1:1; moving them is
- * an operator decision: `vnumactl place` + restart).
+ * an operator decision: `vnumactl place` + restart), nor are VMs whose
+ * cells are one unit (`whole`).
  */
 #pragma once
 
@@ -51,6 +52,10 @@ typedef struct {
     /* Host CPUs the VM may run on (VnRequest.allowed_cpus), owned, or NULL
      * for any: its cells move only to nodes with CPUs in it. */
     VnBitmap *allowed_cpus;
+    /* Its cells are one unit (memory interleaved over their nodes, or
+     * spilled to a slow node; VnPlacement.interleave, VN_TIERS_SPILL): no
+     * cell moves alone, so the rebalancer leaves it where it is. */
+    gboolean whole;
 } VnResident;
 
 typedef struct {

@@ -50,16 +50,22 @@ domain_context(DomainOptions *o, const gchar *summary)
     return vn_cli_context_new(summary, entries, &o->source);
 }
 
-/* One line per guest cell: where it went. */
+/* One line per guest cell (per node share when the guest sees one node:
+ * interleave, spill): where it went. */
 static void
 print_placement(const VnPlacement *p)
 {
+    if (p->interleave)
+        printf("  memory interleaved over these nodes, no guest cells:\n");
+    else if (p->tiers == VN_TIERS_SPILL)
+        printf("  one guest node; memory expected on these nodes (spill to the slow tier):\n");
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);
-        g_autofree gchar *vcpus = c->n_vcpus > 1 ? g_strdup_printf("vCPUs %u-%u", c->vcpu_first,
-                                                                   c->vcpu_first + c->n_vcpus - 1)
-                                                 : g_strdup_printf("vCPU %u", c->vcpu_first);
+        g_autofree gchar *vcpus = c->n_vcpus > 1    ? g_strdup_printf("vCPUs %u-%u", c->vcpu_first,
+                                                                      c->vcpu_first + c->n_vcpus - 1)
+                                  : c->n_vcpus == 1 ? g_strdup_printf("vCPU %u", c->vcpu_first)
+                                                    : g_strdup("no vCPUs");
         printf("  cell %u: %s, %.1f GiB on node %u (CPUs %s)\n", c->id, vcpus,
                c->memory_kib / 1048576.0, c->node_os_id, cpus);
     }

@@ -25,6 +25,8 @@ typedef struct {
     gint cells;
     gchar **cell_specs;
     gboolean memory_only_nodes;
+    gchar *tiers;
+    gboolean interleave;
     gchar **device_nodes;
     gint repeat;
     gboolean json;
@@ -39,6 +41,7 @@ plan_options_clear(PlanOptions *o)
     g_free(o->hugepages);
     g_free(o->smt);
     g_free(o->priority);
+    g_free(o->tiers);
     g_strfreev(o->device_nodes);
     g_strfreev(o->cell_specs);
     vn_source_options_clear(&o->source);
@@ -235,6 +238,10 @@ shape_flag(const PlanOptions *o)
         return "--priority";
     if (o->memory_only_nodes)
         return "--memory-only-nodes";
+    if (o->tiers)
+        return "--tiers";
+    if (o->interleave)
+        return "--interleave";
     if (o->device_nodes)
         return "--device-node";
     if (o->repeat)
@@ -289,6 +296,13 @@ request_from_options(const PlanOptions *o, GError **error)
     }
     r->iothreads = (guint)o->iothreads;
     r->allow_memory_only = o->memory_only_nodes;
+    if (o->tiers && !vn_tiers_from_string(o->tiers, &r->tiers)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--tiers: '%s' is not one of off, spill, guest", o->tiers);
+        return NULL;
+    }
+    r->tiers_set = o->tiers != NULL;
+    r->interleave = o->interleave ? VN_INTERLEAVE_WISH : VN_INTERLEAVE_NONE;
     for (guint i = 0; o->device_nodes && o->device_nodes[i]; i++) {
         guint node;
         g_autofree gchar *name = g_strdup_printf("device %u", i + 1);
@@ -323,6 +337,11 @@ plan_context(PlanOptions *o, gboolean explain)
           "VCPUS:SIZE" },
         { "memory-only-nodes", 0, 0, G_OPTION_ARG_NONE, &o->memory_only_nodes,
           "May use memory-only nodes (HBM, CXL) as CPU-less guest cells", NULL },
+        { "tiers", 0, 0, G_OPTION_ARG_STRING, &o->tiers,
+          "Memory its CPU node's DRAM cannot hold, on a slow tier (default: [placement] tiers)",
+          "off|spill|guest" },
+        { "interleave", 0, 0, G_OPTION_ARG_NONE, &o->interleave,
+          "Memory interleaved over several nodes instead of guest cells", NULL },
         { "device-node", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->device_nodes,
           "Host NUMA node of a device the VM uses (repeatable)", "NODE" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat,
@@ -373,6 +392,11 @@ report_repeat(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, c
 static void
 print_text(const VnPlacement *p)
 {
+    /* the cells are host shares when the guest sees one node */
+    if (p->interleave)
+        printf("memory: interleaved over the cells' nodes, no guest cells\n");
+    else if (p->tiers == VN_TIERS_SPILL)
+        printf("memory: spill, one guest node; each cell is what is expected on its node\n");
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);

@@ -24,8 +24,8 @@
 #include "vn-ledger-cache.h"
 #include "vn-sealed.h"
 
-#define CACHE_MAGIC "vnuma-ledger-cache-3"
-#define RECORD_TYPE "(xxtuuuuuuuuuuuu)"
+#define CACHE_MAGIC "vnuma-ledger-cache-4"
+#define RECORD_TYPE "(xxtuuuuuuuuuuuuuu)"
 #define CELL_TYPE "(tuuuuuu)"
 #define CACHE_TYPE "(tttttta" RECORD_TYPE "a" CELL_TYPE "auay)"
 
@@ -36,6 +36,7 @@ typedef struct {
     guint32 uuid, name, text; /* offsets into the strings */
     guint32 first_cell, n_cells, foreign;
     guint32 has_allowed, allowed; /* allowed_cpus: set?, offset into the strings */
+    guint32 whole, spare;         /* spare: 0, keeps the row 8-byte aligned */
 } CacheRecord;
 
 typedef struct {
@@ -45,7 +46,7 @@ typedef struct {
     guint32 first_pin, n_pins; /* vcpu_cpus: a run of the pins (0: none) */
 } CacheCell;
 
-G_STATIC_ASSERT(sizeof(CacheRecord) == 72);
+G_STATIC_ASSERT(sizeof(CacheRecord) == 80);
 G_STATIC_ASSERT(sizeof(CacheCell) == 32);
 
 gboolean
@@ -93,6 +94,7 @@ vn_ledger_cache_build(const VnLedgerStamp *stamp, guint64 generation, GPtrArray 
             .foreign = r->foreign != FALSE,
             .has_allowed = r->allowed_cpus != NULL,
             .allowed = vn_sealed_strings_add(strings, r->allowed_cpus ? r->allowed_cpus : ""),
+            .whole = r->whole != FALSE,
         };
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *lc = &g_array_index(r->cells, VnLedgerCell, c);
@@ -164,7 +166,7 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
 
     if (!uuid || !name || !text || text[0] != '{' || row->state >= VN_LEDGER_STATE_MAX ||
         row->priority >= VN_PRIORITY_MAX || row->needs_apply > 1 || row->dedicated > 1 ||
-        row->foreign > 1 || row->has_allowed > 1 || !allowed ||
+        row->foreign > 1 || row->has_allowed > 1 || !allowed || row->whole > 1 || row->spare ||
         row->hugepage_kib > (guint64)G_MAXINT64 || row->time < 0 || row->expires < 0 ||
         row->first_cell > n_cells || row->n_cells > n_cells - row->first_cell)
         return NULL;
@@ -174,6 +176,7 @@ read_record(const CacheRecord *row, const CacheCell *cells, gsize n_cells, const
     r->needs_apply = row->needs_apply;
     r->dedicated = row->dedicated;
     r->foreign = row->foreign;
+    r->whole = row->whole;
     r->allowed_cpus = row->has_allowed ? g_strdup(allowed) : NULL;
     r->hugepage_kib = row->hugepage_kib;
     r->time = row->time;

@@ -19,6 +19,7 @@ vn_ledger_record_from_metadata(const gchar *uuid, const gchar *name, const VnDom
     r->dedicated = meta->dedicated;
     r->hugepage_kib = meta->hugepage_kib;
     r->priority = meta->hint_priority_set ? meta->hint_priority : VN_PRIORITY_NORMAL;
+    r->whole = meta->interleave || meta->tiers == VN_TIERS_SPILL;
     for (guint i = 0; meta->cells && i < meta->cells->len; i++) {
         const VnDomainMetaCell *c = &g_array_index(meta->cells, VnDomainMetaCell, i);
         g_autofree gchar *cpus = c->cpus ? vn_cpulist_format(c->cpus) : g_strdup("");
@@ -95,6 +96,7 @@ vn_ledger_record_from_placement(const gchar *uuid, const gchar *name, const VnPl
     r->hugepage_kib = p->hugepage_kib;
     r->priority = req->priority;
     r->allowed_cpus = req->allowed_cpus ? vn_cpulist_format(req->allowed_cpus) : NULL;
+    r->whole = !vn_placement_has_guest_cells(p);
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         g_autofree gchar *cpus = vn_cpulist_format(c->cpus);

@@ -78,6 +78,10 @@ add_record(JsonBuilder *b, const VnLedgerRecord *r)
         json_builder_set_member_name(b, "foreign");
         json_builder_add_boolean_value(b, TRUE);
     }
+    if (r->whole) {
+        json_builder_set_member_name(b, "whole");
+        json_builder_add_boolean_value(b, TRUE);
+    }
     if (r->allowed_cpus) {
         json_builder_set_member_name(b, "allowed_cpus");
         json_builder_add_string_value(b, r->allowed_cpus);
@@ -381,7 +385,7 @@ parse_record(Ctx *x, guint index, JsonNode *n)
     static const gchar *const allowed[] = { "uuid",      "name",     "state",        "needs_apply",
                                             "dedicated", "priority", "hugepage_kib", "time",
                                             "cells",     "expires",  "foreign",      "allowed_cpus",
-                                            NULL };
+                                            "whole",     NULL };
     const gchar *where = NULL; /* domains[index] */
     x->record = index;
     x->in_cell = FALSE;
@@ -401,6 +405,7 @@ parse_record(Ctx *x, guint index, JsonNode *n)
         !get_optional_bool(x, where, o, "needs_apply", &r->needs_apply) ||
         !get_optional_bool(x, where, o, "dedicated", &r->dedicated) ||
         !get_optional_bool(x, where, o, "foreign", &r->foreign) ||
+        !get_optional_bool(x, where, o, "whole", &r->whole) ||
         (json_object_has_member(o, "hugepage_kib") &&
          !get_uint(x, where, o, "hugepage_kib", G_MAXINT64, &huge)) ||
         !get_uint(x, where, o, "time", G_MAXINT64, &time) ||

@@ -280,6 +280,7 @@ vn_ledger_residents(const VnLedger *l, const VnTopology *t)
         vm = vn_resident_new(r->name, r->priority, r->dedicated, r->time);
         if (r->allowed_cpus)
             vm->allowed_cpus = vn_cpulist_parse(r->allowed_cpus, t->n_cpu_ids, NULL);
+        vm->whole = r->whole;
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
             gint node = vn_topology_node_by_os_id(t, cell->node_os_id);

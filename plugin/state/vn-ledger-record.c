@@ -145,6 +145,7 @@ vn_ledger_record_copy(const VnLedgerRecord *r)
     c->time = r->time;
     c->expires = r->expires;
     c->foreign = r->foreign;
+    c->whole = r->whole;
     c->allowed_cpus = g_strdup(r->allowed_cpus);
     for (guint i = 0; i < r->cells->len; i++) {
         const VnLedgerCell *x = &g_array_index(r->cells, VnLedgerCell, i);
@@ -230,7 +231,7 @@ vn_ledger_record_equal(const VnLedgerRecord *a, const VnLedgerRecord *b)
     if (g_strcmp0(a->uuid, b->uuid) || g_strcmp0(a->name, b->name) || a->state != b->state ||
         a->needs_apply != b->needs_apply || a->dedicated != b->dedicated ||
         a->priority != b->priority || a->hugepage_kib != b->hugepage_kib || a->time != b->time ||
-        a->expires != b->expires || a->foreign != b->foreign ||
+        a->expires != b->expires || a->foreign != b->foreign || a->whole != b->whole ||
         g_strcmp0(a->allowed_cpus, b->allowed_cpus) || a->cells->len != b->cells->len)
         return FALSE;
     for (guint i = 0; i < a->cells->len; i++) {

@@ -31,8 +31,8 @@
  * the host CPUs of each of its vCPUs in vCPU order (see `vcpu_cpus`
  * below); ledgers written before it load with none.
  * A record may also carry "expires" (unix seconds, see `expires` below),
- * "foreign": true (see `foreign`) and "allowed_cpus": "4-7" (see
- * `allowed_cpus`).
+ * "foreign": true (see `foreign`), "allowed_cpus": "4-7" (see
+ * `allowed_cpus`) and "whole": true (see `whole`).
  * Written compact, and without needs_apply, dedicated, priority and
  * hugepage_kib when they hold the defaults shown (read as those).
  * `node` is the kernel node number; `cpus` a cpulist of host CPUs (for a
@@ -107,6 +107,11 @@ typedef struct {
      * cells only to nodes with CPUs in them, pinned to those CPUs (written
      * to the file only when set). */
     gchar *allowed_cpus;
+    /* The cells are one unit (memory interleaved over their nodes, or
+     * spilled from a CPU node to a slow one: no guest cells): the
+     * rebalancer never moves one of them alone (written to the file only
+     * when set). */
+    gboolean whole;
     GArray *cells; /* of VnLedgerCell, owns the strings */
 } VnLedgerRecord;
 

@@ -130,6 +130,14 @@ expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "hugepages": "4M"}' 400 "
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "iothreads": 1000}' 400 "iothreads"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "priority": "urgent"}' 400 "priority"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "cells": 8}' 400 "cells"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "tiers": "fast"}' 400 "tiers"
+expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "memory": "spread"}' 400 "memory"
+# tiers and interleave wishes: a guest tiers wish on this host without a slow
+# tier is placed as off, with one warning; 20 GiB interleaved over two nodes
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "tiers": "guest"}'
+check "plan tiers guest without a slow tier: placed, one warning" jqb '(.warnings | length == 1) and (.warnings[0] | test("no slow memory tier"))'
+req POST /v1/plan '{"vcpus": 4, "memory_mib": 20480, "memory": "interleave"}'
+check "plan memory interleave: two nodes, interleaved, no guest cells" jqb '.placement.interleave and (.placement.cells | length == 2)'
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": {"node": 1}}' 400 "devices"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"iothread": 1}]}' 400 "devices[0]"
 expect POST /v1/plan '{"vcpus": 4, "memory_mib": 4096, "devices": [{"node": 1, "bus": 3}]}' 400 "devices[0]"

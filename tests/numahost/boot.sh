@@ -42,7 +42,7 @@ console="console=ttyS0 quiet"
 [ "$NH_CONSOLE" = verbose ] && console="console=ttyS0 loglevel=7 printk.time=1"
 
 t0=$(nh_now) rc=0
-timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine pc -cpu "${NH_CPU:-max}" "${numa_args[@]}" \
+timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine "$(nh_qemu_machine)" -cpu "${NH_CPU:-max}" "${numa_args[@]}" \
     -nic none "${nic_args[@]}" -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
     "${disk[@]}" -append "$console panic=-1 numahost.layout=$layout" \
     < /dev/null > "$logdir/$layout.log" 2>&1 || rc=$?

@@ -35,6 +35,7 @@ nh_layout_load() {
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
     # shellcheck disable=SC2034  # read by the callers
     NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NIC='' NH_NESTED=0
+    NH_HMAT=
     NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer NH_CONSOLE=quiet
     # shellcheck disable=SC1090
     . "$f"
@@ -57,6 +58,9 @@ nh_cpulist_count() {
 # Print the QEMU -m/-smp/-object/-numa arguments of the loaded layout, one per
 # line.  NH_NODES is "cpus:MiB ..." per node (empty cpus = memory-only node,
 # 0 MiB = CPU-only node); NH_DIST is the row-major matrix, rows split by '/'.
+# NH_HMAT, when set, is the firmware's HMAT as QEMU's -numa hmat-lb options
+# (space-separated); the machine then has hmat=on (nh_qemu_machine) and each
+# memory-only node node 0's CPUs as its initiator.
 nh_qemu_numa_args() {
     local -a nodes rows row
     local i j cpus mib ncpu=0 mem=0 arg
@@ -71,6 +75,7 @@ nh_qemu_numa_args() {
         cpus=${nodes[$i]%%:*} mib=${nodes[$i]##*:}
         arg="node,nodeid=$i"
         [ -n "$cpus" ] && arg="$arg,cpus=${cpus//,/,cpus=}"
+        [ -z "$cpus" ] && [ -n "$NH_HMAT" ] && arg="$arg,initiator=0"
         if [ "$mib" != 0 ]; then
             echo "-object"; echo "memory-backend-ram,id=m$i,size=${mib}M"
             arg="$arg,memdev=m$i"
@@ -85,7 +90,13 @@ nh_qemu_numa_args() {
             echo "-numa"; echo "dist,src=$i,dst=$j,val=${row[$j]}"
         done
     done
+    for arg in $NH_HMAT; do
+        echo "-numa"; echo "hmat-lb,$arg"
+    done
 }
+
+# The QEMU machine of the loaded layout: pc, with hmat=on when NH_HMAT is set.
+nh_qemu_machine() { echo "pc${NH_HMAT:+,hmat=on}"; }
 
 # Print the QEMU arguments of the loaded layout's NIC (NH_NIC), one per line;
 # nothing without one (the boot then has -nic none only).

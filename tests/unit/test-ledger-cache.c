@@ -23,6 +23,7 @@ make_record(guint i)
     r->hugepage_kib = i % 5 == 0 ? 2048 : 0;
     r->expires = i % 7 == 0 ? 1764460000 : 0;
     r->allowed_cpus = i % 6 == 1 ? g_strdup("0-1,4-5") : NULL;
+    r->whole = i % 4 == 3;
     for (guint c = 0; c <= i % 3; c++)
         vn_ledger_record_add_cell(r, c, (i + c) % 4, 2, c ? "4-5" : "0-1",
                                   (guint64)(512 + i) * 1024 + 1);

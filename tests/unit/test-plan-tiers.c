@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "vn-domain.h"
+#include "vn-ledger-domain.h"
 #include "vn-plan.h"
+#include "vn-rebalance.h"
 #include "vn-test-fixture.h"
 
 #define MIB G_GUINT64_CONSTANT(1024)
@@ -388,6 +390,68 @@ test_interleave_one_node(void)
     host_clear(&h);
 }
 
+/* ---- one unit for the ledger and the rebalancer ---- */
+
+/* Interleaved and spilled placements are recorded whole; guest tiers are
+ * guest cells, each its own. */
+static void
+test_recorded_whole(void)
+{
+    Host h;
+    g_autoptr(VnRequest) r = request(4, 2 * GIB);
+    g_autoptr(VnRequest) big = request(4, 20 * GIB);
+
+    host_init(&h, "caps", "vircaps-x86_64-hmat.xml", VN_TIERS_SPILL);
+    for (VnTiers mode = VN_TIERS_SPILL; mode <= VN_TIERS_GUEST; mode++) {
+        g_autoptr(VnPlacement) p = NULL;
+        g_autoptr(VnLedgerRecord) rec = NULL;
+        h.policy->tiers = mode;
+        p = plan_ok(&h, r);
+        rec = vn_ledger_record_from_placement("u", "t", p, r);
+        g_assert_cmpint(rec->whole, ==, mode == VN_TIERS_SPILL);
+        g_assert_cmpuint(rec->cells->len, ==, 2);
+    }
+    host_clear(&h);
+    host_init(&h, "hwloc", "64amd64-4p2n4ca2co.xml", VN_TIERS_OFF);
+    big->interleave = VN_INTERLEAVE_WISH;
+    {
+        g_autoptr(VnPlacement) p = plan_ok(&h, big);
+        g_autoptr(VnLedgerRecord) rec = vn_ledger_record_from_placement("u", "i", p, big);
+        g_assert_true(rec->whole);
+    }
+    host_clear(&h);
+}
+
+/* A hot node whose only movable VM is whole: nothing moves; the same VM
+ * not whole: one of its cells moves. */
+static void
+test_rebalance_keeps_whole(void)
+{
+    for (guint whole = 0; whole < 2; whole++) {
+        Host h;
+        g_autoptr(GPtrArray) vms = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
+        g_autoptr(GPtrArray) moves = NULL;
+        VnRebalanceLimits lim;
+        VnResident *vm = vn_resident_new("i", VN_PRIORITY_NORMAL, FALSE, 0);
+
+        host_init(&h, "hwloc", "64amd64-4p2n4ca2co.xml", VN_TIERS_OFF);
+        vn_rebalance_limits_init(&lim, 100000);
+        vm->whole = whole;
+        /* 4 vCPUs and 2 GiB on nodes 0 and 6 each; node 0 is hot with
+         * 10 GiB of load that is nobody's to move */
+        for (guint i = 0; i < 2; i++) {
+            guint node = (guint)vn_topology_node_by_os_id(h.t, i ? 6 : 0);
+            vn_resident_add_cell(vm, i, node, 4, 2 * GIB);
+            h.load->nodes[node].committed_vcpus += 4;
+            h.load->nodes[node].committed_memory_kib += 2 * GIB + (i ? 0 : 10 * GIB);
+        }
+        g_ptr_array_add(vms, vm);
+        moves = vn_rebalance_propose(h.t, h.load, h.policy, vms, &lim, NULL);
+        g_assert_cmpuint(moves->len, ==, whole ? 0 : 1);
+        host_clear(&h);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -404,5 +468,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/interleave/wish", test_interleave_wish);
     g_test_add_func("/plan/interleave/even-shares", test_interleave_even_shares);
     g_test_add_func("/plan/interleave/one-node", test_interleave_one_node);
+    g_test_add_func("/plan/tiers/recorded-whole", test_recorded_whole);
+    g_test_add_func("/plan/interleave/rebalance-keeps-whole", test_rebalance_keeps_whole);
     return g_test_run();
 }
