@@ -16,7 +16,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA] = "vnuma",           [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
     [VN_SIM_POLICY_MOST_FREE] = "most-free",   [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
     [VN_SIM_POLICY_NO_PINNING] = "no-pinning", [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
-    [VN_SIM_POLICY_VNUMA_HOLE] = "vnuma-hole",
+    [VN_SIM_POLICY_VNUMA_HOLE] = "vnuma-hole", [VN_SIM_POLICY_VNUMA_EVEN] = "vnuma-even",
 };
 
 const gchar *
@@ -75,7 +75,7 @@ static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
     if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING ||
-        s->which == VN_SIM_POLICY_VNUMA_HOLE)
+        s->which == VN_SIM_POLICY_VNUMA_HOLE || s->which == VN_SIM_POLICY_VNUMA_EVEN)
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
                              error);
@@ -173,17 +173,21 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
     VnSim s = { 0 };
-    /* Shallow copies, borrowing reserved_cpus: only the balance differs. */
-    VnPolicy by_load, packing, hole;
+    /* Shallow copies, borrowing reserved_cpus: only the balance and the
+     * split differ. */
+    VnPolicy by_load, packing, hole, even;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
     by_load = *policy;
     by_load.balance = VN_BALANCE_LOAD;
-    packing = *policy;
+    by_load.split = VN_SPLIT_FILL;
+    packing = by_load;
     packing.balance = VN_BALANCE_MEMORY_PACKING;
-    hole = *policy;
+    hole = by_load;
     hole.balance = VN_BALANCE_KEEP_HOLE;
+    even = by_load;
+    even.split = VN_SPLIT_EVEN;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
@@ -191,6 +195,7 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     vn_sim_init(&s, t, &by_load, trace, which, model, load, requests, placed);
     s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
                     : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
+                    : which == VN_SIM_POLICY_VNUMA_EVEN  ? &even
                                                          : &by_load;
     if (!run(&s, error)) {
         vn_sim_clear(&s);

@@ -6,10 +6,13 @@
  * for a peer (vn-baselines.h).  Pure: no I/O, no clock; the same inputs
  * give the same metrics.
  *
- * vnuma runs vn_plan() with balance load (the default), vnuma-packing
- * with balance memory-packing, vnuma-hole with balance keep-hole
- * (VnBalance), whatever the policy passed in says: the name says what ran, and both can be compared in one run.
- * The oracles below are vn_plan() with balance load for every policy.
+ * vnuma runs vn_plan() with balance load and split fill (the defaults),
+ * vnuma-packing with balance memory-packing, vnuma-hole with balance
+ * keep-hole (VnBalance), vnuma-even with balance load and split even
+ * (VnSplit), whatever the policy passed in says: the name says what ran,
+ * and all can be compared in one run.  The oracles below are vn_plan()
+ * with balance load and split fill for every policy (the split changes
+ * no feasibility, only the shares).
  *
  * Events: a VM arrives at time_s and, when admitted, leaves at
  * time_s + duration_s.  Events run in time order; at equal times
@@ -83,6 +86,7 @@ typedef enum {
     VN_SIM_POLICY_NO_PINNING,
     VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
     VN_SIM_POLICY_VNUMA_HOLE,
+    VN_SIM_POLICY_VNUMA_EVEN,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 

@@ -45,9 +45,9 @@ typedef struct {
 
 /* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
-    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,     VN_SIM_POLICY_ROUND_ROBIN,
-    VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,       VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
+    VN_SIM_POLICY_VNUMA_EVEN,  VN_SIM_POLICY_FIRST_FIT,     VN_SIM_POLICY_MOST_FREE,
+    VN_SIM_POLICY_ROUND_ROBIN, VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -67,7 +67,7 @@ policies_from_options(const SimOptions *o, GArray *ret)
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
             vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
-                               "first-fit, most-free, round-robin, no-pinning",
+                               "vnuma-even, first-fit, most-free, round-robin, no-pinning",
                                o->policies[i]);
             return FALSE;
         }
@@ -227,9 +227,8 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, vnuma-hole, first-fit, most-free, round-robin "
-          "or "
-          "no-pinning (repeatable; default all)",
+          "Only this policy: vnuma, vnuma-packing, vnuma-hole, vnuma-even, first-fit, most-free, "
+          "round-robin or no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
@@ -248,10 +247,10 @@ vn_cmd_simulate(int argc, char **argv)
 
     g_option_context_set_description(
         ctx,
-        "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
-        "memory-packing), vnuma-hole (balance = keep-hole), first-fit (Nova), most-free (numad),\n"
-        "round-robin, no-pinning (an unmanaged VM); the vnuma policies set the balance whatever\n"
-        "vnuma.conf says.\n"
+        "Policies: vnuma (this planner, [placement] balance = load, split = fill), vnuma-packing\n"
+        "(balance = memory-packing), vnuma-hole (balance = keep-hole), vnuma-even (split =\n"
+        "even), first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM);\n"
+        "the vnuma policies set the balance and split whatever vnuma.conf says.\n"
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");
     g_autoptr(GArray) results = g_array_new(FALSE, TRUE, sizeof(SimResult));
