@@ -9,8 +9,12 @@
  * vnuma runs vn_plan() with balance load and split fill (the defaults),
  * vnuma-packing with balance memory-packing, vnuma-hole with balance
  * keep-hole (VnBalance), vnuma-even with balance load and split even
- * (VnSplit), whatever the policy passed in says: the name says what ran,
- * and all can be compared in one run.  The oracles below are vn_plan()
+ * (VnSplit), vnuma-defrag as vnuma plus defragmentation at admission
+ * (a VM that would be split fits one node after the live moves of
+ * vn_rebalance_make_room(), within the rebalancer's round: 2 moves,
+ * 16 GiB; `moves`, `moved_gib` and `defragmented` count them),
+ * whatever the policy passed in says: the name says what ran, and all
+ * can be compared in one run.  The oracles below are vn_plan()
  * with balance load and split fill for every policy (the split changes
  * no feasibility, only the shares).
  *
@@ -87,6 +91,7 @@ typedef enum {
     VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
     VN_SIM_POLICY_VNUMA_HOLE,
     VN_SIM_POLICY_VNUMA_EVEN,
+    VN_SIM_POLICY_VNUMA_DEFRAG,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -100,6 +105,9 @@ typedef struct {
     guint rejected_feasible;
     guint split;
     guint split_unnecessary;
+    guint moves;        /* vnuma-defrag: VMs moved to make room */
+    guint defragmented; /* VMs placed whole after such moves */
+    gdouble moved_gib;  /* their memory, GiB */
     gdouble served_gib_hours;
     gdouble offered_gib_hours;
     gdouble mean_split_distance; /* 0 when split == 0 */
