@@ -98,6 +98,20 @@ vn_balance_names(void)
     return balance_names;
 }
 
+static const gchar *const split_names[VN_SPLIT_MAX + 1] = {
+    [VN_SPLIT_FILL] = "fill",
+    [VN_SPLIT_EVEN] = "even",
+    [VN_SPLIT_MAX] = NULL,
+};
+
+VN_DEFINE_ENUM_STRINGS(VnSplit, vn_split, split_names, VN_SPLIT_MAX)
+
+const gchar *const *
+vn_split_names(void)
+{
+    return split_names;
+}
+
 const gchar *const *
 vn_cache_domains_names(void)
 {
@@ -119,6 +133,7 @@ vn_policy_new_default(const VnTopology *t)
     p->cpu_overcommit = 4.0;
     p->balance = VN_BALANCE_LOAD;
     p->cache_domains = VN_CACHE_DOMAINS_OFF;
+    p->split = VN_SPLIT_FILL;
     return p;
 }
 

@@ -91,6 +91,33 @@ gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
  * "keep-hole"). */
 const gchar *const *vn_balance_names(void);
 
+/* [placement] split: how vn_plan() shares the vCPUs and memory of a VM
+ * that no one node holds over the nodes it chose, when it chooses the
+ * guest cell count itself (no cells fixed by the domain, Nova or the
+ * operator; those stay identical cells).
+ *
+ *   VN_SPLIT_FILL  as much of the VM as the member with the most room can
+ *                  hold (memory within the headroom, vCPUs within the
+ *                  overcommit, so that its vCPUs follow its memory) goes
+ *                  there, the rest to the other members the same way:
+ *                  cells of unequal sizes, each whole pages, vCPUs in
+ *                  proportion to memory, at least one vCPU a cell.  A
+ *                  90/10 split leaves 0.18 of the accesses remote
+ *                  (1 - 0.9^2 - 0.1^2), an even one 0.5.
+ *   VN_SPLIT_EVEN  identical cells, uneven only where a member's room
+ *                  forces it.
+ */
+typedef enum {
+    VN_SPLIT_FILL,
+    VN_SPLIT_EVEN,
+    VN_SPLIT_MAX
+} VnSplit;
+
+const gchar *vn_split_to_string(VnSplit s);
+gboolean vn_split_from_string(const gchar *s, VnSplit *ret_s);
+/* The names, NULL-terminated, in enum order ("fill", "even"). */
+const gchar *const *vn_split_names(void);
+
 /* [placement] cache_domains: where a shared VM's vCPUs may run inside a
  * node (VnCacheDomain: the CPUs sharing one L3).
  *
@@ -129,6 +156,7 @@ typedef struct {
     VnCacheDomains cache_domains; /* inside a node (default off) */
     VnTiers tiers;                /* memory beyond the CPU node's DRAM, for a
                                    * VM that wishes nothing (default off) */
+    VnSplit split;                /* a VM over several nodes (default fill) */
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %

@@ -10,9 +10,11 @@
  * Order of preference between sets of the same size: smallest internal
  * distance (sum of pairwise distances), then nearest to the VM's devices,
  * then the policy's balance (VnBalance): least loaded after placement
- * (the busiest member counts), or with memory packing the least CPU use
- * and free memory left (the busiest and the emptiest member count), or
- * with keep-hole the largest room left on any node, then the load.
+ * (the busiest member counts, then the members' mean), or with memory
+ * packing the least CPU use and free memory left (the busiest and the
+ * emptiest member count), or with keep-hole the largest room left on any
+ * node, then the load.  With split fill the balance also counts the
+ * VM's remote share on the set (vn_plan_score_set()).
  */
 #include "vn-plan-private.h"
 
@@ -84,17 +86,32 @@ os_id_cmp(gconstpointer a, gconstpointer b, gpointer topology)
     return (x > y) - (x < y);
 }
 
+/* The uniform remote share of the set's shares: 1 - sum over members of
+ * the VM's vCPU share there x its memory share there. */
+static gdouble
+remote_share(const VnPlanCtx *c, const VnNodeSet *s)
+{
+    gdouble local = 0;
+
+    for (guint i = 0; i < s->k; i++)
+        local += (gdouble)s->vcpus[i] / (gdouble)c->req->vcpus * (gdouble)s->mem_kib[i] /
+                 (gdouble)c->req->memory_kib;
+    return CLAMP(1.0 - local, 0.0, 1.0);
+}
+
 void
 vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 {
     gboolean packing = c->policy->balance == VN_BALANCE_MEMORY_PACKING;
     guint internal = 0, dev = 0;
-    gdouble load = 0.0, cpu = 0.0, free_share = 0.0, balance;
+    gdouble load = 0.0, load_sum = 0.0, cpu = 0.0, free_share = 0.0, balance;
 
     for (guint i = 0; i < s->k; i++) {
+        gdouble util = vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
         for (guint j = i + 1; j < s->k; j++)
             internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
-        load = MAX(load, vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]));
+        load = MAX(load, util);
+        load_sum += util;
         if (packing) {
             cpu = MAX(cpu, vn_plan_node_cpu_after(c, s->nodes[i], s->vcpus[i]));
             free_share = MAX(free_share, vn_plan_node_free_after(c, s->nodes[i], s->mem_kib[i]));
@@ -116,7 +133,9 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
     else if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
         balance = vn_plan_hole_lost(c, s) + VN_BALANCE_HOLE_LOAD_WEIGHT * load;
     else
-        balance = load;
+        balance = load + VN_BALANCE_LOAD_MEAN_WEIGHT * load_sum / s->k;
+    if (c->policy->split == VN_SPLIT_FILL && s->k > 1)
+        balance += VN_SPLIT_FILL_REMOTE_WEIGHT * remote_share(c, s);
     /* Lexicographic: distance, then devices, then balance (< 10). */
     s->score = internal * 1e6 + dev * 1e3 + MIN(balance, 9.99) * 100.0;
 }

@@ -40,7 +40,7 @@ typedef struct {
                             * assignment (vn-plan-cells.c) */
     gint *dev_node;          /* device node indices (-1 unknown) */
     guint n_dev;
-    guint64 *scratch; /* 4 * n words for the split: no allocation per
+    guint64 *scratch; /* 8 * n words for the split: no allocation per
                             * evaluated set */
     /* balance keep-hole: usable nodes by guest memory they can take,
      * largest first, and the largest node's memory less reservation */
@@ -83,6 +83,16 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
 
 /* vn-plan-split.c: fills set->vcpus/mem_kib/cells; FALSE if the set cannot
  * hold the VM. */
+/* Weight of a split's remote share in the balance under split fill: 10
+ * points of remote share weigh as much as 10 points of load. */
+#define VN_SPLIT_FILL_REMOTE_WEIGHT 1.0
+/* Split fill: no guest cell smaller than 1 GiB or one vCPU's share of the
+ * VM's memory, whichever is less (vn-plan-split.c). */
+#define VN_SPLIT_FILL_MIN_CELL_KIB (1024 * 1024)
+/* Balance load: the members' mean load after placement breaks a tie of
+ * the busiest member's (a filled split's fullest member is full whatever
+ * the set; without it the first set found would win). */
+#define VN_BALANCE_LOAD_MEAN_WEIGHT 1e-3
 gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
 
 /* vn-plan-cells.c: guest cells of their own sizes (VnRequest.cell_sizes).
@@ -109,6 +119,9 @@ gboolean vn_plan_split_sized(const VnPlanCtx *c, VnNodeSet *set);
 VnNodeSet *vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates);
 VnNodeSet *vn_node_set_new(guint k);
 void vn_node_set_free(VnNodeSet *s);
+/* Scores `s` from its shares.  With split fill (VnSplit) the balance
+ * also counts the set's uniform remote share (VN_SPLIT_FILL_REMOTE_WEIGHT):
+ * of equally near sets, the one holding more of the VM on one node. */
 void vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s);
 
 /* vn-plan-domains.c: the CPUs of `node` a shared VM's `vcpus` there may

@@ -1,9 +1,14 @@
 /* vn-plan-split.c: share a VM's vCPUs and memory over a node set.
  *
- * Even first (guest-friendly: identical cells), uneven only where a node's
- * capacity forces it: the shortfall moves to the nodes with room, in node
- * order, so the result is deterministic.  Guest cells of their own sizes
- * are assigned whole to nodes instead: vn-plan-cells.c.
+ * When vn_plan() chose the cell count itself, [placement] split says how
+ * (VnSplit): fill puts as much of the VM as fits on the member with the
+ * most room and the rest on the others, vCPUs following memory (the
+ * remote share of a split VM is 1 - sum of each cell's share squared:
+ * the more of it on one node, the less remote); even shares it equally,
+ * uneven only where a node's capacity forces it (the shortfall moves to
+ * the nodes with room, in node order).  Fixed guest cells are identical;
+ * guest cells of their own sizes are assigned whole to nodes instead:
+ * vn-plan-cells.c.
  */
 #include "vn-plan-private.h"
 
@@ -54,11 +59,194 @@ water_fill(guint64 total, guint k, const guint64 *caps, const gboolean *skip, gu
     return TRUE;
 }
 
+/* Members, most memory they may take first (then most memory room, then
+ * set order): insertion sort, k is small. */
+static void
+fill_order(guint k, const guint64 *mlim, const guint64 *mcap, guint64 *order)
+{
+    for (guint i = 0; i < k; i++) {
+        guint j = i;
+        for (; j > 0; j--) {
+            guint64 o = order[j - 1];
+            if (mlim[o] > mlim[i] || (mlim[o] == mlim[i] && mcap[o] >= mcap[i]))
+                break;
+            order[j] = o;
+        }
+        order[j] = i;
+    }
+}
+
+/* The least memory a member takes: one vCPU's share of the VM, at most
+ * VN_SPLIT_FILL_MIN_CELL_KIB (a guest cell as small as a page would be a
+ * node the guest drops, its vCPU left with no memory of its own), within
+ * its room; a memory-only member one unit.  All of them one unit when
+ * those do not fit. */
+static guint64
+fill_min(guint64 per_vcpu, gboolean memory_only, guint64 mcap)
+{
+    return memory_only ? 1 : MIN(mcap, per_vcpu);
+}
+
+/* Memory: each member in `order` takes as much as `mlim` lets it while
+ * leaving the least (fill_min()) for each member after it; what the
+ * limits leave over is shared evenly over the members with room left
+ * (`mcap`). */
+static gboolean
+fill_memory(guint64 total, guint64 per_vcpu, guint k, const guint64 *mcap, const guint64 *mlim,
+            const gboolean *memory_only, const guint64 *order, guint64 *out)
+{
+    guint64 sum = 0, left = total, reserve = 0;
+
+    for (guint i = 0; i < k; i++) {
+        if (mcap[i] < 1)
+            return FALSE;
+        sum += mcap[i];
+        reserve += fill_min(per_vcpu, memory_only[i], mcap[i]);
+    }
+    if (total < k || sum < total)
+        return FALSE;
+    if (reserve > total) {
+        per_vcpu = 1;
+        reserve = k;
+    }
+    for (guint j = 0; j < k; j++) {
+        guint i = (guint)order[j];
+        guint64 least = fill_min(per_vcpu, memory_only[i], mcap[i]);
+        reserve -= least;
+        out[i] = MAX(MIN(mlim[i], left - reserve), least);
+        left -= out[i];
+    }
+    while (left > 0) {
+        guint open = 0;
+        for (guint i = 0; i < k; i++)
+            open += out[i] < mcap[i];
+        for (guint j = 0; j < k && left > 0; j++) {
+            guint i = (guint)order[j];
+            guint64 give = MIN(mcap[i] - out[i], MAX(left / open, 1));
+            out[i] += give;
+            left -= give;
+        }
+    }
+    return TRUE;
+}
+
+/* How far member i is below (`sign` 1) or above (-1) its target: 2 by
+ * a vCPU or more, 1 by less, 0 not at all. */
+static guint
+fill_tier(gdouble gap)
+{
+    return gap >= 1.0 ? 2 : gap > 0.0 ? 1 : 0;
+}
+
+/* The member (not skipped) that gains (`sign` 1, up to vcap) or loses
+ * (-1, down to 1) the next vCPUs, or -1: the furthest from its target
+ * by whole vCPUs first; below that, to gain the one holding the most
+ * memory and to lose the one holding the least (a vCPU on the cell with
+ * more of the memory makes more of the accesses local). */
+static gint
+fill_next(guint k, const guint64 *vcap, const gboolean *skip, const gdouble *target,
+          const guint64 *mout, const guint64 *out, gint sign)
+{
+    gint best = -1;
+    gdouble best_gap = 0;
+    guint best_tier = 0;
+
+    for (guint i = 0; i < k; i++) {
+        gdouble gap = sign * (target[i] - (gdouble)out[i]);
+        guint tier = fill_tier(gap);
+        gboolean better;
+        if (skip[i] || (sign > 0 ? out[i] >= vcap[i] : out[i] <= 1))
+            continue;
+        if (best < 0 || tier != best_tier)
+            better = best < 0 || tier > best_tier;
+        else if (tier == 2)
+            better = gap > best_gap;
+        else
+            better = sign > 0 ? mout[i] > mout[best] : mout[i] < mout[best];
+        if (better) {
+            best = (gint)i;
+            best_gap = gap;
+            best_tier = tier;
+        }
+    }
+    return best;
+}
+
+/* vCPUs in proportion to each member's memory (members that `skip` get
+ * none), at least one each, within `vcap`. */
+static gboolean
+fill_vcpus(guint64 total, guint k, const guint64 *vcap, const gboolean *skip, const guint64 *mout,
+           gdouble *target, guint64 *out)
+{
+    guint64 mem = 0, sum = 0, bins = 0;
+    gint64 left = (gint64)total;
+
+    for (guint i = 0; i < k; i++) {
+        if (skip[i])
+            continue;
+        if (vcap[i] < 1)
+            return FALSE;
+        mem += mout[i];
+        sum += vcap[i];
+        bins++;
+    }
+    if (bins == 0 || total < bins || sum < total)
+        return FALSE;
+    for (guint i = 0; i < k; i++) {
+        target[i] = skip[i] ? 0 : (gdouble)total * (gdouble)mout[i] / (gdouble)mem;
+        out[i] = skip[i] ? 0 : CLAMP((guint64)target[i], 1, vcap[i]);
+        left -= (gint64)out[i];
+    }
+    /* The member fill_next() picks moves toward its target: by its whole
+     * gap, by one vCPU when the gap is under one (so no member passes its
+     * target by a whole vCPU), or, once every member is past its target
+     * (room or the minimum forced it), by all that is left it can take.
+     * At most 3k + 1 steps. */
+    while (left != 0) {
+        gint sign = left > 0 ? 1 : -1;
+        gint i = fill_next(k, vcap, skip, target, mout, out, sign);
+        gdouble gap;
+        guint64 step;
+        if (i < 0)
+            return FALSE;
+        gap = sign * (target[i] - (gdouble)out[i]);
+        step = sign > 0 ? vcap[i] - out[i] : out[i] - 1;
+        step = MIN(step, (guint64)(left > 0 ? left : -left));
+        if (fill_tier(gap) == 2)
+            step = MIN(step, (guint64)gap);
+        else if (fill_tier(gap) == 1)
+            step = MIN(step, 1);
+        out[i] = sign > 0 ? out[i] + step : out[i] - step;
+        left -= sign * (gint64)step;
+    }
+    return TRUE;
+}
+
+/* Fill (VN_SPLIT_FILL): a member may take the memory its vCPU room
+ * keeps in proportion (vcap / V of the VM), so that its vCPUs follow its
+ * memory; what no member takes so goes evenly. */
+static gboolean
+split_fill(const VnPlanCtx *c, VnNodeSet *s, const guint64 *vcap, const guint64 *mcap,
+           const gboolean *memory_only, guint64 *vout, guint64 *mout)
+{
+    guint64 *mlim = c->scratch + 5 * (gsize)c->n, *order = mlim + c->n;
+    gdouble *target = (gdouble *)(order + c->n);
+    guint64 vunits = c->req->vcpus / c->vcpu_unit, munits = c->req->memory_kib / c->mem_unit_kib;
+    guint64 least = MIN(munits / MAX(vunits, 1), VN_SPLIT_FILL_MIN_CELL_KIB / c->mem_unit_kib);
+
+    for (guint i = 0; i < s->k; i++)
+        mlim[i] = memory_only[i] ? 0 : MIN(mcap[i], vcap[i] * munits / MAX(vunits, 1));
+    fill_order(s->k, mlim, mcap, order);
+    return fill_memory(munits, MAX(least, 1), s->k, mcap, mlim, memory_only, order, mout) &&
+           fill_vcpus(vunits, s->k, vcap, memory_only, mout, target, vout);
+}
+
 static gboolean
 split_auto(const VnPlanCtx *c, VnNodeSet *s)
 {
     guint64 *vcap = c->scratch, *mcap = vcap + c->n, *vout = mcap + c->n, *mout = vout + c->n;
     gboolean *memory_only = (gboolean *)(mout + c->n);
+    guint64 vunits = c->req->vcpus / c->vcpu_unit, munits = c->req->memory_kib / c->mem_unit_kib;
 
     for (guint i = 0; i < s->k; i++) {
         const VnNodeCap *cap = &c->cap[s->nodes[i]];
@@ -68,9 +256,13 @@ split_auto(const VnPlanCtx *c, VnNodeSet *s)
         mcap[i] = cap->mem_kib / c->mem_unit_kib;
         memory_only[i] = cap->memory_only;
     }
-    if (!water_fill(c->req->vcpus / c->vcpu_unit, s->k, vcap, memory_only, vout) ||
-        !water_fill(c->req->memory_kib / c->mem_unit_kib, s->k, mcap, NULL, mout))
+    if (c->policy->split == VN_SPLIT_FILL && s->k > 1) {
+        if (!split_fill(c, s, vcap, mcap, memory_only, vout, mout))
+            return FALSE;
+    } else if (!water_fill(vunits, s->k, vcap, memory_only, vout) ||
+               !water_fill(munits, s->k, mcap, NULL, mout)) {
         return FALSE;
+    }
     for (guint i = 0; i < s->k; i++) {
         s->vcpus[i] = (guint)vout[i] * c->vcpu_unit;
         s->mem_kib[i] = mout[i] * c->mem_unit_kib;

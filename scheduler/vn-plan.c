@@ -189,8 +189,9 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
         c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
         c->mshare_fixed = (munits + req->cells - 1) / req->cells;
     }
-    /* 4 words per node for the split, plus a gboolean per node */
-    c->scratch = g_new(guint64, 5 * (gsize)MAX(c->n, 1));
+    /* 4 words per node for the split, a gboolean per node, and 3 words
+     * per node for the fill split (vn-plan-split.c) */
+    c->scratch = g_new(guint64, 8 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
     if (c->sizes)

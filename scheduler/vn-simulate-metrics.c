@@ -152,6 +152,15 @@ vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *p)
 }
 
 void
+vn_sim_account_moved(VnSim *s, const VnRequest *req, const VnPlacement *from, const VnPlacement *to)
+{
+    model_add(s, req, from, -1.0);
+    model_add(s, req, to, 1.0);
+    s->m.moves++;
+    s->m.moved_gib += req->memory_kib / KIB_PER_GIB;
+}
+
+void
 vn_sim_account_time(VnSim *s, gdouble time)
 {
     gdouble end = MIN(time, s->last_arrival);

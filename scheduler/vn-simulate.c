@@ -9,14 +9,25 @@
 #include "vn-load-release.h"
 #include "vn-plan.h"
 #include "vn-simulate-private.h"
+#include "vn-rebalance-room.h"
+
+/* The rebalancer's round (vn-rebalance.h defaults) bounds the moves made
+ * for one admission. */
+#define DEFRAG_MAX_MOVES 2
+#define DEFRAG_MAX_MEMORY_KIB (16ull * 1024 * 1024)
 
 G_DEFINE_QUARK(vn-simulate-error-quark, vn_simulate_error);
 
 static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
-    [VN_SIM_POLICY_VNUMA] = "vnuma",           [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
-    [VN_SIM_POLICY_MOST_FREE] = "most-free",   [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
-    [VN_SIM_POLICY_NO_PINNING] = "no-pinning", [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
+    [VN_SIM_POLICY_VNUMA] = "vnuma",
+    [VN_SIM_POLICY_FIRST_FIT] = "first-fit",
+    [VN_SIM_POLICY_MOST_FREE] = "most-free",
+    [VN_SIM_POLICY_ROUND_ROBIN] = "round-robin",
+    [VN_SIM_POLICY_NO_PINNING] = "no-pinning",
+    [VN_SIM_POLICY_VNUMA_PACKING] = "vnuma-packing",
     [VN_SIM_POLICY_VNUMA_HOLE] = "vnuma-hole",
+    [VN_SIM_POLICY_VNUMA_EVEN] = "vnuma-even",
+    [VN_SIM_POLICY_VNUMA_DEFRAG] = "vnuma-defrag",
 };
 
 const gchar *
@@ -75,7 +86,8 @@ static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
     if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING ||
-        s->which == VN_SIM_POLICY_VNUMA_HOLE)
+        s->which == VN_SIM_POLICY_VNUMA_HOLE || s->which == VN_SIM_POLICY_VNUMA_EVEN ||
+        s->which == VN_SIM_POLICY_VNUMA_DEFRAG)
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
                              error);
@@ -96,6 +108,46 @@ place_or_error(VnSim *s, const VnRequest *req, GError **error)
 }
 
 static gboolean
+spans_nodes(const VnPlacement *p)
+{
+    g_autoptr(GArray) nodes = vn_placement_nodes(p);
+
+    return nodes->len > 1;
+}
+
+/* vnuma-defrag: a VM about to be split fits one node after a few moves;
+ * the moves are applied and the VM placed again. */
+static VnPlacement *
+defragment(VnSim *s, const VnRequest *req, VnPlacement *p)
+{
+    g_autoptr(GArray) moves = NULL;
+    VnPlacement *again;
+
+    if (s->which != VN_SIM_POLICY_VNUMA_DEFRAG || !spans_nodes(p))
+        return p;
+    moves = vn_rebalance_make_room(s->t, s->load, s->plan_policy, req, s->requests, s->placed,
+                                   DEFRAG_MAX_MOVES, DEFRAG_MAX_MEMORY_KIB, NULL);
+    if (!moves)
+        return p;
+    for (guint m = 0; m < moves->len; m++) {
+        VnRoomMove *mv = &g_array_index(moves, VnRoomMove, m);
+        const VnRequest *r = g_ptr_array_index(s->requests, mv->vm);
+        VnPlacement *old = g_ptr_array_index(s->placed, mv->vm);
+        vn_sim_account_moved(s, r, old, mv->placement);
+        vn_load_release(s->load, s->t, s->policy, r, old);
+        vn_load_commit(s->load, s->t, s->policy, r, mv->placement);
+        vn_placement_free(old);
+        g_ptr_array_index(s->placed, mv->vm) = g_steal_pointer(&mv->placement);
+    }
+    again = vn_plan(s->t, s->load, s->plan_policy, req, NULL, NULL);
+    if (!again)
+        return p;
+    s->m.defragmented += !spans_nodes(again);
+    vn_placement_free(p);
+    return again;
+}
+
+static gboolean
 arrive(VnSim *s, guint i, GError **error)
 {
     const VnTraceVm *vm = &g_array_index(s->trace->vms, VnTraceVm, i);
@@ -112,6 +164,7 @@ arrive(VnSim *s, guint i, GError **error)
         vn_sim_account_rejected(s, req);
         return TRUE;
     }
+    p = defragment(s, req, g_steal_pointer(&p));
     vn_sim_account_admitted(s, vm, req, p);
     vn_load_commit(s->load, s->t, s->policy, req, p);
     g_ptr_array_index(s->placed, i) = g_steal_pointer(&p);
@@ -173,17 +226,21 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
     VnSim s = { 0 };
-    /* Shallow copies, borrowing reserved_cpus: only the balance differs. */
-    VnPolicy by_load, packing, hole;
+    /* Shallow copies, borrowing reserved_cpus: only the balance and the
+     * split differ. */
+    VnPolicy by_load, packing, hole, even;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
     by_load = *policy;
     by_load.balance = VN_BALANCE_LOAD;
-    packing = *policy;
+    by_load.split = VN_SPLIT_FILL;
+    packing = by_load;
     packing.balance = VN_BALANCE_MEMORY_PACKING;
-    hole = *policy;
+    hole = by_load;
     hole.balance = VN_BALANCE_KEEP_HOLE;
+    even = by_load;
+    even.split = VN_SPLIT_EVEN;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
@@ -191,6 +248,7 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     vn_sim_init(&s, t, &by_load, trace, which, model, load, requests, placed);
     s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
                     : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
+                    : which == VN_SIM_POLICY_VNUMA_EVEN  ? &even
                                                          : &by_load;
     if (!run(&s, error)) {
         vn_sim_clear(&s);

@@ -6,10 +6,17 @@
  * for a peer (vn-baselines.h).  Pure: no I/O, no clock; the same inputs
  * give the same metrics.
  *
- * vnuma runs vn_plan() with balance load (the default), vnuma-packing
- * with balance memory-packing, vnuma-hole with balance keep-hole
- * (VnBalance), whatever the policy passed in says: the name says what ran, and both can be compared in one run.
- * The oracles below are vn_plan() with balance load for every policy.
+ * vnuma runs vn_plan() with balance load and split fill (the defaults),
+ * vnuma-packing with balance memory-packing, vnuma-hole with balance
+ * keep-hole (VnBalance), vnuma-even with balance load and split even
+ * (VnSplit), vnuma-defrag as vnuma plus defragmentation at admission
+ * (a VM that would be split fits one node after the live moves of
+ * vn_rebalance_make_room(), within the rebalancer's round: 2 moves,
+ * 16 GiB; `moves`, `moved_gib` and `defragmented` count them),
+ * whatever the policy passed in says: the name says what ran, and all
+ * can be compared in one run.  The oracles below are vn_plan()
+ * with balance load and split fill for every policy (the split changes
+ * no feasibility, only the shares).
  *
  * Events: a VM arrives at time_s and, when admitted, leaves at
  * time_s + duration_s.  Events run in time order; at equal times
@@ -89,6 +96,8 @@ typedef enum {
     VN_SIM_POLICY_NO_PINNING,
     VN_SIM_POLICY_VNUMA_PACKING, /* after the baselines: VnBaseline b is policy b + 1 */
     VN_SIM_POLICY_VNUMA_HOLE,
+    VN_SIM_POLICY_VNUMA_EVEN,
+    VN_SIM_POLICY_VNUMA_DEFRAG,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -103,6 +112,9 @@ typedef struct {
     guint split;
     guint split_unnecessary;
     guint64 domain_split; /* 64 bits: no padding before the doubles */
+    guint moves;          /* vnuma-defrag: VMs moved to make room */
+    guint defragmented;   /* VMs placed whole after such moves */
+    gdouble moved_gib;    /* their memory, GiB */
     gdouble served_gib_hours;
     gdouble offered_gib_hours;
     gdouble mean_split_distance; /* 0 when split == 0 */

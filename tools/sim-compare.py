@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
-DEFAULT_POLICIES = ["vnuma", "vnuma-packing", "vnuma-hole"] + PEERS
+DEFAULT_POLICIES = ["vnuma", "vnuma-packing", "vnuma-hole", "vnuma-even", "vnuma-defrag"] + PEERS
 
 # name, sockets, nodes per socket, CPUs per node, GiB per node,
 # distance within a socket, across sockets
@@ -160,7 +160,8 @@ def main():
                 print("%-26s %-9s %4.0f%% %-15s %11.1f %6.1f%% %8.3f %11.1f %8d %8d" %
                       (hname, lname, peak * 100, p, m["served_gib_hours"], m["remote_share"] * 100,
                        m["slowdown"], m["effective_gib_hours"], m["rejected_feasible"],
-                       m["split_unnecessary"]))
+                       m["split_unnecessary"]) +
+                      ("  moves %d (%.0f GiB)" % (m["moves"], m["moved_gib"]) if m["moves"] else ""))
             rows.append((hname, lname, peak, rate, res))
         sys.stdout.flush()
     summarize(rows, policies)
@@ -171,7 +172,7 @@ def summarize(rows, policies):
     tests against the peers, and in how many it is best on each figure."""
     cands = [p for p in policies if p not in PEERS]
     print("\n%d cases (host x load); per candidate, the cases where it" % len(rows))
-    print("  served>=99%%: serves >= 99 %% of the best peer's GiB-h; remote<=: uniform remote share"
+    print("  served>=99%: serves >= 99 % of the best peer's GiB-h; remote<=: uniform remote share"
           "\n  <= the best pinning peer's; slow<: expected slowdown below every peer's; rej0/split0:"
           "\n  no VM turned away that had a placement / split that one node could hold; all4: all"
           "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy;"

@@ -46,8 +46,8 @@ typedef struct {
 /* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
     VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
-    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,     VN_SIM_POLICY_ROUND_ROBIN,
-    VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA_EVEN, VN_SIM_POLICY_VNUMA_DEFRAG,  VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE,  VN_SIM_POLICY_ROUND_ROBIN,   VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -66,9 +66,10 @@ policies_from_options(const SimOptions *o, GArray *ret)
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            vn_cli_fail_printf("--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
-                               "first-fit, most-free, round-robin, no-pinning",
-                               o->policies[i]);
+            vn_cli_fail_printf(
+                "--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
+                "vnuma-even, vnuma-defrag, first-fit, most-free, round-robin, no-pinning",
+                o->policies[i]);
             return FALSE;
         }
         g_array_append_val(ret, r);
@@ -125,6 +126,9 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
     add_number(b, "distance_slowdown", m->distance_slowdown);
     add_number(b, "effective_gib_hours", m->effective_gib_hours);
     add_number(b, "peak_committed", m->peak_committed);
+    add_uint(b, "moves", m->moves);
+    add_uint(b, "defragmented", m->defragmented);
+    add_number(b, "moved_gib", m->moved_gib);
     json_builder_end_object(b);
 }
 
@@ -199,6 +203,13 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
                m->imbalance, m->remote_share * 100.0, m->peak_committed * 100.0,
                m->distance_slowdown, m->slowdown, m->effective_gib_hours);
     }
+    for (guint i = 0; i < results->len; i++) {
+        const SimResult *r = &g_array_index(results, SimResult, i);
+        if (r->policy == VN_SIM_POLICY_VNUMA_DEFRAG)
+            printf("\nvnuma-defrag moved %u VMs (%.1f GiB) live; %u VMs that would have been "
+                   "split were placed whole\n",
+                   r->m.moves, r->m.moved_gib, r->m.defragmented);
+    }
     printf(
         "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
         "could hold it; dom_split: a guest cell's vCPUs over more than one L3 cache domain;\n"
@@ -231,9 +242,8 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, vnuma-hole, first-fit, most-free, round-robin "
-          "or "
-          "no-pinning (repeatable; default all)",
+          "Only this policy: vnuma, vnuma-packing, vnuma-hole, vnuma-even, vnuma-defrag, "
+          "first-fit, most-free, round-robin or no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
@@ -252,9 +262,11 @@ vn_cmd_simulate(int argc, char **argv)
 
     g_option_context_set_description(
         ctx,
-        "Policies: vnuma (this planner, [placement] balance = load), vnuma-packing (balance =\n"
-        "memory-packing), vnuma-hole (balance = keep-hole), first-fit (Nova), most-free (numad),\n"
-        "round-robin, no-pinning (an unmanaged VM); the vnuma policies set the balance whatever\n"
+        "Policies: vnuma (this planner, [placement] balance = load, split = fill), vnuma-packing\n"
+        "(balance = memory-packing), vnuma-hole (balance = keep-hole), vnuma-even (split =\n"
+        "even), first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM),\n"
+        "vnuma-defrag (vnuma, and a VM that would be split fits one node after up to 2 live\n"
+        "moves of small VMs, 16 GiB); the vnuma policies set the balance and split whatever\n"
         "vnuma.conf says.\n"
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");

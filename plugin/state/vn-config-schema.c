@@ -153,6 +153,8 @@ static const VnConfigKey schema[] = {
       .names = vn_memory_mode_names, .default_text = "auto", .example = "strict" },
     { "placement", "balance", VN_CONFIG_KIND_CHOICE, POLICY(balance),
       .names = vn_balance_names, .default_text = "load", .example = "memory-packing" },
+    { "placement", "split", VN_CONFIG_KIND_CHOICE, POLICY(split),
+      .names = vn_split_names, .default_text = "fill", .example = "even" },
     { "placement", "cache_domains", VN_CONFIG_KIND_CHOICE, POLICY(cache_domains),
       .names = vn_cache_domains_names, .default_text = "off", .example = "prefer" },
     { "placement", "tiers", VN_CONFIG_KIND_CHOICE, POLICY(tiers), .names = vn_tiers_names,

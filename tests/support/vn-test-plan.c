@@ -228,6 +228,58 @@ vn_test_assert_cells_fit(const VnTestHost *h, const VnRequest *r, const VnPlacem
     }
 }
 
+gdouble
+vn_test_remote_share(const VnRequest *r, const VnPlacement *p)
+{
+    gdouble local = 0;
+
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        local += (gdouble)c->n_vcpus / r->vcpus * (gdouble)c->memory_kib / (gdouble)r->memory_kib;
+    }
+    return 1.0 - local;
+}
+
+void
+vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement *p)
+{
+    guint k = p->cells->len;
+    guint64 munits = r->memory_kib / 1024, best = 0, largest = 0, least = 0;
+    guint64 per_vcpu = MAX(MIN(munits / r->vcpus, 1024), 1); /* MiB, at most 1 GiB */
+    gboolean forced = FALSE;
+    OracleCaps o;
+
+    g_assert_cmpuint(k, >=, 2);
+    g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
+    oracle_caps(h, r, k, &o);
+    for (guint i = 0; i < k; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        gdouble target = (gdouble)r->vcpus * (gdouble)c->memory_kib / (gdouble)r->memory_kib;
+        g_assert_cmpuint(c->memory_kib % 1024, ==, 0);
+        g_assert_cmpuint(c->memory_kib, <=, o.mem_cap_kib[c->node]);
+        g_assert_cmpuint(c->n_vcpus, >=, 1);
+        g_assert_cmpuint(c->n_vcpus, <=, o.vcpu_cap[c->node]);
+        forced |= c->n_vcpus == o.vcpu_cap[c->node] || (c->n_vcpus == 1 && target < 1.0);
+        best = MAX(best, MIN(o.mem_cap[c->node], o.vcpu_cap[c->node] * munits / r->vcpus));
+        largest = MAX(largest, c->memory_kib / 1024);
+        least += MIN(o.mem_cap[c->node], per_vcpu);
+    }
+    g_assert_cmpuint(largest, >=, MIN(best, munits - MIN(munits, (k - 1) * per_vcpu)));
+    /* no cell below one vCPU's share of the memory (when all can have it) */
+    for (guint i = 0; i < k && least <= munits; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        g_assert_cmpuint(c->memory_kib / 1024, >=, MIN(o.mem_cap[c->node], per_vcpu));
+    }
+    if (forced)
+        return;
+    for (guint i = 0; i < k; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        gdouble target = (gdouble)r->vcpus * (gdouble)c->memory_kib / (gdouble)r->memory_kib;
+        g_assert_cmpfloat(ABS((gdouble)c->n_vcpus - target), <, 1.0);
+    }
+    g_assert_cmpfloat(vn_test_remote_share(r, p), <=, 1.0 - 1.0 / k + 1e-9);
+}
+
 guint
 vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p)
 {

@@ -40,6 +40,19 @@ typedef struct {
 void vn_test_check_sized_plan(VnTestHost *h, const VnRequest *r, VnTestSizedCounts *counts);
 void vn_test_sized_counts_check(const VnTestSizedCounts *counts);
 guint vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p);
+/* A VM split by vn_plan() with [placement] split fill (shared vCPUs,
+ * memory in whole GiB, no fixed cells): each node's share within its
+ * capacity for that many nodes; the largest cell holds as much of the VM
+ * as one of its nodes can (memory within the node's room and, in
+ * proportion, its vCPU room, less one vCPU's share of the memory, at
+ * most 1 GiB, for each other cell); no cell holds less than that (within its
+ * node's room) when all can have it; each
+ * cell's vCPUs are in proportion to its memory (within one vCPU) unless
+ * a node's vCPU room or the one-vCPU minimum forces otherwise; and the
+ * uniform remote share is no higher than an even split's (1 - 1/k). */
+void vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement *p);
+/* 1 - sum over cells of vCPU share x memory share. */
+gdouble vn_test_remote_share(const VnRequest *r, const VnPlacement *p);
 /* Brute force over all node subsets (n <= 16): the fewest nodes that can
  * hold the VM and the smallest internal distance among feasible sets of
  * that size.  FALSE when nothing fits.  With per-cell sizes (at most 6

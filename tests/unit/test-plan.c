@@ -99,24 +99,106 @@ test_spread(void)
     vn_test_host_clear(&h);
 }
 
+/* 48 GiB on 32 GiB nodes: the nearest pair (distance 12).  Split fill
+ * (the default) puts on the first node all it can take, the node less
+ * the headroom and its half of the overhead, in whole MiB, the rest to
+ * the second; vCPUs in proportion (16 x 30921 / 49152 = 10.07, and
+ * 5.93), the vCPU rounding leaves over going to the larger cell.
+ * Split even gives identical cells. */
 static void
 test_larger_than_node_epyc(void)
 {
     VnTestHost h;
-    g_autoptr(VnRequest) r = vn_test_request(16, 48); /* nodes have 32 GiB */
-    g_autoptr(VnPlacement) p = NULL;
-    const VnCell *a, *b;
+    g_autoptr(VnRequest) r = vn_test_request(16, 48);
+    const VnSplit splits[] = { VN_SPLIT_FILL, VN_SPLIT_EVEN };
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
-    p = vn_test_plan_ok(&h, r);
-    vn_test_assert_invariants(&h, r, p);
-    g_assert_cmpuint(p->cells->len, ==, 2);
-    a = &g_array_index(p->cells, VnCell, 0);
-    b = &g_array_index(p->cells, VnCell, 1);
-    g_assert_cmpuint(vn_topology_distance(h.t, a->node, b->node), ==, 12);
-    g_assert_cmpuint(a->n_vcpus, ==, 8);
-    g_assert_cmpuint(a->memory_kib, ==, 24 * GIB);
+    for (guint i = 0; i < G_N_ELEMENTS(splits); i++) {
+        g_autoptr(VnPlacement) p = NULL;
+        guint64 node_kib = 32 * GIB, overhead_kib = (32 + 8 * 48) * 1024;
+        guint64 room_mib = (node_kib - node_kib / 100 * 5 - overhead_kib / 2) / 1024;
+        const VnCell *a, *b;
+
+        h.policy->split = splits[i];
+        p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, 2);
+        a = &g_array_index(p->cells, VnCell, 0);
+        b = &g_array_index(p->cells, VnCell, 1);
+        g_assert_cmpuint(vn_topology_distance(h.t, a->node, b->node), ==, 12);
+        if (splits[i] == VN_SPLIT_EVEN) {
+            g_assert_cmpuint(a->n_vcpus, ==, 8);
+            g_assert_cmpuint(a->memory_kib, ==, 24 * GIB);
+            g_assert_cmpfloat(vn_test_remote_share(r, p), ==, 0.5);
+            continue;
+        }
+        g_assert_cmpuint(room_mib, ==, 30921);
+        g_assert_cmpuint(a->memory_kib, ==, room_mib * 1024);
+        g_assert_cmpuint(b->memory_kib, ==, 48 * GIB - room_mib * 1024);
+        g_assert_cmpuint(a->n_vcpus, ==, 11);
+        g_assert_cmpuint(b->n_vcpus, ==, 5);
+        vn_test_assert_filled(&h, r, p);
+        /* 1 - (11/16 x 30921/49152 + 5/16 x 18231/49152) */
+        g_assert_cmpfloat(ABS(vn_test_remote_share(r, p) - 0.451592), <, 1e-6);
+    }
     vn_test_host_clear(&h);
+}
+
+/* Split fill against the oracle of vn_test_assert_filled() on loaded
+ * hosts: every split VM holds as much as one node can, vCPUs follow
+ * memory; the node count and distance stay the oracle's. */
+static void
+check_fill_against_oracle(VnShape shape, guint nodes, guint32 seed)
+{
+    g_autoptr(GRand) rand = g_rand_new_with_seed(seed);
+    guint split = 0;
+
+    for (guint round = 0; round < 80; round++) {
+        VnTestHost h;
+        g_autoptr(VnRequest) r = NULL;
+        g_autoptr(VnPlacement) p = NULL;
+        guint k = 0, dist = 0;
+
+        vn_test_host_init(&h, vn_test_topology(shape, nodes, 4, 2, 16));
+        g_assert_cmpint(h.policy->split, ==, VN_SPLIT_FILL);
+        for (guint i = 0; i < h.t->n_nodes; i++) {
+            h.load->nodes[i].committed_memory_kib = (guint64)g_rand_int_range(rand, 0, 12) * GIB;
+            h.load->nodes[i].committed_vcpus = (guint)g_rand_int_range(rand, 0, 30);
+        }
+        r = vn_test_request((guint)g_rand_int_range(rand, 2, 40),
+                            (guint64)g_rand_int_range(rand, 6, 30));
+        if (vn_test_oracle(&h, r, &k, &dist)) {
+            p = vn_test_plan_ok(&h, r);
+            vn_test_assert_invariants(&h, r, p);
+            g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
+            g_assert_cmpuint(vn_test_placement_distance(&h, p), ==, dist);
+            if (k > 1) {
+                vn_test_assert_filled(&h, r, p);
+                split++;
+            }
+        }
+        vn_test_host_clear(&h);
+    }
+    g_test_message("%u of 80 requests split", split);
+    g_assert_cmpuint(split, >=, 20);
+}
+
+static void
+test_fill_oracle_2s(void)
+{
+    check_fill_against_oracle(VN_SHAPE_INTEL_2S, 0, 41);
+}
+
+static void
+test_fill_oracle_epyc(void)
+{
+    check_fill_against_oracle(VN_SHAPE_EPYC_2S_NPS4, 0, 42);
+}
+
+static void
+test_fill_oracle_16(void)
+{
+    check_fill_against_oracle(VN_SHAPE_HIER, 16, 43);
 }
 
 static void
@@ -707,6 +789,9 @@ main(int argc, char **argv)
     g_test_add_func("/plan/fit/spread", test_spread);
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
+    g_test_add_func("/plan/split/fill/intel-2s", test_fill_oracle_2s);
+    g_test_add_func("/plan/split/fill/epyc-nps4", test_fill_oracle_epyc);
+    g_test_add_func("/plan/split/fill/16-node", test_fill_oracle_16);
     g_test_add_func("/plan/oracle/intel-2s", test_oracle_2s);
     g_test_add_func("/plan/oracle/epyc-nps4", test_oracle_epyc);
     g_test_add_func("/plan/oracle/intel-8s", test_oracle_8s);
