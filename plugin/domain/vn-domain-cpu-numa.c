@@ -11,8 +11,8 @@
  * Distances are the host's between the cells' nodes; two cells on one
  * node get 11 (libvirt refuses 10 between different cells).
  *
- * The guest topology is sockets = cells (the user's cells of different
- * vCPU counts: sockets of their greatest common count), dies = 1, threads
+ * The guest topology is sockets = cells (cells of different vCPU counts:
+ * sockets of their greatest common count), dies = 1, threads
  * = the placement's threads per core, so every cell is whole sockets; when
  * the vCPUs do not divide evenly it falls back to one socket.  With the
  * vCPUs split evenly over host cache domains (the placement's dies) each
@@ -70,16 +70,18 @@ vn_domain_parse_cpu_numa(VnDomain *d, xmlNode *root, GError **error)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* Sockets so that every cell is whole sockets: one per cell, or, for the
- * user's cells of different vCPU counts, sockets of their greatest common
- * count (cells of 2 and 6 vCPUs: 4 sockets of 2). */
+/* Sockets so that every cell is whole sockets: one per cell, or, for
+ * cells of different vCPU counts (the user's, or vnuma's fill split),
+ * sockets of their greatest common count (cells of 2 and 6 vCPUs: 4
+ * sockets of 2; of 3 and 1: 4 sockets of 1), so no socket spans two
+ * guest nodes. */
 static guint
 cell_sockets(const VnDomain *d, const VnDomainWriteCtx *c)
 {
     guint g = 0, first = 0, with_vcpus = 0;
     gboolean differ = FALSE;
 
-    for (guint i = 0; c->keep_cells && i < c->n_cells; i++) {
+    for (guint i = 0; i < c->n_cells; i++) {
         guint n = vn_bitmap_count(c->cell_vcpus->pdata[i]), a = g, b = n;
         if (n == 0)
             continue;
