@@ -24,11 +24,12 @@
  *
  * The view a tick reads (the ledger, every NIC's sysfs and /proc/irq
  * files, each running domain's status XML) is kept for GET /v1/host and
- * /metrics (vnd_irq_current()): built again at each sample, steering on
- * or off, after an apply that wrote something (the view holds the values
- * read, so only a new one shows what was written), and when a request
- * finds the ledger's generation moved.  A request thus costs no reads
- * but the ledger's stat, and what it shows is at most one sample old. */
+ * /metrics (vnd_irq_current()): built again at each sample (with steering
+ * off, by the first request after it), after an apply that wrote
+ * something (the view holds the values read, so only a new one shows what
+ * was written), and when a request finds the ledger's generation moved.
+ * A request thus costs no reads but the ledger's stat, and what it shows
+ * is at most one sample old. */
 #include "vnd.h"
 
 #include "vn-cpulist.h"
@@ -39,7 +40,7 @@ struct _VndIrq {
     gchar *plan;             /* the last plan applied, as plan_key() */
     gchar *troubles;         /* failures, left and unreadable devices last logged */
     gint mode_logged;        /* irqbalance mode last logged, -1 none, -2 "not this host" */
-    gboolean built;          /* refresh() ran at least once */
+    gboolean built;          /* view (or view_error) is this sample's */
     VnIrqView *view;         /* the last one built, NULL when it failed */
     GArray *status;          /* of VnIrqNicStatus, view's against its plan */
     GError *view_error;      /* why view is NULL */
@@ -237,15 +238,17 @@ vnd_irq_tick(VndDaemon *d)
     g_autofree gchar *key = NULL;
     gboolean new_plan;
 
-    /* /v1/host and /metrics show this one until the next sample */
-    refresh(d);
     if (c->irq_steering != VN_IRQ_STEERING_ON) {
-        /* when it is turned on again, the plan is applied anew and
-         * irqbalance's mode said again */
+        /* nothing to apply: the first request of this sample builds the
+         * view, none when nobody asks.  When steering is turned on again,
+         * the plan is applied anew and irqbalance's mode said again. */
+        d->irq->built = FALSE;
         g_clear_pointer(&d->irq->plan, g_free);
         d->irq->mode_logged = -1;
         return;
     }
+    /* /v1/host and /metrics show this one until the next sample */
+    refresh(d);
     if (d->rebalancing)
         return; /* its child moves VMs before the ledger says where they are */
     if (!vnd_state_measured(d->state)) {

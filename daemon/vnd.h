@@ -244,9 +244,9 @@ void vnd_irq_tick(VndDaemon *d);
 /* The NICs of the running VMs, their plan and irqbalance's mode, as
  * `vnumactl irq plan` sees them on the daemon's host (--sysroot), with
  * each NIC's VnIrqNicStatus in *ret_status (may be NULL).  The view the
- * last sample built (after its writes), built anew only when there is
- * none yet or the ledger's generation moved since: at most one sample
- * old.  Both borrowed, valid until the next sample or call.  An error
+ * last sample built (after its writes; with irq_steering off, the first
+ * request after the sample builds it), built anew too when the ledger's
+ * generation moved since: at most one sample old.  Both borrowed, valid until the next sample or call.  An error
  * for a fixture topology (not this host) or an unreadable ledger. */
 const VnIrqView *vnd_irq_current(VndDaemon *d, const GArray **ret_status, GError **error);
 /* AutoNUMA (vnd-autonuma.c), at start and once per sample: samples the
