@@ -296,6 +296,28 @@ test_kmem_tier_spill(void)
     host_clear(&h);
 }
 
+/* A guest that cannot see cells (x86 without ACPI): spill first (one
+ * guest node on one CPU node), and guest tiers become spill. */
+static void
+test_no_cells_spills(void)
+{
+    for (VnTiers mode = VN_TIERS_SPILL; mode <= VN_TIERS_GUEST; mode++) {
+        Host h;
+        g_autoptr(VnRequest) r = request(2, GIB);
+        g_autoptr(VnPlacement) p = NULL;
+
+        host_init(&h, "sysroot", "kmem-tier", mode);
+        r->interleave = VN_INTERLEAVE_NO_CELLS;
+        p = plan_ok(&h, r);
+        g_assert_cmpuint(p->tiers, ==, VN_TIERS_SPILL);
+        g_assert_false(p->interleave);
+        g_assert_cmpuint(cell(p, 1)->node_os_id, ==, 1);
+        g_assert_cmpint(has_line(p->reasons, "the guest cannot see NUMA cells"), ==,
+                        mode == VN_TIERS_GUEST);
+        host_clear(&h);
+    }
+}
+
 /* Bad input: a wish for guest tiers on a host without a slow tier (hwloc's
  * 8intel64-4n2t-memattrs.xml: four DRAM nodes of 1 GiB): placed as with
  * tiers off, and one warning line says so. */
@@ -508,6 +530,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/tiers/kmem-tier", test_kmem_tier_spill);
     g_test_add_func("/plan/tiers/wish-without-slow-tier", test_wish_without_slow_tier);
     g_test_add_func("/plan/tiers/spm-kmem-is-slow", test_spm_kmem_is_slow);
+    g_test_add_func("/plan/tiers/no-cells-spills", test_no_cells_spills);
     g_test_add_func("/plan/interleave/wish", test_interleave_wish);
     g_test_add_func("/plan/interleave/even-shares", test_interleave_even_shares);
     g_test_add_func("/plan/interleave/one-node", test_interleave_one_node);
