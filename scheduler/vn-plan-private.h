@@ -150,7 +150,9 @@ void vn_plan_domain_reason_dedicated(const VnPlanCtx *c, guint node, const GArra
 
 /* vn-plan-tiers.c: memory on a slow tier (VnTiers).
  * The mode the request and the policy ask for, OFF where it cannot apply
- * (memory-only nodes asked for, guest cells of the VM's own, interleave). */
+ * (memory-only nodes asked for, guest cells of the VM's own, the
+ * operator's interleave); guest becomes spill for a guest that cannot see
+ * cells (VN_INTERLEAVE_NO_CELLS). */
 VnTiers vn_plan_tiers_mode(const VnPlanCtx *c);
 /* Tiers guest and guest cells of their own sizes with a CPU-less one (a
  * domain placed with tiers guest before, or written so): slow nodes may

@@ -17,13 +17,20 @@ VnTiers
 vn_plan_tiers_mode(const VnPlanCtx *c)
 {
     const VnRequest *r = c->req;
+    VnTiers asked = r->tiers_set ? r->tiers : c->policy->tiers;
 
-    if (r->allow_memory_only || r->cell_sizes || r->cells > 1 || r->interleave)
+    /* the operator's interleave wins: bandwidth over a slow tier */
+    if (r->allow_memory_only || r->cell_sizes || r->cells > 1 ||
+        r->interleave == VN_INTERLEAVE_WISH)
         return VN_TIERS_OFF;
+    /* a guest that cannot see cells gains nothing from a CPU-less guest
+     * cell: its slow memory is spilled instead (one guest node either way) */
+    if (asked == VN_TIERS_GUEST && r->interleave == VN_INTERLEAVE_NO_CELLS)
+        return VN_TIERS_SPILL;
     /* a running guest keeps its guest cells: guest tiers would add one */
-    if (r->cells == 1 && (r->tiers_set ? r->tiers : c->policy->tiers) == VN_TIERS_GUEST)
+    if (r->cells == 1 && asked == VN_TIERS_GUEST)
         return VN_TIERS_OFF;
-    return r->tiers_set ? r->tiers : c->policy->tiers;
+    return asked;
 }
 
 gboolean
@@ -182,6 +189,10 @@ vn_plan_tiers_explain(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 
     if (c->t->distances_assumed)
         vn_placement_add_reason(p, "host reports no NUMA distances: assumed 10 local, 20 remote");
+    if (c->tiers == VN_TIERS_SPILL && c->req->interleave == VN_INTERLEAVE_NO_CELLS &&
+        (c->req->tiers_set ? c->req->tiers : c->policy->tiers) == VN_TIERS_GUEST)
+        vn_placement_add_reason(p, "tiers guest asked, but the guest cannot see NUMA cells (x86 "
+                                   "without <features><acpi/>): spilled instead");
     vn_placement_add_reason(p,
                             "tiers %s: no DRAM node holds %s; node %u holds the %u vCPUs and "
                             "%s of DRAM, the other %s goes to the slow tier on node %u (%s), "

@@ -402,35 +402,35 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
     return NULL;
 }
 
-/* Tiers or interleave, when the request asks for one and it applies;
- * NULL to choose as usual.  *ret_fallback: why the tiers asked for did
- * not apply; *ret_interleave: the interleave choice was made (its NULL is
- * final: no set holds even shares). */
+/* Tiers or interleave, when the request asks for one and it applies
+ * (tiers first); NULL to choose as usual.  *ret_fallback: why the tiers
+ * asked for did not apply; *ret_interleave: the interleave choice was
+ * made (its NULL is final: no set holds even shares). */
 static VnNodeSet *
 choose_special(VnPlanCtx *c, VnPlacement *p, gchar **ret_fallback, gboolean *ret_interleave)
 {
     gboolean needed = FALSE;
-    VnNodeSet *set;
+    VnNodeSet *set = NULL;
 
-    set = vn_plan_interleave_choose(c, p->candidates, ret_interleave);
-    if (*ret_interleave)
-        return set;
+    *ret_interleave = FALSE;
     if (vn_plan_tiers_keeps_cells(c)) {
         c->slow_memory = TRUE;
         return NULL;
     }
+    /* a slow tier first: it keeps the VM one guest node on one CPU node,
+     * which interleaving over DRAM nodes cannot */
     c->tiers = vn_plan_tiers_mode(c);
     if (c->tiers != VN_TIERS_OFF && !vn_plan_tiers_host_has_slow(c->t))
         *ret_fallback = vn_plan_tiers_fallback(c);
     else if (c->tiers != VN_TIERS_OFF && !(set = vn_plan_tiers_choose(c, p->candidates, &needed)) &&
              needed)
         *ret_fallback = vn_plan_tiers_fallback(c);
-    if (!set) {
-        c->tiers = VN_TIERS_OFF;
-        c->slow_memory = FALSE;
-        g_ptr_array_set_size(p->candidates, 0);
-    }
-    return set;
+    if (set)
+        return set;
+    c->tiers = VN_TIERS_OFF;
+    c->slow_memory = FALSE;
+    g_ptr_array_set_size(p->candidates, 0);
+    return vn_plan_interleave_choose(c, p->candidates, ret_interleave);
 }
 
 VnPlacement *

@@ -1,7 +1,12 @@
 /* vn-topology-tiers.c: HMAT figures, memory tiers, and distances from HMAT.
  *
  * Which evidence decides a node's tier, first match wins:
- *   1. an hwloc subtype other than DRAM (the firmware or hwloc named it);
+ *   1. an hwloc subtype other than DRAM (the firmware or hwloc named it),
+ *      except SPM below the CPU nodes' kernel tier: hwloc names any
+ *      soft-reserved (EFI specific-purpose) memory SPM, and that is also
+ *      how CXL or other slow memory reaches dax/kmem (seen on the emulated
+ *      host: memmap=...%...+0xefffffff, dax0.0 rebound to kmem, the node
+ *      in memory_tier22 below DRAM's memory_tier4, hwloc subtype SPM);
  *   2. a kernel memory tier below the CPU nodes' (Linux puts memory onlined
  *      through dax/kmem there; on 6.1 a CPU-less node from the firmware
  *      tables lands in the DRAM tier, so the same tier proves nothing);
@@ -231,7 +236,9 @@ vn_topology_finish_tiers(VnTopology *t)
         guint ncpus = vn_topology_node_ncpus(t, i);
 
         g_clear_pointer(&n->tier_reason, g_free);
-        if (tier_from_subtype(n))
+        if (!(cpu_tier >= 0 && n->kernel_tier > cpu_tier && n->subtype &&
+              g_ascii_strcasecmp(n->subtype, "SPM") == 0) &&
+            tier_from_subtype(n))
             continue;
         if (cpu_tier >= 0 && n->kernel_tier > cpu_tier) {
             n->tier = VN_MEMORY_TIER_SLOW;

@@ -44,7 +44,7 @@ console="console=ttyS0 quiet"
 t0=$(nh_now) rc=0
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine "$(nh_qemu_machine)" -cpu "${NH_CPU:-max}" "${numa_args[@]}" \
     -nic none "${nic_args[@]}" -nographic -no-reboot -kernel "$img/kernel/vmlinuz" -initrd "$initrd" \
-    "${disk[@]}" -append "$console panic=-1 numahost.layout=$layout" \
+    "${disk[@]}" -append "$console panic=-1 numahost.layout=$layout${NH_APPEND:+ $NH_APPEND}" \
     < /dev/null > "$logdir/$layout.log" 2>&1 || rc=$?
 t1=$(nh_now)
 rm -f "$initrd"

@@ -35,7 +35,7 @@ nh_layout_load() {
     [ -f "$f" ] || nh_die "no layout $1 ($f)"
     # shellcheck disable=SC2034  # read by the callers
     NH_BOOT=initramfs NH_NODES='' NH_DIST='' NH_SCENARIOS='' NH_SMP='' NH_CPU='' NH_NIC='' NH_NESTED=0
-    NH_HMAT=
+    NH_HMAT='' NH_MACHINE_OPTS='' NH_APPEND=''
     NH_TIMEOUT=600 NH_SUITE=numahost NH_INSTALL=layer NH_CONSOLE=quiet
     # shellcheck disable=SC1090
     . "$f"
@@ -96,7 +96,8 @@ nh_qemu_numa_args() {
 }
 
 # The QEMU machine of the loaded layout: pc, with hmat=on when NH_HMAT is set.
-nh_qemu_machine() { echo "pc${NH_HMAT:+,hmat=on}"; }
+# NH_MACHINE_OPTS adds machine options (max-ram-below-4g=1G).
+nh_qemu_machine() { echo "pc${NH_HMAT:+,hmat=on}${NH_MACHINE_OPTS:+,$NH_MACHINE_OPTS}"; }
 
 # Print the QEMU arguments of the loaded layout's NIC (NH_NIC), one per line;
 # nothing without one (the boot then has -nic none only).

@@ -296,6 +296,28 @@ test_kmem_tier_spill(void)
     host_clear(&h);
 }
 
+/* A guest that cannot see cells (x86 without ACPI): spill first (one
+ * guest node on one CPU node), and guest tiers become spill. */
+static void
+test_no_cells_spills(void)
+{
+    for (VnTiers mode = VN_TIERS_SPILL; mode <= VN_TIERS_GUEST; mode++) {
+        Host h;
+        g_autoptr(VnRequest) r = request(2, GIB);
+        g_autoptr(VnPlacement) p = NULL;
+
+        host_init(&h, "sysroot", "kmem-tier", mode);
+        r->interleave = VN_INTERLEAVE_NO_CELLS;
+        p = plan_ok(&h, r);
+        g_assert_cmpuint(p->tiers, ==, VN_TIERS_SPILL);
+        g_assert_false(p->interleave);
+        g_assert_cmpuint(cell(p, 1)->node_os_id, ==, 1);
+        g_assert_cmpint(has_line(p->reasons, "the guest cannot see NUMA cells"), ==,
+                        mode == VN_TIERS_GUEST);
+        host_clear(&h);
+    }
+}
+
 /* Bad input: a wish for guest tiers on a host without a slow tier (hwloc's
  * 8intel64-4n2t-memattrs.xml: four DRAM nodes of 1 GiB): placed as with
  * tiers off, and one warning line says so. */
@@ -390,6 +412,48 @@ test_interleave_one_node(void)
     host_clear(&h);
 }
 
+/* Memory soft-reserved by the firmware (EFI specific-purpose) and onlined
+ * through dax/kmem: hwloc names it SPM, the kernel puts it in a memory
+ * tier below DRAM's (seen on the emulated host, layout 2node-kmem).  It is
+ * slow, a spill target; SPM without that kernel tier stays special. */
+static VnTopology *
+spm_host(gint kernel_tier)
+{
+    g_autoptr(VnTopology) t = vn_topology_new("test: DRAM node 0, SPM node 1");
+    g_autoptr(GError) error = NULL;
+    guint n0 = vn_topology_add_node(t, 0, GIB), n1 = vn_topology_add_node(t, 1, 512 * MIB);
+
+    vn_topology_add_cpu(t, 0, (gint)n0, 0, 0);
+    vn_topology_add_cpu(t, 1, (gint)n0, 1, 0);
+    t->nodes[n0].kernel_tier = 4;
+    t->nodes[n1].kernel_tier = kernel_tier;
+    t->nodes[n1].subtype = g_strdup("SPM");
+    g_assert_true(vn_topology_finish(t, &error));
+    g_assert_no_error(error);
+    return g_steal_pointer(&t);
+}
+
+static void
+test_spm_kmem_is_slow(void)
+{
+    Host h = { 0 };
+    g_autoptr(VnRequest) r = request(2, GIB);
+    g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(VnTopology) plain = spm_host(-1);
+
+    g_assert_cmpuint(plain->nodes[1].tier, ==, VN_MEMORY_TIER_SPECIAL);
+    h.t = spm_host(22);
+    g_assert_cmpuint(h.t->nodes[1].tier, ==, VN_MEMORY_TIER_SLOW);
+    g_assert_nonnull(strstr(h.t->nodes[1].tier_reason, "memory_tier22"));
+    h.load = vn_load_new(h.t);
+    h.policy = vn_policy_new_default(h.t);
+    h.policy->tiers = VN_TIERS_SPILL;
+    p = plan_ok(&h, r);
+    g_assert_cmpuint(p->tiers, ==, VN_TIERS_SPILL);
+    g_assert_cmpuint(cell(p, 1)->node_os_id, ==, 1);
+    host_clear(&h);
+}
+
 /* ---- one unit for the ledger and the rebalancer ---- */
 
 /* Interleaved and spilled placements are recorded whole; guest tiers are
@@ -465,6 +529,8 @@ main(int argc, char **argv)
     g_test_add_func("/plan/tiers/heteromem-cxl-not-hbm", test_heteromem_spill_to_cxl_not_hbm);
     g_test_add_func("/plan/tiers/kmem-tier", test_kmem_tier_spill);
     g_test_add_func("/plan/tiers/wish-without-slow-tier", test_wish_without_slow_tier);
+    g_test_add_func("/plan/tiers/spm-kmem-is-slow", test_spm_kmem_is_slow);
+    g_test_add_func("/plan/tiers/no-cells-spills", test_no_cells_spills);
     g_test_add_func("/plan/interleave/wish", test_interleave_wish);
     g_test_add_func("/plan/interleave/even-shares", test_interleave_even_shares);
     g_test_add_func("/plan/interleave/one-node", test_interleave_one_node);
