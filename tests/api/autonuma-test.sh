@@ -45,12 +45,6 @@ export VNUMA_CONFIG=$tmp/vnuma.conf VNUMA_STATE_DIR=$tmp/state
 S=$tmp/vnumad.sock
 log=$tmp/vnumad.log
 
-# wait_for SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds
-wait_for() {
-    local tries=$(($1 * 10)); shift
-    for _ in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.1; done
-    return 1
-}
 sysctl_is() { test "$(cat "$sysctl")" = "$1"; }
 # memory_mode VM MODE: rewrites the mode vnuma recorded in VM's status XML
 memory_mode() {
@@ -59,10 +53,7 @@ memory_mode() {
 log_count() { grep -c "$1" "$log"; }
 
 check "the fixture starts with normal balancing" sysctl_is 1
-${VNUMAD_WRAPPER:-} "$vnumad" --foreground --socket "$S" \
-    --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root" 2>"$log" &
-pid=$!
-if ! wait_for 10 curl -s --unix-socket "$S" -o /dev/null http://vnumad/v1/host; then
+if ! vnumad_started "$S" "$log" --synthetic "pack:2 numa:1(memory=16GiB) core:2 pu:2" --sysroot "$root"; then
     echo "# vnumad did not start:"; sed 's/^/#   /' "$log"; echo "1..0 # could not start"; exit 1
 fi
 
