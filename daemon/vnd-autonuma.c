@@ -33,6 +33,7 @@ struct _VndAutonuma {
     gint64 last_us;          /* its monotonic time */
     gboolean have_rates;
     VnAutonumaRates rates; /* between the last two samples */
+    JsonNode *host_json;   /* GET /v1/host's "autonuma" since the last sample, or NULL */
 };
 
 VndAutonuma *
@@ -50,6 +51,7 @@ vnd_autonuma_free(VndAutonuma *a)
     if (!a)
         return;
     g_free(a->logged);
+    g_clear_pointer(&a->host_json, json_node_unref);
     g_free(a);
 }
 
@@ -57,6 +59,25 @@ const VnAutonumaRates *
 vnd_autonuma_rates(VndDaemon *d)
 {
     return d->autonuma->have_rates ? &d->autonuma->rates : NULL;
+}
+
+JsonNode *
+vnd_autonuma_host_json(VndDaemon *d)
+{
+    VndAutonuma *a = d->autonuma;
+    g_autoptr(VnLedger) snap = NULL;
+    g_autoptr(VnAutonumaView) v = NULL;
+
+    if (!vnd_state_measured(d->state))
+        return NULL;
+    if (!a->host_json) {
+        /* an unreadable ledger: the host's figures alone */
+        snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
+        v = vn_autonuma_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
+                                 snap ? vn_ledger_records(snap) : NULL);
+        a->host_json = vn_autonuma_to_json(v, vnd_autonuma_rates(d));
+    }
+    return json_node_ref(a->host_json);
 }
 
 static void
@@ -142,6 +163,8 @@ vnd_autonuma_tick(VndDaemon *d)
     g_autoptr(VnAutonumaView) v = NULL;
     g_auto(VnAutonumaDecision) dec = { 0 };
 
+    /* what requests saw is this sample's to rebuild (at the next request) */
+    g_clear_pointer(&a->host_json, json_node_unref);
     if (!vnd_state_measured(d->state))
         return;
     sample_counters(d);

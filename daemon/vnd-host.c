@@ -92,16 +92,10 @@ add_nics(VndDaemon *d, JsonObject *root)
 static void
 add_autonuma(VndDaemon *d, JsonObject *root)
 {
-    g_autoptr(VnLedger) snap = NULL;
-    g_autoptr(VnAutonumaView) v = NULL;
+    JsonNode *n = vnd_autonuma_host_json(d);
 
-    if (!vnd_state_measured(d->state))
-        return;
-    /* an unreadable ledger: the host's figures alone */
-    snap = vnd_ledger_snapshot(vnd_state_config(d->state)->state_dir, NULL);
-    v = vn_autonuma_view_new(vnd_state_sysroot(d->state), vn_ledger_libvirt_run_dir(),
-                             snap ? vn_ledger_records(snap) : NULL);
-    json_object_set_member(root, "autonuma", vn_autonuma_to_json(v, vnd_autonuma_rates(d)));
+    if (n)
+        json_object_set_member(root, "autonuma", n);
 }
 
 gboolean

@@ -260,6 +260,11 @@ void vnd_autonuma_stop(VndDaemon *d);
 /* Per second between the last two samples, or NULL (fewer than two, a
  * counter went back, /proc not this topology's). */
 const VnAutonumaRates *vnd_autonuma_rates(VndDaemon *d);
+/* GET /v1/host's "autonuma" object (a new reference), NULL when /proc is
+ * not this topology's: built at the first request after a sample and kept
+ * until the next one (the placed VMs' status XML and every QEMU thread's
+ * sched file are read once a sample, not once a request). */
+JsonNode *vnd_autonuma_host_json(VndDaemon *d);
 /* Reclaims lapsed reservations from the ledger (taking its lock only when
  * a snapshot shows one); logs, never fails the caller. */
 void vnd_reservations_reclaim(VndDaemon *d);
