@@ -114,6 +114,17 @@ check_one_line(const gchar *text, GError **error)
     return TRUE;
 }
 
+/* An odd run of backslashes at the end: the last one escapes nothing. */
+static gboolean
+ends_in_lone_backslash(const gchar *raw)
+{
+    gsize n = strlen(raw), run = 0;
+
+    while (run < n && raw[n - 1 - run] == '\\')
+        run++;
+    return run % 2 == 1;
+}
+
 /* One key present in the file: its text with escapes resolved, stripped,
  * read by its row. */
 static gboolean
@@ -121,8 +132,18 @@ read_key(GKeyFile *kf, const gchar *path, const VnConfigKey *k, const gchar *key
          const VnTopology *t, VnConfig *c, GError **error)
 {
     g_autoptr(GError) local = NULL;
-    g_autofree gchar *text = g_key_file_get_string(kf, k->group, key, &local);
+    g_autofree gchar *raw = g_key_file_get_value(kf, k->group, key, NULL);
+    g_autofree gchar *text = NULL;
 
+    /* GLib 2.74 sets its GError twice, with a warning, when a bad escape
+     * ("\ ") comes before a backslash that ends the line: refuse the
+     * trailing backslash before GLib reads the escapes */
+    if (raw && ends_in_lone_backslash(raw)) {
+        g_set_error_literal(&local, VN_CONFIG_ERROR, VN_CONFIG_ERROR_INVALID,
+                            "ends in a backslash with nothing after it to escape");
+        return bad_value(error, path, k->group, key, local);
+    }
+    text = g_key_file_get_string(kf, k->group, key, &local);
     /* a bad escape ("\]") gives the text before it and the error both */
     if (local || !text || !check_one_line(g_strstrip(text), &local) ||
         !vn_config_key_read(k, key, text, t, c, &local))

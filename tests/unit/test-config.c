@@ -215,6 +215,10 @@ static const BadConfigCase bad_cases[] = {
     /* found by fuzz-config: GKeyFile gave "1-" and an error, and reading
      * "1-" set a second error over it (a GLib warning) */
     { "bad-escape.conf", VN_CONFIG_ERROR_INVALID, NULL },
+    /* found by fuzz-config: a bad escape, then a backslash at the end of
+     * the line: GLib 2.74 set its GError twice (a warning) */
+    { "bad-trailing-backslash.conf", VN_CONFIG_ERROR_INVALID,
+      "[api] bearer_token: ends in a backslash with nothing after it to escape" },
     { "bad-token-newline.conf", VN_CONFIG_ERROR_INVALID,
       "[api] bearer_token: holds a control character (0x0a, from an escape such as \\n or \\t): "
       "a value is one line of text" },
