@@ -2,7 +2,7 @@
  *
  *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
  *   vnumactl trace-gen --vms N --seed S [--hours H | --rate R] [--size-mix MIX]
- *                      [--lifetime-mix MIX] [--output FILE]
+ *                      [--lifetime-mix MIX] [--max-memory SIZE] [--output FILE]
  *
  * simulate replays the trace on the host from the topology source options
  * (starting from its committed load: the live host's ledger, --load; not
@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "vn-simulate.h"
+#include "vn-size.h"
 #include "vn-trace-file.h"
 
 typedef struct {
@@ -319,6 +320,8 @@ vn_cmd_trace_gen(int argc, char **argv)
     g_autofree gchar *output = NULL;
     g_autofree gchar *size_name = NULL;
     g_autofree gchar *lifetime_name = NULL;
+    g_autofree gchar *max_memory = NULL;
+    guint64 max_kib = 0;
     guint size = VN_TRACE_SIZE_AZURE, lifetime = VN_TRACE_LIFETIME_AZURE;
     const GOptionEntry entries[] = {
         { "vms", 0, 0, G_OPTION_ARG_INT, &vms, "Number of VMs (required)", "N" },
@@ -336,6 +339,10 @@ vn_cmd_trace_gen(int argc, char **argv)
           "Lifetimes: azure (published mix, default), short (all under 2 h) or long (2 h to 30 "
           "days)",
           "MIX" },
+        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory,
+          "No VM above this size: a larger one is drawn again from the mix (at least 2G, the "
+          "smallest VM; a light trace for a small host)",
+          "SIZE" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write here instead of stdout",
           "FILE" },
         { NULL },
@@ -370,8 +377,18 @@ vn_cmd_trace_gen(int argc, char **argv)
     if (lifetime_name &&
         !vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), lifetime_name, &lifetime))
         return fail_not_one_of("lifetime-mix", lifetime_name, vn_trace_lifetime_mix_names());
+    if (max_memory) {
+        if (!vn_size_parse_kib(max_memory, &max_kib, &error)) {
+            g_prefix_error(&error, "--max-memory: ");
+            return vn_cli_fail(error);
+        }
+        if (max_kib < vn_trace_smallest_vm_kib())
+            return vn_cli_fail_printf("--max-memory: '%s' is below the smallest VM of every mix "
+                                      "(2 GiB: 1 vCPU x 2 GiB)",
+                                      max_memory);
+    }
     trace = vn_trace_generate((guint)vms, (guint32)seed, hours, (VnTraceSizeMix)size,
-                              (VnTraceLifetimeMix)lifetime);
+                              (VnTraceLifetimeMix)lifetime, max_kib);
     csv = vn_trace_format(trace);
     if (!output) {
         fputs(csv, stdout);

@@ -70,6 +70,11 @@ gboolean vn_trace_mix_from_string(const gchar *const *names, const gchar *s, gui
  * 8: 12 %, 16: 5.5 %, 32: 1 %, 64: 0.5 %}; GiB per vCPU {2: 30 %,
  * 4: 50 %, 8: 20 %} (so ~61 % of VMs have at most 8 GiB); lifetimes: 72 %
  * short (lognormal, median 20 min, 1 min .. 2 h), 18 % medium
- * (log-uniform 2 .. 24 h), 10 % long (log-uniform 1 .. 30 days). */
+ * (log-uniform 2 .. 24 h), 10 % long (log-uniform 1 .. 30 days).
+ * `max_kib` (0: none) caps a VM's memory: a larger draw is drawn again,
+ * so the mix is truncated, not clamped (a light trace for a small host);
+ * it must be at least vn_trace_smallest_vm_kib(), or it is ignored. */
 VnTrace *vn_trace_generate(guint n_vms, guint32 seed, gdouble hours, VnTraceSizeMix size,
-                           VnTraceLifetimeMix lifetime);
+                           VnTraceLifetimeMix lifetime, guint64 max_kib);
+/* The smallest VM any mix draws (1 vCPU x 2 GiB), in KiB. */
+guint64 vn_trace_smallest_vm_kib(void);

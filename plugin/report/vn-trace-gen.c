@@ -116,9 +116,15 @@ double_cmp(gconstpointer a, gconstpointer b)
     return (x > y) - (x < y);
 }
 
+guint64
+vn_trace_smallest_vm_kib(void)
+{
+    return (guint64)gib_per_vcpu_mix[0].value * 1024 * 1024;
+}
+
 VnTrace *
 vn_trace_generate(guint n_vms, guint32 seed, gdouble hours, VnTraceSizeMix size,
-                  VnTraceLifetimeMix lifetime)
+                  VnTraceLifetimeMix lifetime, guint64 max_kib)
 {
     const Mix *vcpus_mix = &vcpu_mixes[size < VN_TRACE_SIZE_MAX ? size : VN_TRACE_SIZE_AZURE];
     g_autoptr(GRand) r = g_rand_new_with_seed(seed);
@@ -132,10 +138,17 @@ vn_trace_generate(guint n_vms, guint32 seed, gdouble hours, VnTraceSizeMix size,
         arrivals[i] = floor(g_rand_double(r) * hours * 3600.0);
     qsort(arrivals, n_vms, sizeof(gdouble), double_cmp);
     for (guint i = 0; i < n_vms; i++) {
-        guint vcpus = draw_weighted(r, vcpus_mix->mix, vcpus_mix->n);
-        guint gib = vcpus * draw_weighted(r, gib_per_vcpu_mix, G_N_ELEMENTS(gib_per_vcpu_mix));
-        gdouble life = round(draw_lifetime(
-            r, lifetime < VN_TRACE_LIFETIME_MAX ? lifetime : VN_TRACE_LIFETIME_AZURE));
+        guint vcpus, gib;
+        gdouble life;
+
+        /* a draw above the cap is drawn again: the mix truncated, not
+         * clamped (the smallest VM is under any cap the caller allows) */
+        do {
+            vcpus = draw_weighted(r, vcpus_mix->mix, vcpus_mix->n);
+            gib = vcpus * draw_weighted(r, gib_per_vcpu_mix, G_N_ELEMENTS(gib_per_vcpu_mix));
+        } while (max_kib >= vn_trace_smallest_vm_kib() && (guint64)gib * 1024 * 1024 > max_kib);
+        life = round(draw_lifetime(r, lifetime < VN_TRACE_LIFETIME_MAX ? lifetime
+                                                                       : VN_TRACE_LIFETIME_AZURE));
         g_autofree gchar *name = g_strdup_printf("vm%0*u", (gint)width, i + 1);
 
         vn_trace_add(t, name, arrivals[i], vcpus, (guint64)gib * 1024 * 1024, life);

@@ -6,7 +6,7 @@
 # the SEED files (glob patterns, each must match) and what earlier runs in
 # this build dir found ($VN_BUILD_ROOT/fuzz-work/NAME/corpus).  DICT is
 # used when it exists.  Any finding (crash, sanitizer report, leak,
-# timeout over 10 s, out of memory) fails with the reproducer's path; a
+# timeout over 30 s, out of memory) fails with the reproducer's path; a
 # clean run prints one line: executions, corpus, coverage.
 #
 # UPSTREAM ('-' for none) names the innermost vnuma function of crashes
@@ -43,7 +43,13 @@ for f in "${seeds[@]}"; do
 done
 (IFS=,; printf '%s' "${seeds[*]}") >"$work/seeds.txt"
 
-args=(-max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048
+# -timeout: vnuma's own bound on an import (VN_TOPOLOGY_ISOLATED_TIMEOUT_S,
+# 30 s); a 60 KB hwloc seed takes 5.5 s of CPU in this ASan build and
+# 44 s of wall time at load 8 on 2 cores, a "timeout" at 10 s that was
+# load, not a hang.  -report_slow_units likewise: libFuzzer writes a
+# slow-unit-* artifact (a finding here) for any input over 10 s by default
+args=(-max_total_time="$seconds" -max_len="$max_len" -timeout=30 -report_slow_units=30
+      -rss_limit_mb=2048
       -artifact_prefix="$work/artifacts/")
 # A reproducible smoke (make check-fuzz, CI): a fixed seed and at most
 # $VN_FUZZ_RUNS inputs, so every run walks the same inputs (a slower

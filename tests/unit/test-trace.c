@@ -96,11 +96,11 @@ static void
 test_generate_reproducible(void)
 {
     g_autoptr(VnTrace) a =
-        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
     g_autoptr(VnTrace) b =
-        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+        vn_trace_generate(500, 42, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
     g_autoptr(VnTrace) c =
-        vn_trace_generate(500, 43, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+        vn_trace_generate(500, 43, 24, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
     g_autofree gchar *ca = vn_trace_format(a);
     g_autofree gchar *cb = vn_trace_format(b);
     g_autofree gchar *cc = vn_trace_format(c);
@@ -125,7 +125,7 @@ static void
 test_generate_mix(void)
 {
     g_autoptr(VnTrace) t =
-        vn_trace_generate(20000, 1, 720, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+        vn_trace_generate(20000, 1, 720, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
     guint small = 0, mid = 0, large = 0, wide = 0, huge = 0, mem8 = 0, h2 = 0, d1 = 0;
     gdouble n = t->vms->len;
 
@@ -159,11 +159,11 @@ static void
 test_generate_stress_mixes(void)
 {
     g_autoptr(VnTrace) azure =
-        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE);
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
     g_autoptr(VnTrace) small =
-        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_SMALL, VN_TRACE_LIFETIME_SHORT);
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_SMALL, VN_TRACE_LIFETIME_SHORT, 0);
     g_autoptr(VnTrace) large =
-        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_LARGE, VN_TRACE_LIFETIME_LONG);
+        vn_trace_generate(2000, 5, 100, VN_TRACE_SIZE_LARGE, VN_TRACE_LIFETIME_LONG, 0);
     guint mix;
     guint wide = 0;
 
@@ -189,6 +189,46 @@ test_generate_stress_mixes(void)
     g_assert_false(vn_trace_mix_from_string(vn_trace_lifetime_mix_names(), NULL, &mix));
 }
 
+/* A memory cap truncates the mix: every VM at most the cap, the arrivals
+ * of the uncapped trace kept, the sizes under the cap in the published
+ * proportions; a cap below the smallest VM is no cap.  Under 8 GiB the
+ * Azure mix holds 2 GiB = 1x2 (.35 x .3 = .105), 4 GiB = 1x4 + 2x2
+ * (.175 + .069 = .244), 8 GiB = 1x8 + 2x4 + 4x2 (.07 + .115 + .069 =
+ * .254): of .603, 17.4 %, 40.5 % and 42.1 % (2,000 VMs: +-4 points). */
+static void
+test_generate_capped(void)
+{
+    g_autoptr(VnTrace) full =
+        vn_trace_generate(2000, 9, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 0);
+    g_autoptr(VnTrace) capped =
+        vn_trace_generate(2000, 9, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, 8 * GIB);
+    g_autoptr(VnTrace) tiny =
+        vn_trace_generate(2000, 9, 100, VN_TRACE_SIZE_AZURE, VN_TRACE_LIFETIME_AZURE, GIB);
+    g_autofree gchar *cfull = vn_trace_format(full);
+    g_autofree gchar *ctiny = vn_trace_format(tiny);
+    guint n2 = 0, n4 = 0, n8 = 0, over = 0;
+    gdouble n = capped->vms->len;
+
+    g_assert_cmpuint(vn_trace_smallest_vm_kib(), ==, 2 * GIB);
+    g_assert_cmpstr(cfull, ==, ctiny);
+    for (guint i = 0; i < capped->vms->len; i++) {
+        const VnTraceVm *c = &g_array_index(capped->vms, VnTraceVm, i);
+        const VnTraceVm *f = &g_array_index(full->vms, VnTraceVm, i);
+
+        g_assert_cmpfloat(c->time_s, ==, f->time_s);
+        g_assert_cmpuint(c->memory_kib, <=, 8 * GIB);
+        n2 += c->memory_kib == 2 * GIB;
+        n4 += c->memory_kib == 4 * GIB;
+        n8 += c->memory_kib == 8 * GIB;
+        over += f->memory_kib > 8 * GIB;
+    }
+    g_assert_cmpuint(n2 + n4 + n8, ==, capped->vms->len);
+    g_assert_cmpuint(over, >, 0);
+    g_assert_cmpfloat(fabs(n2 / n - 0.105 / 0.603), <, 0.04);
+    g_assert_cmpfloat(fabs(n4 / n - 0.244 / 0.603), <, 0.04);
+    g_assert_cmpfloat(fabs(n8 / n - 0.254 / 0.603), <, 0.04);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -199,5 +239,6 @@ main(int argc, char **argv)
     g_test_add_func("/trace/generate/reproducible", test_generate_reproducible);
     g_test_add_func("/trace/generate/mix", test_generate_mix);
     g_test_add_func("/trace/generate/stress-mixes", test_generate_stress_mixes);
+    g_test_add_func("/trace/generate/capped", test_generate_capped);
     return g_test_run();
 }
