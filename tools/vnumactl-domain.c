@@ -81,8 +81,32 @@ fail_place(const GError *error, GPtrArray *reasons)
                                                                        : VN_EXIT_ERROR;
 }
 
+/* [placement] defragment = apply: the moves made live before the VM is
+ * defined on one node; a failed move (every VM then put back) leaves the
+ * split placement, with one line saying why.  *ret_xml and
+ * *ret_placement: what to define (borrowed from `res`). */
+static void
+defragment(const DomainOptions *o, const VnConfig *config, const VnTopology *t,
+           const VnEngineResult *res, const gchar **ret_xml, const VnPlacement **ret_placement)
+{
+    g_autoptr(GError) error = NULL;
+
+    *ret_xml = res->xml;
+    *ret_placement = res->placement;
+    if (!res->moves || !res->split)
+        return;
+    if (vn_cli_defrag_apply(o->connect ? o->connect : VN_LIBVIRT_DEFAULT_URI, config, t, res->moves,
+                            &error))
+        return;
+    fprintf(stderr, "%s: defragment: %s; moved VMs put back, placed split over nodes\n",
+            g_get_prgname(), error->message);
+    *ret_xml = res->split_xml;
+    *ret_placement = res->split;
+}
+
 /* Places `d` on the host the source options describe; prints the XML on
- * --dry-run, else defines it.  Returns the exit status. */
+ * --dry-run (after the defragmentation moves, as an XML comment), else
+ * makes the moves and defines it.  Returns the exit status. */
 static int
 place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, VnEngineIntent intent,
                  const gchar *done)
@@ -91,27 +115,38 @@ place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, VnEngineI
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
     g_auto(VnEngineResult) res = { 0 };
     g_autofree gchar *name = NULL;
     VnDomainWriteOptions wo = { .force = o->force };
+    const gchar *xml;
+    const VnPlacement *placement;
 
-    if (!vn_source_load(&o->source, &t, &load, &config, &error))
+    if (!vn_source_load(&o->source, &t, &load, &config, &error) ||
+        (config->defragment != VN_DEFRAGMENT_OFF &&
+         !vn_source_ledger(&o->source, config, &ledger, &error)))
         return vn_cli_fail(error);
     wo.memory_mode = config->memory_mode;
-    const VnEngineHost host = {
-        .t = t, .load = load, .policy = config->policy, .sysroot = o->source.sysroot
-    };
+    const VnEngineHost host = { .t = t,
+                                .load = load,
+                                .policy = config->policy,
+                                .sysroot = o->source.sysroot,
+                                .defragment = config->defragment,
+                                .ledger = ledger };
     if (!vn_engine_run(d, &host, intent, &wo, &res, &error))
         return fail_place(error, res.reasons);
     vn_cli_print_warnings(res.placement);
     if (o->dry_run) {
+        vn_cli_print_defrag(t, config->defragment, &res, TRUE);
         fputs(res.xml, stdout);
         return VN_EXIT_OK;
     }
-    if (!vn_libvirt_define(virt, res.xml, &name, &error))
+    vn_cli_print_defrag(t, config->defragment, &res, FALSE);
+    defragment(o, config, t, &res, &xml, &placement);
+    if (!vn_libvirt_define(virt, xml, &name, &error))
         return vn_cli_fail(error);
     printf("Domain '%s' %s on %s:\n", name, done, vn_libvirt_uri(virt));
-    print_placement(res.placement);
+    print_placement(placement);
     return VN_EXIT_OK;
 }
 

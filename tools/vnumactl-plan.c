@@ -470,6 +470,8 @@ run_plan(int argc, char **argv, gboolean explain)
     g_autoptr(VnPlacement) p = NULL;
     g_autoptr(GPtrArray) reasons = NULL;
     g_autofree gchar *xml = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+    g_auto(VnEngineResult) res = { 0 };
     const gchar *domain_path = NULL;
 
     if (!vn_cli_parse_args(ctx, &argc, &argv, 1, &domain_path))
@@ -482,16 +484,20 @@ run_plan(int argc, char **argv, gboolean explain)
                                   shape_flag(&o));
     if (!domain_path && !(req = request_from_options(&o, &error)))
         return vn_cli_fail(error);
-    if (!vn_source_load(&o.source, &t, &load, &config, &error))
+    if (!vn_source_load(&o.source, &t, &load, &config, &error) ||
+        (config->defragment != VN_DEFRAGMENT_OFF &&
+         !vn_source_ledger(&o.source, config, &ledger, &error)))
         return vn_cli_fail(error);
+    const VnEngineHost host = { .t = t,
+                                .load = load,
+                                .policy = config->policy,
+                                .sysroot = o.source.sysroot,
+                                .defragment = config->defragment,
+                                .ledger = ledger };
 
     if (domain_path) {
         VnDomainWriteOptions wo = { .force = o.force, .memory_mode = config->memory_mode };
-        const VnEngineHost host = {
-            .t = t, .load = load, .policy = config->policy, .sysroot = o.source.sysroot
-        };
         g_autoptr(VnDomain) d = vn_domain_load_file(domain_path, &error);
-        g_auto(VnEngineResult) res = { 0 };
         if (!d)
             return vn_cli_fail(error);
         if (vn_engine_run(d, &host, VN_ENGINE_PLAN, &wo, &res, &error)) {
@@ -501,6 +507,12 @@ run_plan(int argc, char **argv, gboolean explain)
         reasons = g_steal_pointer(&res.reasons);
     } else {
         p = vn_plan(t, load, config->policy, req, &reasons, &error);
+        /* the engine's defragmentation step, on the request as given */
+        res.request = g_steal_pointer(&req);
+        res.placement = g_steal_pointer(&p);
+        vn_engine_defragment(&host, NULL, &res);
+        req = g_steal_pointer(&res.request);
+        p = g_steal_pointer(&res.placement);
     }
     /* timed whether it fits or not: a full host is the case that matters */
     if (o.repeat > 0 && req)
@@ -515,10 +527,13 @@ run_plan(int argc, char **argv, gboolean explain)
         g_autoptr(JsonNode) node = vn_placement_to_json(t, p, explain);
         if (xml)
             json_object_set_string_member(json_node_get_object(node), "xml", xml);
+        vn_engine_defrag_add_json(json_node_get_object(node), t, config->defragment, &res);
         vn_cli_print_json(node);
     } else if (xml && !explain) {
+        vn_cli_print_defrag(t, config->defragment, &res, TRUE);
         fputs(xml, stdout);
     } else {
+        vn_cli_print_defrag(t, config->defragment, &res, FALSE);
         print_text(p);
         if (explain)
             print_candidates(t, p);

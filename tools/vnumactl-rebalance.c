@@ -43,57 +43,31 @@ options_clear(RebalanceOptions *o)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 
-/* Live first, ledger second: a move libvirt refuses changes nothing. */
+/* The moved cell's record (its vCPUs on the target's usable CPUs, each
+ * guest die in its cache domain), then the live move (vn_cli_move_live()). */
 static gboolean
 apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, const VnLoad *load,
            const VnMove *m, GError **error)
 {
-    g_autoptr(VnLedger) l = vn_ledger_open(config->state_dir, error);
-    g_autoptr(GError) dataplane_error = NULL;
+    g_autoptr(VnLedger) snap = vn_ledger_snapshot(config->state_dir, error);
     g_autoptr(VnLedgerRecord) moved = NULL;
-    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
     VnLedgerRecord *r;
-    virDomainPtr dom;
-    gboolean ok;
 
-    if (!l)
+    if (!snap)
         return FALSE;
-    if (!(r = vn_ledger_lookup_name(l, m->vm))) {
+    if (!(r = vn_ledger_lookup_name(snap, m->vm))) {
         g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT, "%s left the ledger meanwhile",
                     m->vm);
         return FALSE;
     }
     moved = vn_ledger_record_copy(r);
-    /* the cell's vCPUs on the target's usable CPUs, each guest die in its
-     * cache domain */
     if (!vn_ledger_record_apply_move(moved, t, load, config->policy, m)) {
         g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_CORRUPT,
                     "%s: cell %u has no usable CPUs on node %u for this move", m->vm, m->cell,
                     t->nodes[m->to_node].os_id);
         return FALSE;
     }
-    if (!(dom = virDomainLookupByName(conn, m->vm))) {
-        g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",
-                    m->vm, virGetLastErrorMessage());
-        return FALSE;
-    }
-    ok = vn_live_apply(dom, moved, 30, log, error);
-    virDomainFree(dom);
-    if (!ok)
-        return FALSE;
-    /* the data path follows the VM: vhost workers, [dataplane] processes;
-     * a failure there is reported but does not undo the move */
-    if (!vn_dataplane_follow(moved, config, log, &dataplane_error))
-        g_printerr("%s: %s: data path: %s\n", g_get_prgname(), m->vm, dataplane_error->message);
-    moved->time = g_get_real_time() / G_USEC_PER_SEC;
-    vn_ledger_put(l, g_steal_pointer(&moved));
-    return vn_ledger_commit(l, error);
-}
-
-static void
-quiet_libvirt(void *data, virErrorPtr e)
-{
-    /* reported once, through GError */
+    return vn_cli_move_live(conn, config, moved, error);
 }
 
 static JsonNode *
@@ -178,10 +152,8 @@ vn_cmd_rebalance(int argc, char **argv)
     applied = g_new0(gboolean, MAX(moves->len, 1));
 
     if (!o.dry_run && moves->len) {
-        virSetErrorFunc(NULL, quiet_libvirt);
-        if (!(conn = virConnectOpen(o.uri ? o.uri : "qemu:///system")))
-            return vn_cli_fail_printf("cannot connect to %s: %s", o.uri ? o.uri : "qemu:///system",
-                                      virGetLastErrorMessage());
+        if (!(conn = vn_cli_connect(o.uri ? o.uri : "qemu:///system", &error)))
+            return vn_cli_fail(error);
         for (guint i = 0; i < moves->len; i++) {
             g_autoptr(GError) move_error = NULL;
             applied[i] =

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include <libvirt/libvirt.h>
+#include "vn-engine.h"
 #include "vn-source.h"
 
 /* Exit statuses every command uses. */
@@ -86,3 +88,27 @@ gchar *vn_cli_state_dir(const gchar *option, const VnConfig *config, GError **er
 /* vnuma.conf ($VNUMA_CONFIG or the default) for this host, as
  * vn_source_load() reads it without a topology source option. */
 VnConfig *vn_cli_host_config(GError **error);
+
+/* ---- live moves (vnumactl-move.c) ---- */
+/* Opens libvirt at `uri` with its errors reported through GError only. */
+virConnectPtr vn_cli_connect(const gchar *uri, GError **error);
+/* The rebalancer's live move: `moved` (a record of the ledger in
+ * config->state_dir with its cells where they go) applied to the running
+ * domain through libvirt (vn_live_apply()), its data path following,
+ * then recorded in the ledger.  A move libvirt refuses leaves the ledger
+ * as it was. */
+gboolean vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecord *moved,
+                          GError **error);
+/* [placement] defragment's moves of an engine run on stdout, first: one
+ * line saying what they are for (or why there are none), then one line a
+ * move; as an XML comment when `xml_comment` (before a domain printed by
+ * --dry-run).  Nothing when `mode` is off or nothing was looked for. */
+void vn_cli_print_defrag(const VnTopology *t, VnDefragment mode, const VnEngineResult *res,
+                         gboolean xml_comment);
+/* Makes `moves` (VnEngineMove, vn_engine_run() with defragment = apply)
+ * live at `uri`, in order, one "defragment: move ...: moved" line each.
+ * On a failed move, every VM moved so far and the failed one are put back
+ * as they were (live and in the ledger) and FALSE says which move failed
+ * and why. */
+gboolean vn_cli_defrag_apply(const gchar *uri, const VnConfig *config, const VnTopology *t,
+                             GArray *moves, GError **error);

@@ -25,6 +25,11 @@ vn_engine_result_clear(VnEngineResult *r)
     g_clear_pointer(&r->reasons, g_ptr_array_unref);
     g_clear_pointer(&r->xml, g_free);
     r->kept = NULL;
+    g_clear_pointer(&r->moves, g_array_unref);
+    r->defrag_node = 0;
+    g_clear_pointer(&r->split, vn_placement_free);
+    g_clear_pointer(&r->split_xml, g_free);
+    g_clear_pointer(&r->defrag_note, g_free);
 }
 
 /* The core, with the cell rule's free hand first when it allows one. */
@@ -92,6 +97,21 @@ filter(VnDomain *d, const VnEngineHost *host, VnEngineResult *ret, GError **erro
     return TRUE;
 }
 
+/* The split placement written into a copy of `d`: the fallback XML. */
+static gboolean
+write_split(const VnDomain *d, const VnEngineHost *host, const VnDomainWriteOptions *o,
+            VnEngineResult *ret, GError **error)
+{
+    g_autofree gchar *before = vn_domain_to_string(d);
+    g_autoptr(VnDomain) copy = vn_domain_load_buffer(before, strlen(before), d->source, error);
+
+    if (!copy || !vn_domain_apply_placement(copy, host->t, ret->split, o, error))
+        return FALSE;
+    vn_domain_check_guest_view(copy, ret->split);
+    ret->split_xml = vn_domain_to_string(copy);
+    return TRUE;
+}
+
 gboolean
 vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
               const VnDomainWriteOptions *o, VnEngineResult *ret, GError **error)
@@ -119,6 +139,9 @@ vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
         return TRUE;
     if (intent == VN_ENGINE_FILTER)
         return filter(d, host, ret, error);
+    vn_engine_defragment(host, d->name, ret);
+    if (ret->split && !write_split(d, host, o ? o : &defaults, ret, error))
+        return FALSE;
     if (!vn_domain_apply_placement(d, host->t, ret->placement, o ? o : &defaults, error))
         return FALSE;
     vn_domain_check_guest_view(d, ret->placement);

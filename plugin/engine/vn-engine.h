@@ -5,7 +5,10 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
+#include "vn-config.h"
 #include "vn-domain.h"
+#include "vn-ledger.h"
 #include "vn-load.h"
 #include "vn-placement.h"
 #include "vn-request.h"
@@ -53,6 +56,11 @@ typedef struct {
     const VnLoad *load; /* everyone else's */
     const VnPolicy *policy;
     const gchar *sysroot; /* device nodes; NULL or "" = "/" */
+    /* [placement] defragment (vn-config.h) and this host's ledger, whose
+     * movable VMs it may move (NULL: none, as for a topology that is
+     * another host's); only PLAN, DEFINE and PLACE look. */
+    VnDefragment defragment;
+    const VnLedger *ledger;
 } VnEngineHost;
 
 /* ---- the cell-count rule (vn-engine-cells.c) ----------------------------
@@ -81,6 +89,30 @@ typedef struct {
 
 VnEngineCells vn_engine_cell_rule(const VnDomain *d, VnEngineIntent intent, const VnRequest *req);
 
+/* ---- defragmentation at admission (vn-engine-defrag.c) --------------------
+ * The rebalancer's round is the budget: at most this many VMs moved, this
+ * much memory in all. */
+#define VN_ENGINE_DEFRAG_MAX_MOVES 2
+#define VN_ENGINE_DEFRAG_MAX_MEMORY_KIB ((guint64)16 * 1024 * 1024)
+
+/* One VM moved whole from one node to another before the new VM is
+ * placed.  `before` is its ledger record as read; `after` the same with
+ * its cell on `to_node`, pinned as the rebalancer pins a moved cell
+ * (vn_ledger_record_apply_move()): what the live apply applies and the
+ * ledger then records. */
+typedef struct {
+    gchar *vm;
+    guint cell;      /* its guest cell id */
+    guint from_node; /* node indices (VnTopology order) */
+    guint to_node;
+    guint vcpus;
+    guint64 memory_kib;
+    VnLedgerRecord *before;
+    VnLedgerRecord *after;
+} VnEngineMove;
+
+void vn_engine_move_clear(VnEngineMove *m);
+
 /* ---- running it (vn-engine-run.c) ---------------------------------------- */
 typedef struct {
     VnRequest *request;     /* what was planned */
@@ -91,6 +123,19 @@ typedef struct {
                               * the incoming XML (then `kept` says why);
                               * START: NULL */
     const gchar *kept;      /* FILTER: why the XML stays, static */
+    /* Defragmentation (host->defragment PROPOSE or APPLY, a placement
+     * split over nodes): `moves` (of VnEngineMove, in the order to make
+     * them) let the VM fit node `defrag_node` (kernel number).  PROPOSE:
+     * `placement` and `xml` stay the split ones.  APPLY: `placement` and
+     * `xml` are the one-node ones, valid once the moves are made; `split`
+     * and `split_xml` the placement without them (the fallback when a
+     * move fails).  `defrag_note`: why no moves were found (NULL when
+     * none were looked for or they were). */
+    GArray *moves;
+    guint defrag_node;
+    VnPlacement *split;
+    gchar *split_xml;
+    gchar *defrag_note;
 } VnEngineResult;
 
 void vn_engine_result_clear(VnEngineResult *r);
@@ -106,3 +151,22 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnEngineResult, vn_engine_result_clear)
  * `ret` is cleared first and filled as far as the run got. */
 gboolean vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
                        const VnDomainWriteOptions *o, VnEngineResult *ret, GError **error);
+
+/* The defragmentation step of vn_engine_run() (PLAN, DEFINE, PLACE),
+ * for a placement in ret->placement of ret->request (which must leave
+ * the core its cells: cells and cell_sizes unset) by a domain named
+ * `name` (left out of the VMs that may move): fills ret->moves,
+ * defrag_node and, for APPLY, swaps in the one-node placement and keeps
+ * the split one in ret->split; or sets ret->defrag_note.  Nothing when
+ * host->defragment is OFF, there is no ledger or the placement is on one
+ * node.  Also for `vnumactl plan`/`explain` from flags. */
+void vn_engine_defragment(const VnEngineHost *host, const gchar *name, VnEngineResult *ret);
+
+/* vn-engine-defrag-json.c: a member "defragment" of `o` when `mode` looked
+ * for moves: {"mode", "moves": [{"vm", "cell", "from_node", "to_node"
+ * (kernel numbers), "vcpus", "memory_mib"}], "node" (where the VM fits
+ * after them), "placed_after_moves" (APPLY: the placement given assumes
+ * them), "note" (why there are none)}; nothing when OFF or nothing was
+ * looked for. */
+void vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
+                               const VnEngineResult *res);

@@ -191,3 +191,16 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret
         *ret_config = g_steal_pointer(&config);
     return TRUE;
 }
+
+gboolean
+vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
+                 GError **error)
+{
+    g_return_val_if_fail(o && config && ret_ledger, FALSE);
+
+    *ret_ledger = NULL;
+    if (!vn_source_is_this_host(o))
+        return TRUE;
+    *ret_ledger = vn_ledger_snapshot(config->state_dir, error);
+    return *ret_ledger != NULL;
+}

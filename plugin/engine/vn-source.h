@@ -18,6 +18,7 @@
 
 #include <glib.h>
 #include "vn-config.h"
+#include "vn-ledger.h"
 #include "vn-load.h"
 #include "vn-topology.h"
 
@@ -70,3 +71,10 @@ gboolean vn_source_is_this_host(const VnSourceOptions *o);
  * measured).  Outputs are written only on success. */
 gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
                         VnConfig **ret_config, GError **error);
+
+/* This host's ledger, read without its lock (vn_ledger_snapshot()), into
+ * *ret_ledger when `o` describes this host (vn_source_is_this_host());
+ * NULL there for a topology that is another host's.  FALSE only when
+ * this host's ledger cannot be read. */
+gboolean vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
+                          GError **error);

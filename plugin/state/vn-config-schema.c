@@ -19,6 +19,7 @@ G_STATIC_ASSERT(sizeof(VnHookConflict) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnDistances) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnCacheDomains) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnIrqSteering) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnDefragment) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnNumaBalancingWish) == sizeof(guint));
 
 const gchar *const *
@@ -35,6 +36,21 @@ vn_irq_steering_names(void)
     static const gchar *const names[] = { "off", "on", NULL };
     G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_IRQ_STEERING_MAX + 1);
     return names;
+}
+
+const gchar *const *
+vn_defragment_names(void)
+{
+    static const gchar *const names[] = { "off", "propose", "apply", NULL };
+    G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_DEFRAGMENT_MAX + 1);
+    return names;
+}
+
+const gchar *
+vn_defragment_to_string(VnDefragment d)
+{
+    g_return_val_if_fail(d < VN_DEFRAGMENT_MAX, NULL);
+    return vn_defragment_names()[d];
 }
 
 static const gchar *const *
@@ -159,6 +175,8 @@ static const VnConfigKey schema[] = {
       .names = vn_cache_domains_names, .default_text = "off", .example = "prefer" },
     { "placement", "tiers", VN_CONFIG_KIND_CHOICE, POLICY(tiers), .names = vn_tiers_names,
       .default_text = "off", .example = "spill" },
+    { "placement", "defragment", VN_CONFIG_KIND_CHOICE, CONFIG(defragment),
+      .names = vn_defragment_names, .default_text = "off", .example = "apply" },
     { "topology", "distances", VN_CONFIG_KIND_CHOICE, CONFIG(distances),
       .names = vn_distances_names, .default_text = "slit", .example = "measured" },
     { "hook", "manage", VN_CONFIG_KIND_CHOICE, CONFIG(hook_manage),

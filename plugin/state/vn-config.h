@@ -59,6 +59,21 @@ typedef enum {
 
 const gchar *const *vn_irq_steering_names(void);
 
+/* [placement] defragment: what `vnumactl define`/`place`, `plan`,
+ * `explain` and vnumad's plan do when a VM would be split over nodes but
+ * fits one node after a few small VMs of this host's ledger move live
+ * (vn_rebalance_make_room(), within the rebalancer's round: 2 moves,
+ * 16 GiB). */
+typedef enum {
+    VN_DEFRAGMENT_OFF,     /* place as before; nothing looked for */
+    VN_DEFRAGMENT_PROPOSE, /* place as before (split); report the moves */
+    VN_DEFRAGMENT_APPLY,   /* move them live, then place on one node */
+    VN_DEFRAGMENT_MAX
+} VnDefragment;
+
+const gchar *const *vn_defragment_names(void);
+const gchar *vn_defragment_to_string(VnDefragment d);
+
 const gchar *vn_hook_manage_to_string(VnHookManage m);
 gint vn_hook_manage_from_string(const gchar *s);
 const gchar *vn_hook_conflict_to_string(VnHookConflict c);
@@ -68,6 +83,7 @@ typedef struct {
     gchar *path;              /* file read; NULL when defaults were used */
     VnPolicy *policy;         /* [host], and [placement] balance */
     VnMemoryMode memory_mode; /* [placement] */
+    VnDefragment defragment;  /* [placement] */
     VnHookManage hook_manage; /* [hook] */
     VnHookConflict hook_on_conflict;
     gboolean hook_strict;  /* [hook] strict: a hook error vetoes the start */

@@ -43,7 +43,9 @@ place(VnDomain *d)
     const VnDomainWriteOptions o = { .force = TRUE, .time = "2026-01-01T00:00:00Z" };
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLoad) load = vn_fuzz_load_new();
-    const VnEngineHost host = { vn_fuzz_topology(), load, vn_fuzz_policy(), sysroot };
+    const VnEngineHost host = {
+        .t = vn_fuzz_topology(), .load = load, .policy = vn_fuzz_policy(), .sysroot = sysroot
+    };
     g_auto(VnEngineResult) res = { 0 };
     g_autoptr(VnDomain) again = NULL;
     gboolean ok;

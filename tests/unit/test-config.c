@@ -197,6 +197,8 @@ static const BadConfigCase bad_cases[] = {
       "[host] cpu_overcommit: \"4x\" is not a number above 0 and at most 64" },
     { "bad-memory-mode.conf", VN_CONFIG_ERROR_INVALID,
       "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
+    { "bad-defragment.conf", VN_CONFIG_ERROR_INVALID,
+      "[placement] defragment: \"yes\" is not one of off, propose, apply" },
     { "bad-balance.conf", VN_CONFIG_ERROR_INVALID,
       "[placement] balance: \"spread\" is not one of load, memory-packing, keep-hole" },
     { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID,

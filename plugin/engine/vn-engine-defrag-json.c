@@ -1,0 +1,42 @@
+/* vn-engine-defrag-json.c: the defragmentation moves of an engine run as
+ * JSON, for `vnumactl plan --json` and vnumad's plan (vn-engine.h). */
+#include "vn-engine.h"
+#include "vn-json-build.h"
+
+void
+vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
+                          const VnEngineResult *res)
+{
+    g_autoptr(JsonBuilder) b = NULL;
+    g_autoptr(JsonNode) node = NULL;
+
+    if (mode == VN_DEFRAGMENT_OFF || (!res->moves && !res->defrag_note))
+        return;
+    b = json_builder_new();
+    json_builder_begin_object(b);
+    vn_json_add_string(b, "mode", vn_defragment_to_string(mode));
+    json_builder_set_member_name(b, "moves");
+    json_builder_begin_array(b);
+    for (guint i = 0; res->moves && i < res->moves->len; i++) {
+        const VnEngineMove *m = &g_array_index(res->moves, VnEngineMove, i);
+        json_builder_begin_object(b);
+        vn_json_add_string(b, "vm", m->vm);
+        vn_json_add_int(b, "cell", m->cell);
+        vn_json_add_int(b, "from_node", t->nodes[m->from_node].os_id);
+        vn_json_add_int(b, "to_node", t->nodes[m->to_node].os_id);
+        vn_json_add_int(b, "vcpus", m->vcpus);
+        vn_json_add_int(b, "memory_mib", (gint64)(m->memory_kib / 1024));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    if (res->moves) {
+        vn_json_add_int(b, "node", res->defrag_node);
+        /* APPLY: the placement given is the one after the moves */
+        vn_json_add_bool(b, "placed_after_moves", mode == VN_DEFRAGMENT_APPLY);
+    }
+    if (res->defrag_note)
+        vn_json_add_string(b, "note", res->defrag_note);
+    json_builder_end_object(b);
+    node = json_builder_get_root(b);
+    json_object_set_member(o, "defragment", g_steal_pointer(&node));
+}
