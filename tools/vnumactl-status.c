@@ -1,6 +1,6 @@
 /* vnumactl status / log: the operator's view of the host.
  *
- *   vnumactl status [SOURCE OPTIONS] [--state-dir DIR] [--json]
+ *   vnumactl status [SOURCE OPTIONS] [--state-dir DIR] [--sample SECONDS] [--json]
  *   vnumactl log [--state-dir DIR] [--lines N] [--json]
  *
  * status: a row per VM in the ledger (vCPUs, guest cells -> host nodes,
@@ -10,8 +10,10 @@
  * level), and a row per host NIC serving a running VM (its node, queues,
  * interrupts, whether vnuma steered them and whether they are where the
  * plan of `vnumactl irq` puts them) with irqbalance's mode; then AutoNUMA:
- * kernel.numa_balancing, the host's counters since boot (rates need two
- * reads: vnumad has them) and a row per VM (memory mode, bound or not,
+ * kernel.numa_balancing, the host's counters since boot, with --sample the
+ * rates (promoted, demoted, hint faults, pages migrated per second) between
+ * two reads of /proc/vmstat SECONDS apart (vnumad's GET /v1/host has them
+ * from its own samples) and a row per VM (memory mode, bound or not,
  * numa_faults and pages migrated of its QEMU threads), with a warning when
  * normal balancing runs beside restrictive VMs (vn-autonuma-report.h).  The
  * committed load is the ledger's, whatever the source (so
@@ -130,6 +132,87 @@ print_vms_text(const VnStatus *s)
     }
 }
 
+static guint
+count_tiers(const VnStatus *s)
+{
+    guint n = 0;
+
+    for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++)
+        n += s->has_tier[k];
+    return n;
+}
+
+/* "dram = node 0 (memory_tier4), slow = node 1 (memory_tier22)" */
+static gchar *
+tiers_legend(const VnStatus *s, const VnTopology *t)
+{
+    GString *g = g_string_new(NULL);
+
+    for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++) {
+        GString *nodes = g_string_new(NULL);
+        guint n = 0;
+
+        if (!s->has_tier[k]) {
+            g_string_free(nodes, TRUE);
+            continue;
+        }
+        for (guint i = 0; i < t->n_nodes; i++)
+            if (t->nodes[i].mem_total_kib && t->nodes[i].tier == k)
+                g_string_append_printf(nodes, "%s%u", n++ ? "," : "", t->nodes[i].os_id);
+        g_string_append_printf(g, "%s%s = node%s %s", g->len ? ", " : "",
+                               vn_memory_tier_to_string(k), n > 1 ? "s" : "", nodes->str);
+        if (s->kernel_tier[k] >= 0)
+            g_string_append_printf(g, " (memory_tier%d)", s->kernel_tier[k]);
+        g_string_free(nodes, TRUE);
+    }
+    return g_string_free(g, FALSE);
+}
+
+/* On a host with more than one tier: each VM's memory by tier. */
+static void
+print_tiers_text(const VnStatus *s, const VnTopology *t)
+{
+    g_autofree gchar *legend = NULL;
+    gboolean unknown = FALSE;
+
+    if (count_tiers(s) < 2)
+        return;
+    legend = tiers_legend(s, t);
+    for (guint i = 0; i < s->vms->len; i++)
+        unknown |= ((const VnStatusVm *)g_ptr_array_index(s->vms, i))->tier_unknown_kib > 0;
+    printf("\nmemory tiers: %s\n%-16s", legend, "vm");
+    for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++)
+        if (s->has_tier[k]) {
+            g_autofree gchar *h = g_strdup_printf("%s_mib", vn_memory_tier_to_string(k));
+            printf(" %11s", h);
+        }
+    printf("%s %s\n", unknown ? " unknown_mib" : "", "not_dram");
+    for (guint i = 0; i < s->vms->len; i++) {
+        const VnStatusVm *v = g_ptr_array_index(s->vms, i);
+        guint64 other = v->tier_unknown_kib;
+
+        printf("%-16s", v->record->name);
+        for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++) {
+            g_autofree gchar *mib = NULL;
+            if (!s->has_tier[k])
+                continue;
+            mib = v->measured ? mib_text(v->tier_kib[k]) : g_strdup("-");
+            printf(" %11s", mib);
+            other += k == VN_MEMORY_TIER_DRAM ? 0 : v->tier_kib[k];
+        }
+        if (unknown) {
+            g_autofree gchar *mib = v->measured ? mib_text(v->tier_unknown_kib) : g_strdup("-");
+            printf(" %11s", mib);
+        }
+        if (v->measured && v->resident_kib) {
+            g_autofree gchar *share = share_text((gdouble)other / (gdouble)v->resident_kib);
+            printf(" %s\n", share);
+        } else {
+            printf(" -\n");
+        }
+    }
+}
+
 static void
 print_nodes_text(const VnStatus *s)
 {
@@ -210,7 +293,7 @@ add_share(JsonBuilder *b, const gchar *name, gdouble v)
 }
 
 static void
-vm_to_json(JsonBuilder *b, const VnStatusVm *v)
+vm_to_json(JsonBuilder *b, const VnStatus *s, const VnStatusVm *v)
 {
     const VnLedgerRecord *r = v->record;
     g_autofree gchar *when = r->time > 0 ? time_text(r->time) : NULL;
@@ -247,6 +330,19 @@ vm_to_json(JsonBuilder *b, const VnStatusVm *v)
         json_builder_add_null_value(b);
     }
     add_share(b, "locality", v->locality);
+    json_builder_set_member_name(b, "memory_mib_per_tier");
+    if (v->measured) {
+        json_builder_begin_object(b);
+        for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++)
+            if (s->has_tier[k])
+                vn_json_add_int(b, vn_memory_tier_to_string(k),
+                                (gint64)vn_size_kib_to_mib(v->tier_kib[k]));
+        if (v->tier_unknown_kib)
+            vn_json_add_int(b, "unknown", (gint64)vn_size_kib_to_mib(v->tier_unknown_kib));
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
     vn_json_add_string(b, "not_measured", v->not_measured);
     json_builder_end_object(b);
 }
@@ -284,9 +380,42 @@ autonuma_view(const VnSourceOptions *source, GPtrArray *records)
     return vn_autonuma_view_new(source->sysroot, vn_ledger_libvirt_run_dir(), records);
 }
 
+/* --sample: the host's counters read twice, `seconds` apart. */
+typedef struct {
+    gdouble seconds; /* 0: not asked */
+    gboolean known;
+    VnAutonumaRates rates;
+    gchar *unknown; /* why not, when asked and !known */
+} StatusRates;
+
+static void
+status_rates_clear(StatusRates *r)
+{
+    g_free(r->unknown);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(StatusRates, status_rates_clear)
+
+static void
+sample_rates(const gchar *sysroot, StatusRates *r)
+{
+    g_autoptr(GError) error = NULL;
+    VnAutonumaCounters before, after;
+
+    if (!vn_autonuma_vmstat_read(sysroot, &before, &error)) {
+        r->unknown = g_strdup(error->message);
+        return;
+    }
+    g_usleep((gulong)(r->seconds * G_USEC_PER_SEC));
+    if (!vn_autonuma_vmstat_read(sysroot, &after, &error))
+        r->unknown = g_strdup(error->message);
+    else if (!(r->known = vn_autonuma_rates(&before, &after, r->seconds, &r->rates)))
+        r->unknown = g_strdup("a counter went back between the reads (a reboot?)");
+}
+
 static void
 print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
-                  const VnAutonumaView *autonuma)
+                  const VnAutonumaView *autonuma, const StatusRates *rates)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) root = NULL;
@@ -295,7 +424,7 @@ print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
     json_builder_set_member_name(b, "vms");
     json_builder_begin_array(b);
     for (guint i = 0; i < s->vms->len; i++)
-        vm_to_json(b, g_ptr_array_index(s->vms, i));
+        vm_to_json(b, s, g_ptr_array_index(s->vms, i));
     json_builder_end_array(b);
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
@@ -309,8 +438,13 @@ print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
         json_builder_add_string_value(b, v->host->problems->pdata[i]);
     json_builder_end_array(b);
     if (autonuma) {
+        JsonNode *a = vn_autonuma_to_json(autonuma, rates->known ? &rates->rates : NULL);
+        if (rates->seconds > 0)
+            json_object_set_double_member(json_node_get_object(a), "rates_seconds", rates->seconds);
+        if (rates->unknown)
+            json_object_set_string_member(json_node_get_object(a), "rates_unknown", rates->unknown);
         json_builder_set_member_name(b, "autonuma");
-        json_builder_add_value(b, vn_autonuma_to_json(autonuma, NULL));
+        json_builder_add_value(b, a);
     }
     json_builder_end_object(b);
     root = json_builder_get_root(b);
@@ -319,6 +453,7 @@ print_status_json(const VnStatus *s, const VnIrqView *v, const GArray *nics,
 
 typedef struct {
     gboolean json;
+    gdouble sample;
     gchar *state_dir;
     VnSourceOptions source;
 } StatusOptions;
@@ -339,6 +474,10 @@ vn_cmd_status(int argc, char **argv)
     const GOptionEntry entries[] = {
         { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.state_dir,
           "Ledger directory (default: $VNUMA_STATE_DIR, else vnuma.conf)", "DIR" },
+        { "sample", 0, 0, G_OPTION_ARG_DOUBLE, &o.sample,
+          "Read the host's AutoNUMA and tiering counters twice, SECONDS apart (0.1-600), and "
+          "show their rates",
+          "SECONDS" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
         { NULL },
     };
@@ -356,11 +495,15 @@ vn_cmd_status(int argc, char **argv)
     g_autoptr(VnAutonumaView) autonuma = NULL;
     g_autofree gchar *state_dir = NULL;
     g_autofree gchar *autonuma_text = NULL;
+    g_auto(StatusRates) rates = { 0 };
 
     if (!vn_cli_parse(ctx, &argc, &argv))
         return VN_EXIT_ERROR;
     if (o.source.load_file)
         return vn_cli_fail_printf("--load: status shows the ledger's load, not a load file");
+    if (o.sample != 0 && !(o.sample >= 0.1 && o.sample <= 600))
+        return vn_cli_fail_printf("--sample: seconds between 0.1 and 600 are required (got %g)",
+                                  o.sample);
     if (!vn_source_load(&o.source, &t, &load, &config, &error) ||
         !(state_dir = vn_cli_state_dir(o.state_dir, config, &error)) ||
         !(ledger = vn_ledger_snapshot(state_dir, &error)))
@@ -375,16 +518,31 @@ vn_cmd_status(int argc, char **argv)
         return vn_cli_fail(error);
     nics = vn_irq_view_status(view, state_dir);
     autonuma = autonuma_view(&o.source, vn_ledger_records(ledger));
+    if (o.sample > 0 && !autonuma)
+        return vn_cli_fail_printf("--sample: the counters are the kernel's: this host or a "
+                                  "--sysroot, not a topology file");
+    rates.seconds = o.sample;
+    if (o.sample > 0 && autonuma->counters_known)
+        sample_rates(o.source.sysroot, &rates);
+    else if (o.sample > 0)
+        rates.unknown = g_strdup(autonuma->counters_unknown);
     if (o.json) {
-        print_status_json(status, view, nics, autonuma);
+        print_status_json(status, view, nics, autonuma, &rates);
         return VN_EXIT_OK;
     }
     print_vms_text(status);
+    print_tiers_text(status, t);
     print_nodes_text(status);
     print_nics_text(view, nics);
     if (autonuma) {
         autonuma_text = vn_autonuma_to_text(autonuma);
         printf("\n%s", autonuma_text);
+    }
+    if (rates.known) {
+        g_autofree gchar *line = vn_autonuma_rates_to_text(&rates.rates, rates.seconds);
+        fputs(line, stdout);
+    } else if (rates.unknown) {
+        printf("rates unknown: %s\n", rates.unknown);
     }
     return VN_EXIT_OK;
 }

@@ -300,3 +300,12 @@ vn_autonuma_to_text(const VnAutonumaView *v)
         append_vms(s, v);
     return g_string_free(s, FALSE);
 }
+
+gchar *
+vn_autonuma_rates_to_text(const VnAutonumaRates *r, gdouble seconds)
+{
+    return g_strdup_printf("rates over %.1f s: promoted %.2f/s, demoted %.2f/s, hint_faults %.2f/s "
+                           "(local %.2f/s), pages_migrated %.2f/s\n",
+                           seconds, r->promoted, r->demoted, r->hint_faults, r->hint_faults_local,
+                           r->pages_migrated);
+}

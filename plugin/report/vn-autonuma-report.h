@@ -59,3 +59,8 @@ JsonNode *vn_autonuma_to_json(const VnAutonumaView *v, const VnAutonumaRates *ra
 /* Text lines for vnumactl: the host (mode and counters), and with VMs a
  * row per VM and the warning.  Newly allocated, ends with a newline. */
 gchar *vn_autonuma_to_text(const VnAutonumaView *v);
+
+/* One line: the rates between two reads `seconds` apart ("rates over 2.0
+ * s: promoted 12.50/s, demoted 0.00/s, hint_faults ...").  Newly
+ * allocated, ends with a newline. */
+gchar *vn_autonuma_rates_to_text(const VnAutonumaRates *r, gdouble seconds);

@@ -66,8 +66,24 @@ record_nodes(const VnLedgerRecord *r)
     return nodes;
 }
 
+/* Adds each node's memory of `u` to the tier of that node in `t`. */
+static void
+sum_tiers(const VnTopology *t, const VnNumaUsage *u, VnStatusVm *v)
+{
+    for (guint n = 0; n < u->n_nodes; n++) {
+        gint i = u->node_kib[n] ? vn_topology_node_by_os_id(t, n) : -1;
+
+        if (!u->node_kib[n])
+            continue;
+        if (i < 0)
+            v->tier_unknown_kib += u->node_kib[n];
+        else
+            v->tier_kib[t->nodes[i].tier] += u->node_kib[n];
+    }
+}
+
 static VnStatusVm *
-collect_vm(const VnLedgerRecord *r, const gchar *sysroot, const gchar *run_dir)
+collect_vm(const VnTopology *t, const VnLedgerRecord *r, const gchar *sysroot, const gchar *run_dir)
 {
     VnStatusVm *v = g_new0(VnStatusVm, 1);
     g_autoptr(GError) error = NULL;
@@ -97,6 +113,7 @@ collect_vm(const VnLedgerRecord *r, const gchar *sysroot, const gchar *run_dir)
     }
     v->resident_kib = u->total_kib;
     v->locality = vn_numa_usage_locality(u, nodes);
+    sum_tiers(t, u, v);
     return v;
 }
 
@@ -134,10 +151,23 @@ vn_status_collect(const VnTopology *t, const VnLoad *load, const VnPolicy *polic
     g_return_val_if_fail(t && load && policy && records && run_dir, NULL);
     s->vms = g_ptr_array_new_with_free_func((GDestroyNotify)status_vm_free);
     for (guint i = 0; i < records->len; i++)
-        g_ptr_array_add(s->vms, collect_vm(g_ptr_array_index(records, i), sysroot, run_dir));
+        g_ptr_array_add(s->vms, collect_vm(t, g_ptr_array_index(records, i), sysroot, run_dir));
     s->nodes = g_array_sized_new(FALSE, TRUE, sizeof(VnStatusNode), t->n_nodes);
     g_array_set_size(s->nodes, t->n_nodes);
     for (guint i = 0; i < t->n_nodes; i++)
         collect_node(t, load, policy, sysroot, i, &g_array_index(s->nodes, VnStatusNode, i));
+    for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++)
+        s->kernel_tier[k] = -2; /* none seen yet */
+    for (guint i = 0; i < t->n_nodes; i++) {
+        VnMemoryTier k = t->nodes[i].tier;
+        gint kt = t->nodes[i].kernel_tier;
+
+        if (!t->nodes[i].mem_total_kib)
+            continue; /* a CPU-only node holds no memory of any tier */
+        s->has_tier[k] = TRUE;
+        s->kernel_tier[k] = s->kernel_tier[k] == -2 || s->kernel_tier[k] == kt ? kt : -1;
+    }
+    for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++)
+        s->kernel_tier[k] = MAX(s->kernel_tier[k], -1);
     return s;
 }

@@ -4,7 +4,9 @@
  * vn_status_collect() joins the ledger's records (what vnuma placed),
  * each QEMU process's /proc/<pid>/numa_maps (where its memory really is;
  * the pid from libvirt's <run_dir>/<name>.pid) and the nodes' committed
- * load, measured CPU busy, free memory and numastat counters.  Every file
+ * load, measured CPU busy, free memory and numastat counters.  A VM's
+ * memory is also summed by tier (the topology's class of each node: dram,
+ * slow, special) to show how much of it sits on slower memory.  Every file
  * is read below `sysroot` so a captured host replays in tests.  Nothing
  * that cannot be measured is an error: it is marked unknown with a note.
  */
@@ -44,6 +46,11 @@ typedef struct {
     GArray *memory;               /* of VnStatusNodeMemory, by node; measured only */
     guint64 resident_kib;
     gdouble locality; /* share on the VM's own nodes; < 0 unknown */
+    /* measured only: memory by the topology's tier of the node it is on
+     * (dram, slow, special); a node the topology lacks counts in
+     * tier_unknown_kib */
+    guint64 tier_kib[VN_MEMORY_TIER_MAX];
+    guint64 tier_unknown_kib;
 } VnStatusVm;
 
 typedef struct {
@@ -63,6 +70,12 @@ typedef struct {
 typedef struct {
     GPtrArray *vms; /* of VnStatusVm*, ledger order (by name) */
     GArray *nodes;  /* of VnStatusNode, topology order */
+    /* the tiers the topology's nodes are in (one TRUE for a host of DRAM
+     * alone); a VM's tier_kib counts only these (and unknown) */
+    gboolean has_tier[VN_MEMORY_TIER_MAX];
+    /* the kernel memory tier (memory_tierN) of the nodes of each tier when
+     * they all share one, else -1 */
+    gint kernel_tier[VN_MEMORY_TIER_MAX];
 } VnStatus;
 
 void vn_status_free(VnStatus *s);

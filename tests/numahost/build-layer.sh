@@ -35,10 +35,12 @@ for f in $(cd "$NH_DIR/../.." && eval "ls -d $VNUMA_SOURCE_FILES" 2>/dev/null); 
     mkdir -p "$r/opt/vnuma/share/$(dirname "$f")"
     cp "$NH_DIR/../../$f" "$r/opt/vnuma/share/$f"
 done
-# the nested guests' tiny multiboot payload (see guest/payload/toucher.S)
-as --32 "$NH_DIR/guest/payload/toucher.S" -o "$r/toucher.o"
-ld -m elf_i386 -Ttext=0x100000 -o "$r/opt/vnuma/numahost/guest/payload/toucher.elf" "$r/toucher.o"
-rm "$r/toucher.o"
+# the nested guests' tiny multiboot payloads (see guest/payload/*.S)
+for p in toucher retoucher; do
+    as --32 "$NH_DIR/guest/payload/$p.S" -o "$r/$p.o"
+    ld -m elf_i386 -Ttext=0x100000 -o "$r/opt/vnuma/numahost/guest/payload/$p.elf" "$r/$p.o"
+    rm "$r/$p.o"
+done
 # the nested Linux guest's initramfs (scenario 3-define-large): the host's
 # static busybox and guest/nested/init, nothing else
 ldd /bin/busybox > /dev/null 2>&1 && nh_die "/bin/busybox is not static (the busybox-static package)"
