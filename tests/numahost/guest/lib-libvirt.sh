@@ -127,6 +127,42 @@ small_guest() {
 XML
 }
 
+# The nested Linux guest (NH_NESTED=1: layouts 4node-nested and
+# 2node-l3-nested): its OS is the emulated host's own Debian kernel with an
+# initramfs of the host's static busybox and guest/nested/init
+# (build-layer.sh packs it), which prints the guest kernel's own view
+# (GUEST-* lines) on the serial console, a file, and idles.  A Linux boot
+# under TCG inside TCG: the command line skips what only costs time there.
+NESTED_KERNEL=/var/lib/libvirt/boot/vmlinuz
+NESTED_INITRD=/var/lib/libvirt/boot/nested-initrd.gz
+NESTED_CMDLINE="console=ttyS0 quiet panic=-1 mitigations=off cryptomgr.notests random.trust_cpu=on no_timer_check tsc=reliable"
+# nested_linux_xml: a small_guest's XML (stdin) made the nested Linux
+# guest's (stdout): its kernel, initramfs and command line
+nested_linux_xml() {
+    [ -f $NESTED_INITRD ] || { mkdir -p ${NESTED_INITRD%/*}; cp "$NH/guest/nested/initrd.gz" $NESTED_INITRD; }
+    sed "s|<kernel>[^<]*</kernel>|<kernel>$NESTED_KERNEL</kernel><initrd>$NESTED_INITRD</initrd><cmdline>$NESTED_CMDLINE</cmdline>|"
+}
+# acpi_console_xml CONSOLE: a small_guest's XML (stdin) with <acpi/> (an
+# x86 guest reads its cells and CPUs from ACPI; libvirt runs QEMU with ACPI
+# off without it) and its serial console into the file CONSOLE (stdout)
+acpi_console_xml() {
+    sed -e "s|<os>|<features><acpi/></features><os>|" \
+        -e "s|<serial type='pty'/>|<serial type='file'><source path='$1'/></serial>|"
+}
+# nested_console NAME CONSOLE SECONDS: wait until the nested guest printed
+# GUEST-DONE (or stopped running, or SECONDS passed); its console, without
+# carriage returns, in /tmp/NAME.console
+nested_console() {
+    _i=0
+    while [ $_i -lt $(($3 * 2)) ]; do
+        grep -q '^GUEST-DONE' "$2" 2>/dev/null && break
+        [ "$($VIRSH domstate "$1" 2>/dev/null)" = running ] || break
+        sleep 0.5
+        _i=$((_i + 1))
+    done
+    tr -d '\r' < "$2" > "/tmp/$1.console" 2>/dev/null
+}
+
 # recorded_on NODE: vnuma metadata + pins + restrictive numatune of a
 # one-cell placement on NODE, as `vnumactl define` writes it
 recorded_on() {
