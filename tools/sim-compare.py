@@ -51,9 +51,11 @@ DATA_HOSTS = [
 # committed memory is about rate x 357 GiB at steady state (the mean VM
 # holds ~357 GiB-hours), so normal (2.3) fills ~80 % on average and
 # saturated (5.7) offers ~2x the host.  Light starts at 0.86 (~30 %) and
-# is lowered until vnuma's peak commitment is under 60 %; on a host where
-# single Azure VMs make that impossible (the largest is 512 GiB) it takes
-# the small size mix instead.
+# is lowered until every policy's peak commitment is under 60 %; on a host
+# where single Azure VMs make that impossible (the largest is 512 GiB) it
+# takes the small size mix instead, and on the smallest hosts (32-128 GiB,
+# where one small VM of up to 64 GiB is half the host) the small mix
+# without VMs above an eighth of the host (trace-gen --max-memory).
 LOADS = [("light", None), ("normal", 2.3), ("saturated", 5.7)]
 LIGHT_START = 0.86
 MAX_HOURS = 1e6  # trace-gen's limit
@@ -95,25 +97,35 @@ def min_rate(a):
     return a.vms / MAX_HOURS * 1.0001
 
 
-def gen_trace(vnumactl, tmp, hname, lname, rate, a, mix="azure"):
+def gen_trace(vnumactl, tmp, hname, lname, rate, a, mix="azure", cap_gib=None):
     trace = os.path.join(tmp, "%s-%s.csv" % (hname, lname))
-    run([vnumactl, "trace-gen", "--vms", str(a.vms), "--seed", str(a.seed), "--rate",
-         "%.6g" % max(rate, min_rate(a)), "--size-mix", mix, "-o", trace])
+    cmd = [vnumactl, "trace-gen", "--vms", str(a.vms), "--seed", str(a.seed), "--rate",
+           "%.6g" % max(rate, min_rate(a)), "--size-mix", mix, "-o", trace]
+    if cap_gib:
+        cmd += ["--max-memory", "%dG" % cap_gib]
+    run(cmd)
     return trace
 
 
-def light_trace(vnumactl, source, tmp, hname, a, tib):
-    """The light trace: (rate, mix, file)."""
-    for mix in ("azure", "small"):
+def light_trace(vnumactl, source, tmp, hname, a, tib, policies):
+    """The light trace: (rate, mix, cap in GiB or None, file).  Azure mix,
+    then the small mix, then (on hosts of 32-128 GiB, where one small VM
+    of 32-64 GiB is itself over half the host) the small mix without VMs
+    above an eighth of the host, each at falling rates until every
+    policy's peak commitment is under 60 %."""
+    cap = max(2, int(tib * 1024 / 8))
+    for mix, cap_gib in (("azure", None), ("small", None), ("small", cap)):
         rate = max(LIGHT_START * tib, min_rate(a))
         for _ in range(6):
-            trace = gen_trace(vnumactl, tmp, hname, "light", rate, a, mix)
-            out = json.loads(run([vnumactl, "simulate", "--json", "--trace", trace, "--policy",
-                                  "vnuma"] + list(source)))
-            if out["policies"]["vnuma"]["peak_committed"] < 0.6:
-                return rate, mix, trace
+            trace = gen_trace(vnumactl, tmp, hname, "light", rate, a, mix, cap_gib)
+            cmd = [vnumactl, "simulate", "--json", "--trace", trace] + list(source)
+            for p in policies:
+                cmd += ["--policy", p]
+            out = json.loads(run(cmd))
+            if max(m["peak_committed"] for m in out["policies"].values()) < 0.6:
+                return rate, mix, cap_gib, trace
             rate = max(rate / 1.5, min_rate(a))
-    return rate, mix, trace
+    return rate, mix, cap_gib, trace
 
 
 def main():
@@ -140,14 +152,16 @@ def main():
     for hname, source in hosts:
         tib = host_gib(vnumactl, source) / 1024.0
         for lname, per_tib in LOADS:
-            mix = "azure"
+            mix, cap_gib = "azure", None
             if per_tib is None:
-                rate, mix, trace = light_trace(vnumactl, source, tmp, hname, a, tib)
+                rate, mix, cap_gib, trace = light_trace(vnumactl, source, tmp, hname, a, tib,
+                                                        policies)
             else:
                 rate = per_tib * tib
                 trace = gen_trace(vnumactl, tmp, hname, lname, rate, a)
-            print("# %s %s: trace-gen --vms %d --seed %d --rate %.4g --size-mix %s" %
-                  (hname, lname, a.vms, a.seed, max(rate, min_rate(a)), mix))
+            print("# %s %s: trace-gen --vms %d --seed %d --rate %.4g --size-mix %s%s" %
+                  (hname, lname, a.vms, a.seed, max(rate, min_rate(a)), mix,
+                   " --max-memory %dG" % cap_gib if cap_gib else ""))
             cmd = [vnumactl, "simulate", "--json", "--trace", trace] + list(source)
             for p in policies:
                 cmd += ["--policy", p]
