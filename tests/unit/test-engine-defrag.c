@@ -3,7 +3,9 @@
  * committed fixtures: the ledger tests/data/ledger/defrag read by the
  * ledger's own loader (vn_ledger_snapshot()) and the domain
  * tests/data/domain/split-512m.xml, on a synthetic host matching the
- * ledger: 4 nodes of 1 GiB, 2 CPUs each (node N: CPUs 2N-2N+1).
+ * ledger: 4 nodes of 1 GiB, 2 CPUs each (node N: CPUs 2N-2N+1); and
+ * for the budget the ledger tests/data/ledger/defrag-budget on 4 nodes of
+ * 32 GiB (its own arithmetic below).
  *
  * The arithmetic, by hand (KiB; the default policy: 5 % headroom, a VM's
  * QEMU overhead 32 MiB + 8 MiB per started GiB; vn-load.c):
@@ -55,10 +57,11 @@ typedef struct {
  * the fixture ledger's VMs as its load, as vn_source_load() counts this
  * host's ledger. */
 static void
-fixture_init(Fixture *f, const gchar *synthetic, guint headroom)
+fixture_init_ledger(Fixture *f, const gchar *synthetic, guint headroom, const gchar *ledger,
+                    guint records)
 {
     g_autoptr(GError) error = NULL;
-    g_autofree gchar *dir = vn_test_data_path("ledger", "defrag", NULL);
+    g_autofree gchar *dir = vn_test_data_path("ledger", ledger, NULL);
 
     memset(f, 0, sizeof(*f));
     f->t = vn_topology_load_synthetic(synthetic, &error);
@@ -68,9 +71,15 @@ fixture_init(Fixture *f, const gchar *synthetic, guint headroom)
     f->policy->headroom_percent = headroom;
     f->ledger = vn_ledger_snapshot(dir, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(vn_ledger_records(f->ledger)->len, ==, 5);
+    g_assert_cmpuint(vn_ledger_records(f->ledger)->len, ==, records);
     f->load = vn_load_new(f->t);
     vn_ledger_to_load(f->ledger, f->t, f->policy, NULL, f->load);
+}
+
+static void
+fixture_init(Fixture *f, const gchar *synthetic, guint headroom)
+{
+    fixture_init_ledger(f, synthetic, headroom, "defrag", 5);
 }
 
 static void
@@ -341,6 +350,82 @@ test_no_move_enough(void)
     }
 }
 
+/* ---- the budget: tests/data/ledger/defrag-budget ------------------------
+ * 4 nodes of 32 GiB, 4 CPUs each (node N: CPUs 4N-4N+3).  Node 0, 2 and 3
+ * hold one 17 GiB VM each (big0, big2, big3), node 1 three of 4 GiB
+ * (small1a, small1b, small1c).  In KiB, 5 % headroom:
+ *   node memory   33554432; headroom 33554432 / 100 * 5 = 335544 * 5 = 1677720
+ *   17 GiB VM     17825792 + 32768 + 17 * 8192 = 17825792 + 172032 = 17997824
+ *   4 GiB VM      4194304 + 32768 + 4 * 8192 = 4194304 + 65536 = 4259840
+ *   usable left   nodes 0, 2, 3: 33554432 - 1677720 - 17997824 = 13878888
+ *                 node 1: 33554432 - 1677720 - 3 * 4259840 = 19097192
+ * Nodes tried (the 3 with the most room): 1, then 0 and 2 (a tie, node
+ * order).  On node 0 or 2 the one VM is 17 GiB, over the 16 GiB budget
+ * (its move would be enough: 13878888 + 17997824 = 31876712, and node 1
+ * could take it, 19097192 >= 17997824).  On node 1 each 4 GiB move adds
+ * 4259840: one gives 23357032, two 27616872, three 31876712. */
+#define HOST_32G "numa:4(memory=32GiB) core:4 pu:1"
+#define BIG_VM(gib)                                                                                \
+    "<domain type='qemu'><name>big</name><memory unit='GiB'>" #gib "</memory>"                     \
+    "<vcpu placement='static'>4</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os>"        \
+    "<features><acpi/></features></domain>"
+
+/* A 28 GiB VM: 29360128 + 32768 + 28 * 8192 = 29622272 > 19097192, split;
+ * node 1 would need three moves (27616872 < 29622272 <= 31876712), over
+ * the budget of 2, and nodes 0 and 2 a move over 16 GiB: no moves. */
+static void
+test_over_budget(void)
+{
+    Fixture f;
+
+    fixture_init_ledger(&f, HOST_32G, 5, "defrag-budget", 6);
+    g_assert_cmpuint(f.load->nodes[1].committed_memory_kib, ==, 3 * 4259840);
+    g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 0, 17997824), ==, 13878888);
+    g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 1, 3 * 4259840), ==, 19097192);
+    run(&f, VN_DEFRAGMENT_APPLY, BIG_VM(28));
+    g_assert_cmpuint(f.res.placement->cells->len, >, 1);
+    g_assert_null(f.res.moves);
+    g_assert_null(f.res.split);
+    g_assert_cmpstr(f.res.defrag_note, ==,
+                    "no moves of at most 2 small one-node VMs (16 GiB) let it fit one node");
+    fixture_clear(&f);
+}
+
+/* Two moves, within the budget: a 24 GiB VM (25165824 + 32768 + 24 *
+ * 8192 = 25362432 > 19097192, split) fits node 1 after two of its 4 GiB
+ * VMs move (23357032 < 25362432 <= 27616872).  No single move is
+ * enough, so the largest candidate goes first (the last of three equal
+ * ones: small1c) to the least loaded other node (0, 2, 3 tie: node 0),
+ * then the smallest that is then enough (small1a) to node 2, which now
+ * has fewer vCPUs than node 0 (2 against 3). */
+static void
+test_two_moves(void)
+{
+    Fixture f;
+    const VnEngineMove *m;
+
+    fixture_init_ledger(&f, HOST_32G, 5, "defrag-budget", 6);
+    run(&f, VN_DEFRAGMENT_APPLY, BIG_VM(24));
+    g_assert_nonnull(f.res.moves);
+    g_assert_cmpuint(f.res.moves->len, ==, 2);
+    m = &g_array_index(f.res.moves, VnEngineMove, 0);
+    g_assert_cmpstr(m->vm, ==, "small1c");
+    g_assert_cmpuint(m->from_node, ==, 1);
+    g_assert_cmpuint(m->to_node, ==, 0);
+    g_assert_cmpstr(g_array_index(m->after->cells, VnLedgerCell, 0).cpus, ==, "0-3");
+    m = &g_array_index(f.res.moves, VnEngineMove, 1);
+    g_assert_cmpstr(m->vm, ==, "small1a");
+    g_assert_cmpuint(m->from_node, ==, 1);
+    g_assert_cmpuint(m->to_node, ==, 2);
+    g_assert_cmpstr(g_array_index(m->after->cells, VnLedgerCell, 0).cpus, ==, "8-11");
+    g_assert_cmpuint(f.res.defrag_node, ==, 1);
+    g_assert_cmpuint(f.res.placement->cells->len, ==, 1);
+    assert_cell(f.res.placement, 0, 1, "4-7", 4, 24 * 1048576);
+    g_assert_nonnull(f.res.split);
+    g_assert_cmpuint(f.res.split->cells->len, >, 1);
+    fixture_clear(&f);
+}
+
 /* Guest cells the domain gives are its ABI: not looked for, and said so. */
 static void
 test_guest_cells_given(void)
@@ -460,6 +545,8 @@ main(int argc, char **argv)
     g_test_add_func("/engine/defrag/not-itself", test_not_itself);
     g_test_add_func("/engine/defrag/fits-anyway", test_fits_anyway);
     g_test_add_func("/engine/defrag/no-move-enough", test_no_move_enough);
+    g_test_add_func("/engine/defrag/over-budget", test_over_budget);
+    g_test_add_func("/engine/defrag/two-moves", test_two_moves);
     g_test_add_func("/engine/defrag/guest-cells-given", test_guest_cells_given);
     g_test_add_func("/engine/defrag/no-ledger", test_no_ledger);
     g_test_add_func("/engine/defrag/json", test_json);
