@@ -155,9 +155,11 @@ plan_node(const Room *r, const VnLoad *initial, guint node)
             if (used[i] ||
                 moved + ((VnRequest *)r->requests->pdata[vm])->memory_kib > r->max_memory_kib)
                 continue;
-            largest = (gint)i;
             if (!try_move(r, load, node, vm, &m))
                 continue;
+            /* the largest that can move: one with nowhere to go must
+             * not end the search for the smaller ones */
+            largest = (gint)i;
             if (fits_node(r->t, load, r->policy, r->req, node)) {
                 best = m;
                 used[i] = done = TRUE;
@@ -169,7 +171,7 @@ plan_node(const Room *r, const VnLoad *initial, guint node)
             g_array_append_val(moves, best);
             return g_steal_pointer(&moves);
         }
-        /* else the largest within the budget, and go on */
+        /* else the largest within the budget that can move, and go on */
         if (largest < 0 || moves->len + 1 >= r->max_moves ||
             !try_move(r, load, node, g_array_index(cands, guint, largest), &best))
             return NULL;

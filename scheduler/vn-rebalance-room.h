@@ -9,9 +9,9 @@
  *
  * For each node, the few nodes with the most memory room first, the
  * moves are chosen greedily: the smallest VM whose move alone lets the
- * new VM fit, else the largest that fits the budget left, until the VM
- * fits or the budget (moves, memory moved: the rebalancer's round) is
- * spent.  Of the nodes that can be emptied enough, the plan with the
+ * new VM fit, else the largest that fits the budget left and has
+ * somewhere to go, until the VM fits or the budget (moves, memory moved:
+ * the rebalancer's round) is spent.  Of the nodes that can be emptied enough, the plan with the
  * fewest moves, then the least memory moved, wins.
  */
 #pragma once
