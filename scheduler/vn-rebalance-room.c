@@ -17,7 +17,8 @@ room_move_clear(gpointer data)
     g_clear_pointer(&m->placement, vn_placement_free);
 }
 
-/* `req` as one guest cell on the nodes whose CPUs are in `cpus`. */
+/* `req` as one guest cell on the nodes whose CPUs are in `cpus`, within
+ * its own allowed CPUs when it has them. */
 static VnRequest *
 one_cell_request(const VnRequest *req, const VnBitmap *cpus)
 {
@@ -28,6 +29,8 @@ one_cell_request(const VnRequest *req, const VnBitmap *cpus)
     r->priority = req->priority;
     r->cells = 1;
     r->allowed_cpus = vn_bitmap_copy(cpus);
+    if (req->allowed_cpus)
+        vn_bitmap_and(r->allowed_cpus, req->allowed_cpus);
     return r;
 }
 
@@ -208,7 +211,9 @@ vn_rebalance_make_room(const VnTopology *t, const VnLoad *load, const VnPolicy *
     if (req->cells || req->cell_sizes || req->dedicated || req->hugepage_kib || !max_moves)
         return NULL;
     for (guint i = 0; i < t->n_nodes; i++) {
-        if (vn_bitmap_is_empty(t->nodes[i].cpus))
+        /* a node the VM may not run on is no use emptied */
+        if (vn_bitmap_is_empty(t->nodes[i].cpus) ||
+            (req->allowed_cpus && !vn_bitmap_intersects(t->nodes[i].cpus, req->allowed_cpus)))
             continue;
         if (fits_node(t, load, policy, req, i))
             return NULL;

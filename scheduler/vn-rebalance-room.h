@@ -31,7 +31,8 @@ typedef struct {
 } VnRoomMove;
 
 /* The moves (of VnRoomMove, with a clear function) that let `req` (no
- * fixed cells) fit on one node, at most `max_moves` moving at most
+ * fixed cells) fit on one node (one with CPUs of its allowed_cpus, when
+ * it has them), at most `max_moves` moving at most
  * `max_memory_kib` in all; *ret_node the node it then fits.  NULL when
  * it fits one node already, or no such moves exist.  requests[i] and
  * placements[i] are the placed VMs (a NULL placement: not placed). */

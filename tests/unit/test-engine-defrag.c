@@ -304,6 +304,48 @@ test_not_itself(void)
     fixture_clear(&f);
 }
 
+/* The VM's own CPU set (<vcpu cpuset>) bounds the node to be emptied.  At
+ * 4 % headroom (10485 * 4 = 41940) the nodes have 465964, 506924, 506924
+ * and 310316 left; the VM (565248) fits none.  Emptying node 0 takes one
+ * move of 128 MiB (small0: 465964 + 172032 = 637996), node 1 one of
+ * 448 MiB (mid1, 499712 with overhead, fits node 2's 506924): node 0's
+ * plan moves less, but with cpuset 2-5 (nodes 1 and 2) the VM cannot run
+ * there.  So mid1 moves from node 1 to node 2 (the first of the equal
+ * plans of nodes 1 and 2), and the VM is whole on node 1: 506924 + 499712
+ * = 1006636 >= 565248. */
+static void
+test_allowed_cpus(void)
+{
+    Fixture f;
+    g_autofree gchar *path = vn_test_data_path("domain", "split-512m.xml", NULL);
+    g_autofree gchar *text = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) xml = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+    xml = g_string_new(text);
+    g_assert_cmpuint(g_string_replace(xml, "<vcpu placement='static'>",
+                                      "<vcpu placement='static' cpuset='2-5'>", 1),
+                     ==, 1);
+    fixture_init(&f, HOST_1G, 4);
+    g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 0, 540672), ==, 465964);
+    g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 1, 499712), ==, 506924);
+    run(&f, VN_DEFRAGMENT_APPLY, xml->str);
+    assert_one_move(&f.res, "mid1", 1, 2, 448 * MIB, "4-5");
+    g_assert_cmpuint(f.res.defrag_node, ==, 1);
+    g_assert_cmpuint(f.res.placement->cells->len, ==, 1);
+    assert_cell(f.res.placement, 0, 1, "2-3", 2, 512 * MIB);
+    g_assert_nonnull(f.res.split);
+    assert_split(f.res.split);
+    fixture_clear(&f);
+
+    /* without the CPU set node 0's smaller move wins */
+    fixture_init(&f, HOST_1G, 4);
+    run(&f, VN_DEFRAGMENT_APPLY, NULL);
+    assert_one_move(&f.res, "small0", 0, 1, 128 * MIB, "2-3");
+    fixture_clear(&f);
+}
+
 /* ---- no moves ------------------------------------------------------------ */
 
 /* The VM fits a node anyway: on 2 GiB nodes node 1 has 2097152 - 104855
@@ -543,6 +585,7 @@ main(int argc, char **argv)
     g_test_add_func("/engine/defrag/apply", test_apply);
     g_test_add_func("/engine/defrag/smallest-enough", test_smallest_enough);
     g_test_add_func("/engine/defrag/not-itself", test_not_itself);
+    g_test_add_func("/engine/defrag/allowed-cpus", test_allowed_cpus);
     g_test_add_func("/engine/defrag/fits-anyway", test_fits_anyway);
     g_test_add_func("/engine/defrag/no-move-enough", test_no_move_enough);
     g_test_add_func("/engine/defrag/over-budget", test_over_budget);
