@@ -339,11 +339,15 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
             "balance keep-hole: of equally near choices, the one keeping the most room on "
             "any node for the next big VM, then the least loaded (%.2f x load after placement)",
             VN_BALANCE_HOLE_LOAD_WEIGHT);
-    for (guint i = 1; i < p->candidates->len && i < 3; i++) {
+    /* The two best feasible alternatives to the chosen set: the
+     * candidates list infeasible single nodes first, and the sets of every
+     * size tried, so the chosen one is not always the first. */
+    for (guint i = 0, shown = 0; i < p->candidates->len && shown < 2; i++) {
         const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
         g_autofree gchar *alt = NULL;
-        if (!cand->feasible)
+        if (!cand->feasible || cand->chosen)
             continue;
+        shown++;
         alt = nodes_string(c->t, (const guint *)cand->nodes->data, cand->nodes->len);
         if (cand->nodes->len == 1 && !c->n_dev)
             vn_placement_add_reason(p, "not node %s: load after placement %.0f%%", alt,
