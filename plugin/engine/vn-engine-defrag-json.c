@@ -22,8 +22,8 @@ vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
         json_builder_begin_object(b);
         vn_json_add_string(b, "vm", m->vm);
         vn_json_add_int(b, "cell", m->cell);
-        vn_json_add_int(b, "from_node", t->nodes[m->from_node].os_id);
-        vn_json_add_int(b, "to_node", t->nodes[m->to_node].os_id);
+        vn_json_add_int(b, "from", t->nodes[m->from_node].os_id);
+        vn_json_add_int(b, "to", t->nodes[m->to_node].os_id);
         vn_json_add_int(b, "vcpus", m->vcpus);
         vn_json_add_int(b, "memory_mib", (gint64)(m->memory_kib / 1024));
         json_builder_end_object(b);

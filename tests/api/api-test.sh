@@ -715,7 +715,7 @@ printf '[placement]\ndefragment = propose\n' >"$tmp/defrag.conf"
 VNUMA_CONFIG=$tmp/defrag.conf VNUMA_STATE_DIR=$tmp/state10 start defrag "$tmp/defrag.sock" \
     --synthetic 'numa:4(memory=1GiB) core:2 pu:1' || nok "defragment: daemon starts"
 S_main=$S; S=$tmp/defrag.sock
-defrag_moves='{"mode": "propose", "moves": [{"vm": "small0", "cell": 0, "from_node": 0, "to_node": 1, "vcpus": 1, "memory_mib": 128}], "node": 0, "placed_after_moves": false}'
+defrag_moves='{"mode": "propose", "moves": [{"vm": "small0", "cell": 0, "from": 0, "to": 1, "vcpus": 1, "memory_mib": 128}], "node": 0, "placed_after_moves": false}'
 expect POST /v1/plan '{"vcpus": 2, "memory_mib": 512}' 200
 check "defragment = propose: placed split over nodes 1,2" jqb '[.placement.cells[].node] == [1, 2]'
 check "defragment = propose: the move of small0 node 0 -> 1 that fits it on node 0" \

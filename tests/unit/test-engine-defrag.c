@@ -538,8 +538,8 @@ test_json(void)
     m = json_array_get_object_element(moves, 0);
     g_assert_cmpstr(json_object_get_string_member(m, "vm"), ==, "small0");
     g_assert_cmpint(json_object_get_int_member(m, "cell"), ==, 0);
-    g_assert_cmpint(json_object_get_int_member(m, "from_node"), ==, 0);
-    g_assert_cmpint(json_object_get_int_member(m, "to_node"), ==, 1);
+    g_assert_cmpint(json_object_get_int_member(m, "from"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(m, "to"), ==, 1);
     g_assert_cmpint(json_object_get_int_member(m, "vcpus"), ==, 1);
     g_assert_cmpint(json_object_get_int_member(m, "memory_mib"), ==, 128);
     g_assert_cmpint(json_object_get_int_member(d, "node"), ==, 0);
