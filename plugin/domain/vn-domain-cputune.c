@@ -10,7 +10,7 @@
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
 
-#define PIN_BITS 65536
+#define PIN_BITS VN_DOMAIN_CPUSET_BITS
 
 static gboolean
 pin_equals(xmlNode *pin, const VnBitmap *want)
