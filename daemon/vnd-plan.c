@@ -21,6 +21,18 @@ vnd_plan_outcome_clear(VndPlanOutcome *o)
     g_clear_pointer(&o->reasons, g_ptr_array_unref);
     g_clear_pointer(&o->xml, g_free);
     g_clear_pointer(&o->domain_name, g_free);
+    g_clear_pointer(&o->moves, g_array_unref);
+    o->defrag_node = 0;
+    g_clear_pointer(&o->defrag_note, g_free);
+}
+
+/* The engine's defragmentation results into `out`. */
+static void
+take_defrag(VndPlanOutcome *out, VnEngineResult *res)
+{
+    out->moves = g_steal_pointer(&res->moves);
+    out->defrag_node = res->defrag_node;
+    out->defrag_note = g_steal_pointer(&res->defrag_note);
 }
 
 gboolean
@@ -47,13 +59,9 @@ to_http_error(GError **error)
 }
 
 static gboolean
-plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
+plan_xml(VndState *s, VndSpec *spec, const VnEngineHost *host, VndPlanOutcome *out, GError **error)
 {
     const VnConfig *c = vnd_state_config(s);
-    const VnEngineHost host = { .t = vnd_state_topology(s),
-                                .load = load,
-                                .policy = c->policy,
-                                .sysroot = vnd_state_sysroot(s) };
     VnDomainWriteOptions wo = { .force = spec->force, .memory_mode = c->memory_mode };
     g_autoptr(VnDomain) dom =
         vn_domain_load_buffer(spec->domain_xml, strlen(spec->domain_xml), "domain_xml", error);
@@ -62,7 +70,7 @@ plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GE
 
     if (!dom)
         return FALSE;
-    ok = vn_engine_run(dom, &host, VN_ENGINE_PLAN, &wo, &res, error);
+    ok = vn_engine_run(dom, host, VN_ENGINE_PLAN, &wo, &res, error);
     out->request = g_steal_pointer(&res.request);
     out->reasons = g_steal_pointer(&res.reasons);
     if (!ok)
@@ -70,22 +78,40 @@ plan_xml(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GE
     out->placement = g_steal_pointer(&res.placement);
     out->xml = g_steal_pointer(&res.xml);
     out->domain_name = g_strdup(dom->name);
+    take_defrag(out, &res);
     return TRUE;
 }
 
-gboolean
-vnd_plan_run(VndState *s, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out, GError **error)
+/* The request as given, then the engine's defragmentation step, as
+ * `vnumactl plan` from flags. */
+static gboolean
+plan_request(VndSpec *spec, const VnEngineHost *host, VndPlanOutcome *out, GError **error)
 {
-    gboolean ok;
+    g_auto(VnEngineResult) res = { 0 };
 
-    if (spec->domain_xml) {
-        ok = plan_xml(s, spec, load, out, error);
-    } else {
-        out->request = g_steal_pointer(&spec->request);
-        out->placement = vn_plan(vnd_state_topology(s), load, vnd_state_config(s)->policy,
-                                 out->request, &out->reasons, error);
-        ok = out->placement != NULL;
-    }
+    res.request = g_steal_pointer(&spec->request);
+    res.placement = vn_plan(host->t, host->load, host->policy, res.request, &out->reasons, error);
+    vn_engine_defragment(host, NULL, &res);
+    out->request = g_steal_pointer(&res.request);
+    out->placement = g_steal_pointer(&res.placement);
+    take_defrag(out, &res);
+    return out->placement != NULL;
+}
+
+gboolean
+vnd_plan_run(VndState *s, VndSpec *spec, const VnLoad *load, const VnLedger *ledger,
+             VndPlanOutcome *out, GError **error)
+{
+    const VnConfig *c = vnd_state_config(s);
+    const VnEngineHost host = { .t = vnd_state_topology(s),
+                                .load = load,
+                                .policy = c->policy,
+                                .sysroot = vnd_state_sysroot(s),
+                                .defragment = ledger ? c->defragment : VN_DEFRAGMENT_OFF,
+                                .ledger = ledger };
+    gboolean ok = spec->domain_xml ? plan_xml(s, spec, &host, out, error)
+                                   : plan_request(spec, &host, out, error);
+
     to_http_error(error);
     return ok;
 }
@@ -97,13 +123,23 @@ plan_body(VndDaemon *d, SoupServerMessage *msg, VndSpecKind kind, VndSpec **ret_
 {
     g_autoptr(JsonNode) body = vnd_body_object(msg, vnd_spec_members(kind), error);
     g_autoptr(VndSpec) spec = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(VnLoad) own = NULL;
+    const VnConfig *c = vnd_state_config(d->state);
     const VnLoad *load;
 
     if (!body || !(spec = vnd_spec_parse(json_node_get_object(body), kind, error)))
         return FALSE;
-    if (!(load = vnd_state_load(d->state, error)))
+    if (kind == VND_SPEC_PLAN && c->defragment != VN_DEFRAGMENT_OFF) {
+        /* the VMs that may move and the load they make, from one snapshot
+         * (the cached load may be a ledger generation behind it) */
+        if (!(ledger = vnd_ledger_snapshot(c->state_dir, error)))
+            return FALSE;
+        load = own = vnd_state_load_with_ledger(d->state, ledger);
+    } else if (!(load = vnd_state_load(d->state, error))) {
         return FALSE;
-    if (!vnd_plan_run(d->state, spec, load, out, error))
+    }
+    if (!vnd_plan_run(d->state, spec, load, ledger, out, error))
         return FALSE;
     *ret_spec = g_steal_pointer(&spec);
     return TRUE;
@@ -136,6 +172,14 @@ vnd_handle_plan(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError *
     node = vn_placement_to_json(vnd_state_topology(d->state), out.placement, spec->explain);
     if (out.xml)
         json_object_set_string_member(json_node_get_object(node), "xml", out.xml);
+    {
+        /* the moves, as `vnumactl plan --json` gives them */
+        const VnEngineResult defrag = { .moves = out.moves,
+                                        .defrag_node = out.defrag_node,
+                                        .defrag_note = out.defrag_note };
+        vn_engine_defrag_add_json(json_node_get_object(node), vnd_state_topology(d->state),
+                                  vnd_state_config(d->state)->defragment, &defrag);
+    }
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

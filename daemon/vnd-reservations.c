@@ -133,7 +133,7 @@ reserve(VndDaemon *d, VnLedger *l, VndSpec *spec, const gchar *id, VndPlanOutcom
         vnd_metrics_count_reservation(d->metrics, "expired");
     }
     load = vnd_state_load_with_ledger(d->state, l);
-    if (!vnd_plan_run(d->state, spec, load, out, error))
+    if (!vnd_plan_run(d->state, spec, load, NULL, out, error))
         return NULL;
     name = spec->name ? spec->name : out->domain_name ? out->domain_name : fallback;
     if (vn_ledger_lookup_name(l, name)) {

@@ -58,16 +58,25 @@ typedef struct {
     GPtrArray *reasons; /* on no fit: what is short */
     gchar *xml;         /* the rewritten domain, when XML was given */
     gchar *domain_name; /* its <name>, when XML was given */
+    /* With a ledger and [placement] defragment (vn_engine_defragment()):
+     * the moves (VnEngineMove) that let the VM fit node defrag_node
+     * (kernel number), or why there are none; with apply, placement and
+     * xml are the ones after the moves, which vnumad never makes. */
+    GArray *moves;
+    guint defrag_node;
+    gchar *defrag_note;
 } VndPlanOutcome;
 
 void vnd_plan_outcome_clear(VndPlanOutcome *o);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VndPlanOutcome, vnd_plan_outcome_clear)
 
 /* Plans `spec` against `load` with no side effect; the spec's request
- * moves into `out`.  FALSE with: VN_PLAN_ERROR_NO_FIT (out->reasons says
- * what is short), or a VND_ERROR (400 bad XML or request, 409 a
- * hand-written pin without "force"). */
-gboolean vnd_plan_run(VndState *state, VndSpec *spec, const VnLoad *load, VndPlanOutcome *out,
-                      GError **error);
+ * moves into `out`.  `ledger` (NULL: none) is the one `load` was built
+ * from, whose VMs [placement] defragment may move (POST /v1/plan only).
+ * FALSE with: VN_PLAN_ERROR_NO_FIT (out->reasons says what is short), or
+ * a VND_ERROR (400 bad XML or request, 409 a hand-written pin without
+ * "force"). */
+gboolean vnd_plan_run(VndState *state, VndSpec *spec, const VnLoad *load, const VnLedger *ledger,
+                      VndPlanOutcome *out, GError **error);
 /* Whether `error` is "no placement fits". */
 gboolean vnd_plan_error_is_no_fit(const GError *error);

@@ -17,7 +17,8 @@ room_move_clear(gpointer data)
     g_clear_pointer(&m->placement, vn_placement_free);
 }
 
-/* `req` as one guest cell on the nodes whose CPUs are in `cpus`. */
+/* `req` as one guest cell on the nodes whose CPUs are in `cpus`, within
+ * its own allowed CPUs when it has them. */
 static VnRequest *
 one_cell_request(const VnRequest *req, const VnBitmap *cpus)
 {
@@ -28,6 +29,8 @@ one_cell_request(const VnRequest *req, const VnBitmap *cpus)
     r->priority = req->priority;
     r->cells = 1;
     r->allowed_cpus = vn_bitmap_copy(cpus);
+    if (req->allowed_cpus)
+        vn_bitmap_and(r->allowed_cpus, req->allowed_cpus);
     return r;
 }
 
@@ -155,9 +158,11 @@ plan_node(const Room *r, const VnLoad *initial, guint node)
             if (used[i] ||
                 moved + ((VnRequest *)r->requests->pdata[vm])->memory_kib > r->max_memory_kib)
                 continue;
-            largest = (gint)i;
             if (!try_move(r, load, node, vm, &m))
                 continue;
+            /* the largest that can move: one with nowhere to go must
+             * not end the search for the smaller ones */
+            largest = (gint)i;
             if (fits_node(r->t, load, r->policy, r->req, node)) {
                 best = m;
                 used[i] = done = TRUE;
@@ -169,7 +174,7 @@ plan_node(const Room *r, const VnLoad *initial, guint node)
             g_array_append_val(moves, best);
             return g_steal_pointer(&moves);
         }
-        /* else the largest within the budget, and go on */
+        /* else the largest within the budget that can move, and go on */
         if (largest < 0 || moves->len + 1 >= r->max_moves ||
             !try_move(r, load, node, g_array_index(cands, guint, largest), &best))
             return NULL;
@@ -206,7 +211,9 @@ vn_rebalance_make_room(const VnTopology *t, const VnLoad *load, const VnPolicy *
     if (req->cells || req->cell_sizes || req->dedicated || req->hugepage_kib || !max_moves)
         return NULL;
     for (guint i = 0; i < t->n_nodes; i++) {
-        if (vn_bitmap_is_empty(t->nodes[i].cpus))
+        /* a node the VM may not run on is no use emptied */
+        if (vn_bitmap_is_empty(t->nodes[i].cpus) ||
+            (req->allowed_cpus && !vn_bitmap_intersects(t->nodes[i].cpus, req->allowed_cpus)))
             continue;
         if (fits_node(t, load, policy, req, i))
             return NULL;

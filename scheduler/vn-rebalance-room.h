@@ -9,9 +9,9 @@
  *
  * For each node, the few nodes with the most memory room first, the
  * moves are chosen greedily: the smallest VM whose move alone lets the
- * new VM fit, else the largest that fits the budget left, until the VM
- * fits or the budget (moves, memory moved: the rebalancer's round) is
- * spent.  Of the nodes that can be emptied enough, the plan with the
+ * new VM fit, else the largest that fits the budget left and has
+ * somewhere to go, until the VM fits or the budget (moves, memory moved:
+ * the rebalancer's round) is spent.  Of the nodes that can be emptied enough, the plan with the
  * fewest moves, then the least memory moved, wins.
  */
 #pragma once
@@ -31,7 +31,8 @@ typedef struct {
 } VnRoomMove;
 
 /* The moves (of VnRoomMove, with a clear function) that let `req` (no
- * fixed cells) fit on one node, at most `max_moves` moving at most
+ * fixed cells) fit on one node (one with CPUs of its allowed_cpus, when
+ * it has them), at most `max_moves` moving at most
  * `max_memory_kib` in all; *ret_node the node it then fits.  NULL when
  * it fits one node already, or no such moves exist.  requests[i] and
  * placements[i] are the placed VMs (a NULL placement: not placed). */

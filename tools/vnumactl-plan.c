@@ -349,6 +349,10 @@ plan_context(PlanOptions *o, gboolean explain)
         { "force", 0, 0, G_OPTION_ARG_NONE, &o->force,
           "With DOMAIN.xml: replace hand-written pins and numatune", NULL },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON", NULL },
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->source.state_dir,
+          "The ledger whose VMs the host holds, and defragmentation may move, on any topology "
+          "source (default: this host's, for this host only)",
+          "DIR" },
         { NULL },
     };
     GOptionContext *ctx = vn_cli_context_new(

@@ -56,9 +56,10 @@ typedef struct {
     const VnLoad *load; /* everyone else's */
     const VnPolicy *policy;
     const gchar *sysroot; /* device nodes; NULL or "" = "/" */
-    /* [placement] defragment (vn-config.h) and this host's ledger, whose
-     * movable VMs it may move (NULL: none, as for a topology that is
-     * another host's); only PLAN, DEFINE and PLACE look. */
+    /* [placement] defragment (vn-config.h) and the host's ledger, whose
+     * movable VMs it may move: this host's, or the one `plan --state-dir`
+     * names (vn_source_ledger(); NULL: none, as for a topology that is
+     * another host's without one); only PLAN, DEFINE and PLACE look. */
     VnDefragment defragment;
     const VnLedger *ledger;
 } VnEngineHost;

@@ -45,6 +45,7 @@ vn_source_options_clear(VnSourceOptions *o)
     g_clear_pointer(&o->load_file, g_free);
     g_clear_pointer(&o->config_file, g_free);
     g_clear_pointer(&o->sysroot, g_free);
+    g_clear_pointer(&o->state_dir, g_free);
 }
 
 gboolean
@@ -138,18 +139,39 @@ measure_busy(const VnSourceOptions *o, gboolean live, VnTopology *t, VnLoad *loa
                                     error);
 }
 
-/* This host's placed VMs: the ledger in the state directory (read
- * without its lock; writes to it are atomic).  A topology named on the
- * command line is another host, which this ledger does not describe. */
+/* The directory of the ledger whose VMs are the host's load: o->state_dir
+ * (which must be a directory: a mistyped one would read as an empty
+ * ledger), else this host's state directory, else none (NULL, TRUE). */
 static gboolean
-add_ledger(gboolean this_host, const VnConfig *config, const VnTopology *t, VnLoad *load,
-           GError **error)
+ledger_dir(const VnSourceOptions *o, gboolean this_host, const VnConfig *config,
+           const gchar **ret_dir, GError **error)
+{
+    *ret_dir = NULL;
+    if (o->state_dir && !g_file_test(o->state_dir, G_FILE_TEST_IS_DIR)) {
+        g_set_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_STATE_DIR,
+                    "--state-dir: %s: no such directory", o->state_dir);
+        return FALSE;
+    }
+    *ret_dir = o->state_dir ? o->state_dir : this_host ? config->state_dir : NULL;
+    return TRUE;
+}
+
+/* The host's placed VMs: the ledger in the state directory (read without
+ * its lock; writes to it are atomic).  A topology named on the command
+ * line is another host, which this host's ledger does not describe; an
+ * explicit --state-dir names the ledger that does. */
+static gboolean
+add_ledger(const VnSourceOptions *o, gboolean this_host, const VnConfig *config,
+           const VnTopology *t, VnLoad *load, GError **error)
 {
     g_autoptr(VnLedger) ledger = NULL;
+    const gchar *dir;
 
-    if (!this_host)
+    if (!ledger_dir(o, this_host, config, &dir, error))
+        return FALSE;
+    if (!dir)
         return TRUE;
-    ledger = vn_ledger_snapshot(config->state_dir, error);
+    ledger = vn_ledger_snapshot(dir, error);
     if (!ledger)
         return FALSE;
     vn_ledger_to_load(ledger, t, config->policy, NULL, load);
@@ -179,7 +201,7 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret
     if (ret_load) {
         load = vn_load_new(t);
         if (!measure_busy(o, live, t, load, error) ||
-            !add_ledger(this_host, config, t, load, error))
+            !add_ledger(o, this_host, config, t, load, error))
             return FALSE;
         if (o->load_file && !vn_load_read_file(o->load_file, t, load, error))
             return FALSE;
@@ -196,11 +218,14 @@ gboolean
 vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
                  GError **error)
 {
-    g_return_val_if_fail(o && config && ret_ledger, FALSE);
+    const gchar *dir;
 
+    g_return_val_if_fail(o && config && ret_ledger, FALSE);
     *ret_ledger = NULL;
-    if (!vn_source_is_this_host(o))
+    if (!ledger_dir(o, vn_source_is_this_host(o), config, &dir, error))
+        return FALSE;
+    if (!dir)
         return TRUE;
-    *ret_ledger = vn_ledger_snapshot(config->state_dir, error);
+    *ret_ledger = vn_ledger_snapshot(dir, error);
     return *ret_ledger != NULL;
 }

@@ -25,7 +25,8 @@
 #define VN_SOURCE_ERROR (vn_source_error_quark())
 GQuark vn_source_error_quark(void);
 typedef enum {
-    VN_SOURCE_ERROR_CONFLICT, /* more than one topology source */
+    VN_SOURCE_ERROR_CONFLICT,  /* more than one topology source */
+    VN_SOURCE_ERROR_STATE_DIR, /* o->state_dir is no directory */
     VN_SOURCE_ERROR_MAX
 } VnSourceError;
 
@@ -38,6 +39,12 @@ typedef struct {
     gchar *load_file;
     gchar *config_file;
     gchar *sysroot;
+    /* Not in the shared group: a command that offers --state-dir DIR
+     * (`plan`, `explain`) sets it.  The ledger in DIR is the host's
+     * placed VMs, whatever the topology source: their load, and the VMs
+     * defragmentation may move (vn_source_ledger()), instead of this
+     * host's ledger, which only this host gets. */
+    gchar *state_dir;
 } VnSourceOptions;
 
 /* How long the live host is watched to measure CPU busy. */
@@ -58,23 +65,27 @@ gboolean vn_source_is_this_host(const VnSourceOptions *o);
  *    measured over VN_SOURCE_LIVE_INTERVAL_MS;
  *  - this host (live, or $VNUMA_TOPOLOGY standing in for it as in the
  *    hook's tests) gets the committed load of the VMs in its ledger
- *    (vn-ledger.h, in the config's state_dir);
+ *    (vn-ledger.h, in the config's state_dir); with o->state_dir, any
+ *    topology gets that ledger's instead (an existing directory, else
+ *    VN_SOURCE_ERROR_STATE_DIR);
  *  - with --sysroot, any topology gets free memory from that sysroot's
  *    sysfs and CPU busy from its /proc/stat counters since boot, so a
  *    captured host replays exactly; a sysroot without proc/stat leaves
  *    CPU busy unknown and the topology's source says so;
  *  - the load file's figures are added last.
- * A topology named by an option is another host: no ledger, and no
- * measurement unless --sysroot says where to read it.
+ * A topology named by an option is another host: no ledger unless
+ * o->state_dir names one, and no measurement unless --sysroot says where
+ * to read it.
  * ret_load and ret_config may be NULL when the caller does not want them
  * (without both, the config is not read; without ret_load, CPU busy is not
  * measured).  Outputs are written only on success. */
 gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
                         VnConfig **ret_config, GError **error);
 
-/* This host's ledger, read without its lock (vn_ledger_snapshot()), into
- * *ret_ledger when `o` describes this host (vn_source_is_this_host());
- * NULL there for a topology that is another host's.  FALSE only when
- * this host's ledger cannot be read. */
+/* The ledger of o->state_dir when set, else this host's, read without
+ * its lock (vn_ledger_snapshot()), into *ret_ledger: the one
+ * vn_source_load() counted.  NULL there for a topology that is another
+ * host's and no o->state_dir.  FALSE only when that ledger cannot be
+ * read. */
 gboolean vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
                           GError **error);

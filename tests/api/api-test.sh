@@ -704,6 +704,33 @@ check "corrupt ledger (a member twice): logged naming the member" \
     grep -q 'ledger.json: member "domains" given twice in one object; set aside' "$tmp/ledger.log"
 S=$S_main
 
+# --- [placement] defragment = propose: POST /v1/plan answers the moves -------------
+# The fixture ledger (tests/data/ledger/defrag) on its host, 4 nodes of
+# 1 GiB: a 2-vCPU 512 MiB VM fits no node and is placed split over nodes
+# 1 and 2; moving small0 from node 0 to node 1 would fit it on node 0
+# (the arithmetic: tests/unit/test-engine-defrag.c).  Nothing moves.
+mkdir -p "$tmp/state10"
+cp "$data/ledger/defrag/ledger.json" "$tmp/state10/"
+printf '[placement]\ndefragment = propose\n' >"$tmp/defrag.conf"
+VNUMA_CONFIG=$tmp/defrag.conf VNUMA_STATE_DIR=$tmp/state10 start defrag "$tmp/defrag.sock" \
+    --synthetic 'numa:4(memory=1GiB) core:2 pu:1' || nok "defragment: daemon starts"
+S_main=$S; S=$tmp/defrag.sock
+defrag_moves='{"mode": "propose", "moves": [{"vm": "small0", "cell": 0, "from_node": 0, "to_node": 1, "vcpus": 1, "memory_mib": 128}], "node": 0, "placed_after_moves": false}'
+expect POST /v1/plan '{"vcpus": 2, "memory_mib": 512}' 200
+check "defragment = propose: placed split over nodes 1,2" jqb '[.placement.cells[].node] == [1, 2]'
+check "defragment = propose: the move of small0 node 0 -> 1 that fits it on node 0" \
+    jqb --argjson d "$defrag_moves" '.defragment == $d'
+req POST /v1/plan "$(jq -n --rawfile x "$data/domain/split-512m.xml" '{domain_xml: $x}')"
+check "defragment = propose, domain_xml: 200, split XML and the same move" \
+    jqb --argjson d "$defrag_moves" '.defragment == $d and (.xml | contains("nodeset=\u00271-2\u0027"))'
+expect POST /v1/plan '{"vcpus": 1, "memory_mib": 128}' 200
+check "defragment = propose: a VM that fits one node gets no defragment member" jqb 'has("defragment") | not'
+expect POST /v1/fit '{"vcpus": 2, "memory_mib": 512}' 200
+check "defragment: /v1/fit is not defragmented" jqb '.single_node == false and (has("defragment") | not)'
+check "defragment = propose: nothing moved (ledger.json as given)" \
+    cmp -s "$tmp/state10/ledger.json" "$data/ledger/defrag/ledger.json"
+S=$S_main
+
 # --- TCP with a bearer token -----------------------------------------------------
 token=0123456789abcdef-test-token
 for attempt in 1 2 3; do
@@ -798,7 +825,7 @@ check "SIGTERM: exit 0" test $? = 0
 check "SIGTERM: socket removed" test ! -e "$S"
 # the others too: under VNUMAD_WRAPPER (valgrind, ASan) a leak or a memory
 # error shows as a non-zero exit here
-for name in replay reload loop ledger tcp$attempt ${pid_drift:+drift}; do
+for name in replay reload loop ledger defrag tcp$attempt ${pid_drift:+drift}; do
     eval "p=\$pid_$name"
     kill -TERM "$p"
     wait "$p"

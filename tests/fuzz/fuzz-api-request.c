@@ -51,7 +51,7 @@ plan(VndSpec *spec)
 
     if (!load)
         vn_fuzz_fail("no load for the daemon's state", error);
-    ok = vnd_plan_run(state, spec, load, &out, &error);
+    ok = vnd_plan_run(state, spec, load, NULL, &out, &error);
     if (!ok && vnd_plan_error_is_no_fit(error))
         return;
     check_http_error(ok, error);

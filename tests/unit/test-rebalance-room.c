@@ -122,11 +122,54 @@ test_budget(void)
     fixture_clear(&f);
 }
 
+/* The largest candidate within the budget that cannot move anywhere does
+ * not end the search: the largest one that can goes first.  Node 0 holds
+ * VMs of 4, 8 and 20 GiB, node 1 one of 42 GiB; in KiB (headroom 67108864
+ * / 100 * 5 = 3355440; overhead 32768 + 8192 a started GiB):
+ *   4 GiB  4194304 + 65536  = 4259840      8 GiB  8388608 + 98304 = 8486912
+ *   20 GiB 20971520 + 196608 = 21168128    42 GiB 44040192 + 376832 = 44417024
+ *   38 GiB 39845888 + 344064 = 40189952 (the VM to place)
+ *   left: node 0 67108864 - 3355440 - 33914880 = 29838544,
+ *         node 1 67108864 - 3355440 - 44417024 = 19336400
+ * The 20 GiB VM (within the 32 GiB budget) needs 21168128 > 19336400 on
+ * node 1: it cannot move.  Alone, the 4 GiB VM leaves node 0 34098384 and
+ * the 8 GiB one 38325456, both short of 40189952; both, 42585296: the
+ * 8 GiB VM, then the 4 GiB one (12746752 <= 19336400 on node 1).  Node 1's
+ * 42 GiB VM is over the budget. */
+static void
+test_largest_stuck(void)
+{
+    Fixture f;
+    g_autoptr(VnRequest) big = vn_test_request(4, 38);
+    g_autoptr(GArray) moves = NULL;
+    guint node = G_MAXUINT;
+
+    vn_test_host_init(&f.h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 64));
+    f.requests = g_ptr_array_new_with_free_func((GDestroyNotify)vn_request_free);
+    f.placements = g_ptr_array_new_with_free_func((GDestroyNotify)vn_placement_free);
+    place_on(&f, 0, 4);
+    place_on(&f, 0, 8);
+    place_on(&f, 0, 20);
+    place_on(&f, 1, 42);
+    g_assert_cmpuint(f.h.load->nodes[0].committed_memory_kib, ==, 33914880);
+    g_assert_cmpuint(f.h.load->nodes[1].committed_memory_kib, ==, 44417024);
+    moves = make_room(&f, big, 2, 32, &node);
+    g_assert_nonnull(moves);
+    g_assert_cmpuint(node, ==, 0);
+    g_assert_cmpuint(moves->len, ==, 2);
+    g_assert_cmpuint(g_array_index(moves, VnRoomMove, 0).vm, ==, 1); /* 8 GiB */
+    g_assert_cmpuint(g_array_index(moves, VnRoomMove, 0).to_node, ==, 1);
+    g_assert_cmpuint(g_array_index(moves, VnRoomMove, 1).vm, ==, 0); /* 4 GiB */
+    g_assert_cmpuint(g_array_index(moves, VnRoomMove, 1).to_node, ==, 1);
+    fixture_clear(&f);
+}
+
 int
 main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/rebalance/room/one-move", test_one_move);
     g_test_add_func("/rebalance/room/budget", test_budget);
+    g_test_add_func("/rebalance/room/largest-stuck", test_largest_stuck);
     return g_test_run();
 }

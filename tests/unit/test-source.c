@@ -1,6 +1,7 @@
 /* test-source.c: the shared topology source options (vn-source.h) and the
  * sample tools/vnuma.conf. */
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "vn-cpulist.h"
@@ -208,6 +209,55 @@ test_source_ledger(void)
     g_rmdir(state_dir);
 }
 
+/* A ledger named by state_dir (`plan --state-dir`) is the load of any
+ * topology, another host's too, and the ledger vn_source_ledger() gives;
+ * the fixture tests/data/ledger/defrag on 4 nodes of 1 GiB: node 0 holds
+ * small0 (1 vCPU, 128 MiB) and mid0 (1 vCPU, 320 MiB), each charged the
+ * default overhead 32 MiB + 8 MiB for its started GiB: 131072 + 40960 +
+ * 327680 + 40960 = 540672 KiB.  A state_dir that is no directory is an
+ * error naming it, not an empty ledger. */
+static void
+test_source_state_dir(void)
+{
+    g_autofree gchar *config_file = vn_test_data_path("config", "empty.conf", NULL);
+    g_autofree gchar *dir = vn_test_data_path("ledger", "defrag", NULL);
+    g_autofree gchar *missing = vn_test_data_path("ledger", "defrag", "no-such-dir", NULL);
+    VnSourceOptions o = { .config_file = config_file,
+                          .synthetic = (gchar *)"numa:4(memory=1GiB) core:2 pu:1",
+                          .state_dir = dir };
+    g_auto(VnTestSource) s = { 0 };
+    g_auto(VnTestSource) none = { 0 };
+    g_autoptr(VnLedger) ledger = NULL;
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(GError) error = NULL;
+
+    vn_test_source_load(&o, &s);
+    g_assert_cmpuint(s.load->nodes[0].committed_vcpus, ==, 2);
+    g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==, 540672);
+    g_assert_true(vn_source_ledger(&o, s.config, &ledger, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(vn_ledger_records(ledger)->len, ==, 5);
+    g_clear_pointer(&ledger, vn_ledger_free);
+
+    o.state_dir = NULL;
+    vn_test_source_load(&o, &none);
+    g_assert_cmpuint(none.load->nodes[0].committed_memory_kib, ==, 0);
+    g_assert_true(vn_source_ledger(&o, none.config, &ledger, &error));
+    g_assert_null(ledger);
+
+    o.state_dir = missing;
+    g_assert_false(vn_source_load(&o, &t, &load, &config, &error));
+    g_assert_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_STATE_DIR);
+    g_assert_nonnull(strstr(error->message, missing));
+    g_assert_null(t);
+    g_clear_error(&error);
+    g_assert_false(vn_source_ledger(&o, s.config, &ledger, &error));
+    g_assert_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_STATE_DIR);
+    g_assert_null(ledger);
+}
+
 /* The sample configuration loads, and every documented default, once
  * uncommented, is the default the code uses. */
 static void
@@ -273,6 +323,7 @@ main(int argc, char **argv)
     g_test_add_func("/plugin/source/env-topology", test_source_env_topology);
     g_test_add_func("/plugin/source/errors", test_source_errors);
     g_test_add_func("/plugin/source/ledger", test_source_ledger);
+    g_test_add_func("/plugin/source/state-dir", test_source_state_dir);
     g_test_add_func("/plugin/source/sample-config", test_sample_config);
     return g_test_run();
 }
