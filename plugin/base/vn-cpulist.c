@@ -2,11 +2,16 @@
  *
  * hwloc_bitmap_list_sscanf() is lenient: it stops at the first character it
  * does not understand ("1-2x" reads as 1-2, "0x3" as 3), reads "4-" as an
- * infinite set and a reversed range "3-1" as nothing.  For user and XML input
- * that silently means a different set, so the text is first checked for
- * shape (digits, ',' and '-' only, each '-' between two numbers, numbers no
- * longer than the capacity allows, which also bounds hwloc's allocation), and
- * the result is checked for being finite, non-empty and in range.
+ * infinite set and a reversed range "3-1" as nothing.  It reads each number
+ * with strtoul(base 0): "010" is octal 8, and "09-11" is 0, then '9' skipped,
+ * then "-11" as the CPU 2^32 - 11, a 512 MiB bitmap allocated and zeroed
+ * (a fuzzed domain with cpuset='09-11' took seconds and 1 GB).  libvirt's
+ * virBitmapParse() reads base 10 ("09" is 9).  For user and XML input that
+ * silently means a different set, so the text is first checked for shape
+ * (digits, ',' and '-' only, each '-' between two numbers, numbers no longer
+ * than the capacity allows, which also bounds hwloc's allocation) and handed
+ * to hwloc with each number's leading zeros dropped, and the result is
+ * checked for being finite, non-empty and in range.
  */
 #include "vn-cpulist.h"
 
@@ -48,29 +53,40 @@ decimal_digits(guint v)
     return n;
 }
 
-/* Shape check: "N", "N-M", joined by ','.  Returns a reason or NULL. */
+/* Shape check: "N", "N-M", joined by ','.  Appends the list to `canon`
+ * with each number's leading zeros dropped ("09" -> "9", "00" -> "0"), so
+ * hwloc reads it in base 10 as libvirt does; only significant digits count
+ * against `max_digits`.  Returns a reason or NULL. */
 static const gchar *
-cpulist_shape_error(const gchar *text, guint max_digits)
+cpulist_shape_error(const gchar *text, guint max_digits, GString *canon)
 {
     guint digits = 0;
-    gboolean in_range = FALSE;
+    gboolean in_number = FALSE, in_range = FALSE;
 
     for (const gchar *p = text;; p++) {
         if (g_ascii_isdigit(*p)) {
+            in_number = TRUE;
+            if (*p == '0' && digits == 0)
+                continue;
             if (++digits > max_digits)
                 return "a number is out of range";
+            g_string_append_c(canon, *p);
             continue;
         }
         if (*p != ',' && *p != '-' && *p != '\0')
             return "unexpected character";
-        if (digits == 0)
+        if (!in_number)
             return "a number is missing";
         if (*p == '-' && in_range)
             return "a range has two '-'";
+        if (digits == 0)
+            g_string_append_c(canon, '0');
         in_range = *p == '-';
         digits = 0;
+        in_number = FALSE;
         if (*p == '\0')
             return NULL;
+        g_string_append_c(canon, *p);
     }
 }
 
@@ -79,6 +95,7 @@ vn_cpulist_parse(const gchar *text, guint n_bits, GError **error)
 {
     g_autoptr(VnHwlocBitmap) hb = NULL;
     g_autoptr(VnBitmap) b = NULL;
+    g_autoptr(GString) canon = g_string_new(NULL);
     const gchar *why;
     int last;
 
@@ -86,13 +103,14 @@ vn_cpulist_parse(const gchar *text, guint n_bits, GError **error)
     b = vn_bitmap_new(n_bits);
     if (*text == '\0')
         return g_steal_pointer(&b);
-    why = cpulist_shape_error(text, decimal_digits(n_bits));
+    why = cpulist_shape_error(text, decimal_digits(n_bits), canon);
     if (!why) {
         hb = hwloc_bitmap_alloc();
-        if (hwloc_bitmap_list_sscanf(hb, text) < 0 || hwloc_bitmap_weight(hb) <= 0)
+        if (hwloc_bitmap_list_sscanf(hb, canon->str) < 0 || hwloc_bitmap_weight(hb) <= 0)
             why = "not a list such as 0-3,8";
     }
-    if (!why && (last = hwloc_bitmap_last(hb)) >= (int)n_bits)
+    /* hwloc's int indices: an id above INT_MAX would read as negative */
+    if (!why && ((last = hwloc_bitmap_last(hb)) >= (int)n_bits || last < 0))
         why = "an id is out of range";
     if (why) {
         g_set_error(error, VN_CPULIST_ERROR, VN_CPULIST_ERROR_INVALID,

@@ -10,7 +10,7 @@
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
 
-#define PIN_BITS 65536
+#define PIN_BITS VN_DOMAIN_CPUSET_BITS
 
 static gboolean
 pin_equals(xmlNode *pin, const VnBitmap *want)
@@ -176,18 +176,24 @@ vn_domain_write_cputune(xmlNode *root, const VnDomain *d, const VnDomainWriteCtx
     }
 }
 
-VnBitmap *
-vn_domain_vcpupin(const VnDomain *d, guint vcpu, guint n_bits)
+GPtrArray *
+vn_domain_vcpupins(const VnDomain *d, guint n_vcpus, guint n_bits)
 {
     xmlNode *cputune = vn_xml_child(xmlDocGetRootElement(d->doc), "cputune");
     g_autoptr(GPtrArray) pins = vn_xml_children(cputune, "vcpupin");
+    g_autoptr(VnBitmap) seen = vn_bitmap_new(n_vcpus);
+    GPtrArray *ret = g_ptr_array_new_full(n_vcpus, (GDestroyNotify)vn_bitmap_free);
 
+    g_ptr_array_set_size(ret, (gint)n_vcpus);
     for (guint i = 0; i < pins->len; i++) {
         g_autofree gchar *v = vn_xml_prop(pins->pdata[i], "vcpu");
         g_autofree gchar *s = vn_xml_prop(pins->pdata[i], "cpuset");
         guint64 id;
-        if (vn_domain_parse_uint(v, G_MAXUINT, "vcpu", &id, NULL) && id == vcpu)
-            return s ? vn_cpulist_parse(s, n_bits, NULL) : NULL;
+        if (!vn_domain_parse_uint(v, G_MAXUINT, "vcpu", &id, NULL) || id >= n_vcpus ||
+            vn_bitmap_test(seen, (guint)id))
+            continue;
+        vn_bitmap_set(seen, (guint)id);
+        ret->pdata[id] = s ? vn_cpulist_parse(s, n_bits, NULL) : NULL;
     }
-    return NULL;
+    return ret;
 }

@@ -44,14 +44,15 @@ parse_iothreads(VnDomain *d, xmlNode *root, GError **error)
         guint v = (guint)id;
         g_array_append_val(d->iothread_ids, v);
     }
-    /* As libvirt: <iothreads>N with fewer ids gets the lowest free ids. */
-    for (guint id = 1; d->iothread_ids->len < count; id++) {
-        gboolean used = FALSE;
-        for (guint i = 0; i < d->iothread_ids->len && !used; i++)
-            used = g_array_index(d->iothread_ids, guint, i) == id;
-        if (!used)
+    /* As libvirt: <iothreads>N with fewer ids gets the lowest free ids.
+     * One pass over the ids taken: N is up to 65535, and a search of the
+     * list for every id took 100 s under ASan (the domain-xml fuzzer). */
+    g_autoptr(VnBitmap) taken = vn_bitmap_new(MAX_IOTHREADS + 1);
+    for (guint i = 0; i < d->iothread_ids->len; i++)
+        vn_bitmap_set(taken, g_array_index(d->iothread_ids, guint, i));
+    for (guint id = 1; d->iothread_ids->len < count; id++)
+        if (!vn_bitmap_test(taken, id))
             g_array_append_val(d->iothread_ids, id);
-    }
     g_array_sort(d->iothread_ids, uint_cmp);
     return TRUE;
 }

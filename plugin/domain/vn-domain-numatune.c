@@ -12,7 +12,7 @@
 #include "vn-domain-private.h"
 #include "vn-cpulist.h"
 
-#define NODE_BITS 65536
+#define NODE_BITS VN_DOMAIN_CPUSET_BITS
 
 static gboolean
 nodeset_equals(xmlNode *n, const VnBitmap *want)

@@ -11,7 +11,13 @@
 #include <libxml/tree.h>
 #include "vn-domain.h"
 
-/* Host CPU ids a cpuset of the domain may name (libvirt: VIR_DOMAIN_CPUMASK_LEN). */
+/* Host CPU (and node) ids a cpuset or nodeset of the domain may name:
+ * above libvirt's own limit, so every set libvirt accepts reads.  libvirt
+ * parses <vcpu cpuset>, <vcpupin>, <emulatorpin>, <iothreadpin> and
+ * <numatune> nodesets with virBitmapParse(..., VIR_DOMAIN_CPUMASK_LEN),
+ * 16384 in src/conf/domain_conf.h (1024 before).  A set is read into a
+ * bitmap of this many bits (8 KiB), and vn_cpulist_parse() refuses longer
+ * numbers before hwloc allocates anything. */
 #define VN_DOMAIN_CPUSET_BITS 65536
 
 /* First element child of `parent` named `name` (no namespace), or NULL. */

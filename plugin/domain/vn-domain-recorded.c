@@ -97,6 +97,7 @@ VnPlacement *
 vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **error)
 {
     g_autoptr(VnPlacement) p = NULL;
+    g_autoptr(GPtrArray) pins = NULL;
 
     if (!d->meta || !d->meta->has_placement)
         return NULL;
@@ -106,11 +107,11 @@ vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **er
         return NULL;
     }
     /* the domain's own vcpupins are finer than the cells (dedicated VMs) */
+    pins = vn_domain_vcpupins(d, p->vcpu_pins->len, t->n_cpu_ids);
     for (guint v = 0; v < p->vcpu_pins->len; v++) {
-        VnBitmap *pin = vn_domain_vcpupin(d, v, t->n_cpu_ids);
-        if (pin) {
+        if (pins->pdata[v]) {
             vn_bitmap_free(p->vcpu_pins->pdata[v]);
-            p->vcpu_pins->pdata[v] = pin;
+            p->vcpu_pins->pdata[v] = g_steal_pointer(&pins->pdata[v]);
         }
     }
     return g_steal_pointer(&p);

@@ -193,9 +193,12 @@ VnPlacement *vn_domain_metadata_to_placement(const VnDomainMetadata *m, const Vn
  * when a recorded node or CPU does not exist on `t`. */
 VnPlacement *vn_domain_recorded_placement(const VnDomain *d, const VnTopology *t, GError **error);
 
-/* The cpuset of <cputune><vcpupin vcpu=`vcpu`> as a bitmap of `n_bits`,
- * or NULL when absent or unreadable (a CPU beyond `n_bits` included). */
-VnBitmap *vn_domain_vcpupin(const VnDomain *d, guint vcpu, guint n_bits);
+/* The cpusets of <cputune><vcpupin>s for vCPUs 0..n_vcpus-1: a new array
+ * of `n_vcpus` entries (it frees them), entry v the cpuset of the first
+ * vcpupin with vcpu=v as a bitmap of `n_bits`, or NULL when there is none
+ * or it is unreadable (a CPU beyond `n_bits` included).  One pass over the
+ * pins, whatever `n_vcpus`. */
+GPtrArray *vn_domain_vcpupins(const VnDomain *d, guint n_vcpus, guint n_bits);
 
 /* ---- writing (vn-domain-write.c) ---------------------------------------- */
 typedef struct {

@@ -45,11 +45,13 @@ static void
 pins_from_domain(VnLedgerRecord *r, guint index, const VnDomain *d, const VnDomainMetaCell *mc)
 {
     g_autoptr(GPtrArray) pins = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    g_autoptr(GPtrArray) domain_pins = NULL;
 
     if (!mc->vcpus || !mc->cpus)
         return;
+    domain_pins = vn_domain_vcpupins(d, mc->vcpus->n_bits, mc->cpus->n_bits);
     VN_BITMAP_FOREACH (mc->vcpus, v) {
-        VnBitmap *pin = vn_domain_vcpupin(d, (guint)v, mc->cpus->n_bits);
+        VnBitmap *pin = g_steal_pointer(&domain_pins->pdata[v]);
         if (!pin || vn_bitmap_is_empty(pin) || !within(pin, mc->cpus)) {
             vn_bitmap_free(pin);
             return;
