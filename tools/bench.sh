@@ -41,6 +41,12 @@ time "$build/tools/vnumactl" simulate --topology "$here/tests/data/hwloc/64amd64
     --policy vnuma --policy vnuma-packing --policy vnuma-hole --policy first-fit --policy most-free \
     --policy round-robin --policy no-pinning
 
+echo
+echo "== placement quality over a host's life: every policy on the multi-node hosts of tests/data and"
+echo "   synthetic 2-socket, 4-, 8- and 16-node hosts, light/normal/saturated traces (tools/sim-compare.py;"
+echo "   the README's 'Measured' row reads this table)"
+python3 "$here/tools/sim-compare.py" "$build"
+
 if [ -x "$build/tests/bench/bench-hook" ]; then
     echo
     "$here/tests/bench/run-hook-bench.sh" "$build"
