@@ -59,7 +59,7 @@ for l in "${layouts[@]}"; do
     nh_layout_load "$l"
     if [ "$NH_SUITE" != numahost ] && [ "${VN_NUMAHOST_NESTED:-}" != 1 ] && [ -z "$image_only" ]; then
         echo "numahost-$l: skipped: suite $NH_SUITE runs with VN_NUMAHOST_NESTED=1" \
-             "('make check-numahost-nested')"
+             "('make check-$NH_SUITE')"
         exit 77
     fi
     [ "$NH_BOOT" = rootfs ] && need_rootfs=--rootfs
