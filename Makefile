@@ -56,7 +56,7 @@ check-asan: setup $(ASAN_BUILD)/build.ninja
 	  $(MESON) test -C $(ASAN_BUILD) --print-errorlogs --suite unit --suite golden
 
 check-valgrind: build
-	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit
+	$(MESON) test -C $(BUILD) --print-errorlogs --setup valgrind --suite unit --no-suite valgrind-repeat
 
 # libFuzzer targets (tests/fuzz/README.md) in their own clang build with
 # ASan/UBSan: each fuzzed for FUZZ_SECONDS; any finding fails.  check-fuzz
