@@ -2,6 +2,7 @@
  * JSON, for `vnumactl plan --json` and vnumad's plan (vn-engine.h). */
 #include "vn-engine.h"
 #include "vn-json-build.h"
+#include "vn-placement-json.h"
 
 void
 vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
@@ -20,12 +21,8 @@ vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
     for (guint i = 0; res->moves && i < res->moves->len; i++) {
         const VnEngineMove *m = &g_array_index(res->moves, VnEngineMove, i);
         json_builder_begin_object(b);
-        vn_json_add_string(b, "vm", m->vm);
-        vn_json_add_int(b, "cell", m->cell);
-        vn_json_add_int(b, "from", t->nodes[m->from_node].os_id);
-        vn_json_add_int(b, "to", t->nodes[m->to_node].os_id);
-        vn_json_add_int(b, "vcpus", m->vcpus);
-        vn_json_add_int(b, "memory_mib", (gint64)(m->memory_kib / 1024));
+        vn_move_add_json_members(b, t, m->vm, m->cell, m->from_node, m->to_node, m->vcpus,
+                                 m->memory_kib);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

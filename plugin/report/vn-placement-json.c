@@ -139,16 +139,24 @@ vn_plan_error_to_json(const GError *error, GPtrArray *reasons)
     return json_builder_get_root(b);
 }
 
+void
+vn_move_add_json_members(JsonBuilder *b, const VnTopology *t, const gchar *vm, guint cell,
+                         guint from_node, guint to_node, guint vcpus, guint64 memory_kib)
+{
+    vn_json_add_string(b, "vm", vm);
+    vn_json_add_int(b, "cell", cell);
+    vn_json_add_int(b, "from", t->nodes[from_node].os_id);
+    vn_json_add_int(b, "to", t->nodes[to_node].os_id);
+    vn_json_add_int(b, "vcpus", vcpus);
+    vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(memory_kib));
+}
+
 static void
 add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
 {
     json_builder_begin_object(b);
-    vn_json_add_string(b, "vm", m->vm);
-    vn_json_add_int(b, "cell", m->cell);
-    vn_json_add_int(b, "from", t->nodes[m->from_node].os_id);
-    vn_json_add_int(b, "to", t->nodes[m->to_node].os_id);
-    vn_json_add_int(b, "vcpus", m->vcpus);
-    vn_json_add_int(b, "memory_mib", (gint64)vn_size_kib_to_mib(m->memory_kib));
+    vn_move_add_json_members(b, t, m->vm, m->cell, m->from_node, m->to_node, m->vcpus,
+                             m->memory_kib);
     if (m->from_domain >= 0 && m->to_domain >= 0) {
         /* a guest die between two cache domains of one node */
         vn_json_add_int(b, "from_cache_domain", m->from_domain);

@@ -34,3 +34,9 @@ JsonNode *vn_plan_error_to_json(const GError *error, GPtrArray *reasons);
  * one flag per move; `notes` may be NULL. */
 void vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArray *notes,
                        const gboolean *applied);
+/* The members every live move of a guest cell shares, in the object being
+ * built in `b`: "vm", "cell", "from", "to" (host kernel node numbers of
+ * the node indices given), "vcpus", "memory_mib".  The rebalancer's moves
+ * and the engine's defragmentation moves both start so. */
+void vn_move_add_json_members(JsonBuilder *b, const VnTopology *t, const gchar *vm, guint cell,
+                              guint from_node, guint to_node, guint vcpus, guint64 memory_kib);
