@@ -281,6 +281,21 @@ test_smallest_enough(void)
     fixture_clear(&f);
 }
 
+/* split-512m.xml with one piece of text replaced (it must be there once). */
+static gchar *
+split_domain_edited(const gchar *from, const gchar *to)
+{
+    g_autofree gchar *path = vn_test_data_path("domain", "split-512m.xml", NULL);
+    g_autofree gchar *text = NULL;
+    g_autoptr(GError) error = NULL;
+    GString *xml;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+    xml = g_string_new(text);
+    g_assert_cmpuint(g_string_replace(xml, from, to, 1), ==, 1);
+    return g_string_free(xml, FALSE);
+}
+
 /* The domain being placed is never one of the VMs moved: a domain named
  * small0 (placed again) leaves mid0 as node 0's candidate, which alone
  * is enough too: 455479 + 368640 = 824119 >= 565248, and node 1 takes it
@@ -289,17 +304,10 @@ static void
 test_not_itself(void)
 {
     Fixture f;
-    g_autofree gchar *path = vn_test_data_path("domain", "split-512m.xml", NULL);
-    g_autofree gchar *text = NULL;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(GString) xml = NULL;
+    g_autofree gchar *xml = split_domain_edited("<name>vnt-split</name>", "<name>small0</name>");
 
-    g_assert_true(g_file_get_contents(path, &text, NULL, &error));
-    xml = g_string_new(text);
-    g_assert_cmpuint(g_string_replace(xml, "<name>vnt-split</name>", "<name>small0</name>", 1), ==,
-                     1);
     fixture_init(&f, HOST_1G, 5);
-    run(&f, VN_DEFRAGMENT_PROPOSE, xml->str);
+    run(&f, VN_DEFRAGMENT_PROPOSE, xml);
     assert_one_move(&f.res, "mid0", 0, 1, 320 * MIB, "2-3");
     fixture_clear(&f);
 }
@@ -317,20 +325,13 @@ static void
 test_allowed_cpus(void)
 {
     Fixture f;
-    g_autofree gchar *path = vn_test_data_path("domain", "split-512m.xml", NULL);
-    g_autofree gchar *text = NULL;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(GString) xml = NULL;
+    g_autofree gchar *xml =
+        split_domain_edited("<vcpu placement='static'>", "<vcpu placement='static' cpuset='2-5'>");
 
-    g_assert_true(g_file_get_contents(path, &text, NULL, &error));
-    xml = g_string_new(text);
-    g_assert_cmpuint(g_string_replace(xml, "<vcpu placement='static'>",
-                                      "<vcpu placement='static' cpuset='2-5'>", 1),
-                     ==, 1);
     fixture_init(&f, HOST_1G, 4);
     g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 0, 540672), ==, 465964);
     g_assert_cmpuint(vn_policy_usable_memory_kib(f.policy, f.t, 1, 499712), ==, 506924);
-    run(&f, VN_DEFRAGMENT_APPLY, xml->str);
+    run(&f, VN_DEFRAGMENT_APPLY, xml);
     assert_one_move(&f.res, "mid1", 1, 2, 448 * MIB, "4-5");
     g_assert_cmpuint(f.res.defrag_node, ==, 1);
     g_assert_cmpuint(f.res.placement->cells->len, ==, 1);
