@@ -195,6 +195,28 @@ vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s)
     return CLAMP(1.0 - (gdouble)hole / (gdouble)c->hole_base_kib, 0.0, 1.0);
 }
 
+/* The committed share of the memory of the nodes with CPUs and memory
+ * (whatever the request may use), and the balance it selects. */
+static void
+choose_balance(VnPlanCtx *c)
+{
+    guint64 base = 0, avail = 0;
+
+    c->balance = c->policy->balance;
+    for (guint i = 0; i < c->n; i++) {
+        const VnNode *node = &c->t->nodes[i];
+        if (vn_bitmap_is_empty(node->cpus) || node->mem_total_kib == 0)
+            continue;
+        base += vn_policy_memory_base_kib(c->policy, c->t, i);
+        avail +=
+            vn_policy_usable_memory_kib(c->policy, c->t, i, c->load->nodes[i].committed_memory_kib);
+    }
+    c->host_used = base ? CLAMP(1.0 - (gdouble)avail / (gdouble)base, 0.0, 1.0) : 0.0;
+    if (c->balance == VN_BALANCE_ADAPTIVE)
+        c->balance = c->host_used >= VN_BALANCE_ADAPTIVE_PACK_AT ? VN_BALANCE_MEMORY_PACKING
+                                                                 : VN_BALANCE_LOAD;
+}
+
 void
 vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
 {
@@ -235,7 +257,8 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
         compute_cpu(c, i);
         compute_memory(c, i, overhead_per_cell_kib);
     }
-    if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+    choose_balance(c);
+    if (c->balance == VN_BALANCE_KEEP_HOLE)
         rank_rooms(c);
 }
 

@@ -23,7 +23,8 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
-DEFAULT_POLICIES = ["vnuma", "vnuma-packing", "vnuma-hole", "vnuma-even", "vnuma-defrag"] + PEERS
+DEFAULT_POLICIES = ["vnuma", "vnuma-load", "vnuma-packing", "vnuma-hole", "vnuma-even",
+                    "vnuma-defrag"] + PEERS
 
 # name, sockets, nodes per socket, CPUs per node, GiB per node,
 # distance within a socket, across sockets
