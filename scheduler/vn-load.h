@@ -81,6 +81,7 @@ guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_ki
  *                              while whole nodes are plentiful (less
  *                              bandwidth contention), keep nodes whole once
  *                              the next big VM would otherwise be split.
+ *                              From the load, not measured free memory.
  *                              Measured with tools/sim-compare.py (README,
  *                              "Placement quality"). */
 typedef enum {
