@@ -36,21 +36,13 @@ static gboolean
 request_apply(VnHook *h, VnLedgerRecord *r, gboolean dataplane_only, GError **error)
 {
     const gchar *what = dataplane_only ? "data path steering" : "live apply";
-    g_autofree gchar *vnumactl = vn_hook_find_vnumactl();
+    g_autofree gchar *vnumactl = NULL;
+    if (!vn_hook_spawn_apply(h, r->name, dataplane_only, &vnumactl, error))
+        return FALSE;
     if (!vnumactl) {
         vn_hook_decide(h, "running", h->nodes, "%s needed but vnumactl was not found", what);
         return TRUE;
     }
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
-    g_ptr_array_add(argv, vnumactl);
-    g_ptr_array_add(argv, "apply");
-    if (dataplane_only)
-        g_ptr_array_add(argv, "--dataplane-only");
-    g_ptr_array_add(argv, r->name);
-    g_ptr_array_add(argv, NULL);
-    g_autofree gchar *log = g_build_filename(vn_hook_state_dir(h), "apply.log", NULL);
-    if (!vn_hook_spawn_detached((const gchar *const *)argv->pdata, log, error))
-        return FALSE;
     vn_hook_decide(h, "apply", h->nodes, "%s started in the background (%s apply %s%s)", what,
                    vnumactl, dataplane_only ? "--dataplane-only " : "", r->name);
     return TRUE;

@@ -72,12 +72,60 @@ warn_guest_view(VnHook *h)
     h->reason = reason;
 }
 
+/* "mid0 node 0 -> 1, small0 node 0 -> 2" */
+static gchar *
+moves_string(const VnHook *h, const GArray *moves)
+{
+    GString *s = g_string_new(NULL);
+
+    for (guint i = 0; i < moves->len; i++) {
+        const VnEngineMove *mv = &g_array_index(moves, VnEngineMove, i);
+        g_string_append_printf(s, "%s%s node %u -> %u", i ? ", " : "", mv->vm,
+                               h->t->nodes[mv->from_node].os_id, h->t->nodes[mv->to_node].os_id);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* [placement] defragment = apply found moves: each moved VM's record
+ * takes its new cell, marked for a live apply. */
+static void
+record_moves(VnLedger *l, const GArray *moves)
+{
+    for (guint i = 0; i < moves->len; i++) {
+        VnLedgerRecord *after = vn_ledger_record_copy(g_array_index(moves, VnEngineMove, i).after);
+        after->needs_apply = TRUE;
+        vn_ledger_put(l, after);
+    }
+}
+
+/* The moved VMs applied live now, detached (they run; this VM's own apply
+ * comes after `started`).  A move that fails keeps its record's
+ * needs_apply and says why in apply.log. */
+static gboolean
+apply_moves(VnHook *h, const GArray *moves, GError **error)
+{
+    for (guint i = 0; i < moves->len; i++) {
+        g_autofree gchar *vnumactl = NULL;
+        if (!vn_hook_spawn_apply(h, g_array_index(moves, VnEngineMove, i).vm, FALSE, &vnumactl,
+                                 error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* Plans against everyone else's load through the engine (its cell rule:
- * the domain's own guest cells win, the core chooses without them). */
+ * the domain's own guest cells win, the core chooses without them), with
+ * [placement] defragment: `apply` moves up to 2 small running VMs live so
+ * a VM that would be split fits one node (their records changed, their
+ * live applies started now), `propose` says which moves would. */
 static gboolean
 plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why, GError **error)
 {
-    const VnEngineHost host = { .t = h->t, .load = load, .policy = h->config->policy };
+    const VnEngineHost host = { .t = h->t,
+                                .load = load,
+                                .policy = h->config->policy,
+                                .defragment = h->config->defragment,
+                                .ledger = l };
     g_auto(VnEngineResult) res = { 0 };
     g_autoptr(GError) plan_error = NULL;
     if (!vn_engine_run(h->domain, &host, VN_ENGINE_START, NULL, &res, &plan_error)) {
@@ -96,9 +144,25 @@ plan(VnHook *h, VnLedger *l, const VnLoad *load, const gchar *why, GError **erro
     VnLedgerRecord *r = vn_ledger_record_from_placement(h->domain->uuid, h->domain->name,
                                                         res.placement, res.request);
     r->needs_apply = TRUE;
+    g_autofree gchar *moved = res.moves && res.moves->len ? moves_string(h, res.moves) : NULL;
+    if (moved && res.split)
+        record_moves(l, res.moves);
     if (!reserve(h, l, r, error))
         return FALSE;
-    vn_hook_decide(h, "planned", h->nodes, "%s; planned, live apply after start", why);
+    if (moved && res.split) {
+        if (!apply_moves(h, res.moves, error))
+            return FALSE;
+        vn_hook_decide(h, "planned", h->nodes,
+                       "%s; planned on one node after moving %s (defragment = apply: their live "
+                       "moves started now), live apply after start",
+                       why, moved);
+    } else if (moved)
+        vn_hook_decide(h, "planned", h->nodes,
+                       "%s; planned, live apply after start; defragment = propose: moving %s "
+                       "would let it fit node %u",
+                       why, moved, res.defrag_node);
+    else
+        vn_hook_decide(h, "planned", h->nodes, "%s; planned, live apply after start", why);
     return TRUE;
 }
 

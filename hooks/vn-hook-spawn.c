@@ -89,3 +89,27 @@ vn_hook_find_vnumactl(void)
         return g_strdup(VNUMA_HOOK_VNUMACTL);
     return g_find_program_in_path("vnumactl");
 }
+
+gboolean
+vn_hook_spawn_apply(const VnHook *h, const gchar *vm, gboolean dataplane_only, gchar **ret_vnumactl,
+                    GError **error)
+{
+    g_autofree gchar *vnumactl = vn_hook_find_vnumactl();
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_autofree gchar *log = NULL;
+
+    *ret_vnumactl = NULL;
+    if (!vnumactl)
+        return TRUE;
+    g_ptr_array_add(argv, vnumactl);
+    g_ptr_array_add(argv, "apply");
+    if (dataplane_only)
+        g_ptr_array_add(argv, "--dataplane-only");
+    g_ptr_array_add(argv, (gpointer)vm);
+    g_ptr_array_add(argv, NULL);
+    log = g_build_filename(vn_hook_state_dir(h), "apply.log", NULL);
+    if (!vn_hook_spawn_detached((const gchar *const *)argv->pdata, log, error))
+        return FALSE;
+    *ret_vnumactl = g_steal_pointer(&vnumactl);
+    return TRUE;
+}

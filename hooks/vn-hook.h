@@ -117,6 +117,11 @@ gboolean vn_hook_spawn_detached(const gchar *const *argv, const gchar *log_path,
 /* The vnumactl to run for a live apply: $VNUMA_VNUMACTL, else the
  * installed one, else one on PATH; NULL when none exists. */
 gchar *vn_hook_find_vnumactl(void);
+/* `vnumactl apply [--dataplane-only] VM` detached, its output appended to
+ * <state_dir>/apply.log.  *ret_vnumactl: the vnumactl run, or NULL (and
+ * TRUE) when none was found. */
+gboolean vn_hook_spawn_apply(const VnHook *h, const gchar *vm, gboolean dataplane_only,
+                             gchar **ret_vnumactl, GError **error);
 
 /* vn-hook-log.c: one structured log line (journal, else syslog) and one
  * JSON line appended to <state_dir>/history.log. */

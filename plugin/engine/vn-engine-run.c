@@ -135,11 +135,11 @@ vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
         g_prefix_error(error, "domain '%s': ", d->name);
         return FALSE;
     }
-    if (intent == VN_ENGINE_START)
-        return TRUE;
     if (intent == VN_ENGINE_FILTER)
         return filter(d, host, ret, error);
     vn_engine_defragment(host, d->name, ret);
+    if (intent == VN_ENGINE_START)
+        return TRUE;
     if (ret->split && !write_split(d, host, o ? o : &defaults, ret, error))
         return FALSE;
     if (!vn_domain_apply_placement(d, host->t, ret->placement, o ? o : &defaults, error))

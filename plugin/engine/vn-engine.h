@@ -59,7 +59,8 @@ typedef struct {
     /* [placement] defragment (vn-config.h) and the host's ledger, whose
      * movable VMs it may move: this host's, or the one `plan --state-dir`
      * names (vn_source_load_with_ledger(); NULL: none, as for a topology that is
-     * another host's without one); only PLAN, DEFINE and PLACE look. */
+     * another host's without one); PLAN, DEFINE, PLACE and START (the
+     * hook, which records the moves for a live apply) look. */
     VnDefragment defragment;
     const VnLedger *ledger;
 } VnEngineHost;
@@ -153,7 +154,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnEngineResult, vn_engine_result_clear)
 gboolean vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent intent,
                        const VnDomainWriteOptions *o, VnEngineResult *ret, GError **error);
 
-/* The defragmentation step of vn_engine_run() (PLAN, DEFINE, PLACE),
+/* The defragmentation step of vn_engine_run() (PLAN, DEFINE, PLACE, START),
  * for a placement in ret->placement of ret->request (which must leave
  * the core its cells: cells and cell_sizes unset) by a domain named
  * `name` (left out of the VMs that may move): fills ret->moves,

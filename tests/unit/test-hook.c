@@ -1,6 +1,7 @@
 /* test-hook.c: the built vnuma-hook driven exactly as libvirt runs it
  * (argv <vm> <op> <sub-op> -, domain XML on stdin, minimal environment),
  * on fixture domains (tests/data/hook) and the 4-node hagrid topology. */
+#include <string.h>
 #include <sys/wait.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -848,6 +849,105 @@ test_concurrent_prepares(Fixture *f, gconstpointer data)
     g_assert_cmpuint(g_strv_length(lines), ==, N + 1);
 }
 
+/* [placement] defragment at prepare, on the ledger fixture
+ * tests/data/ledger/defrag and its host (tests/data/hook/defrag-host.xml:
+ * lstopo's export of "numa:4(memory=1GiB) core:2 pu:1"), the domain
+ * tests/data/domain/split-512m.xml (the arithmetic: test-engine-defrag.c).
+ * No node holds the 2-vCPU 512 MiB VM alone; moving small0 from node 0 to
+ * node 1 lets node 0 hold it.  apply: small0's record is on node 1, marked
+ * for a live apply started at once (the helper's log says so), and the VM
+ * reserved whole on node 0; propose: the VM split over nodes 1 and 2,
+ * small0 left on node 0, the decision names the move. */
+static void
+run_defrag_prepare(Fixture *f, const gchar *mode)
+{
+    g_autofree gchar *ledger_src = data_path("ledger/defrag/ledger.json");
+    g_autofree gchar *ledger = g_build_filename(f->state_dir, "ledger.json", NULL);
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *conf =
+        g_strdup_printf("[placement]\ndefragment = %s\n[hook]\nmanage = all\n", mode);
+    g_autofree gchar *script = NULL;
+    g_autofree gchar *domain = data_path("domain/split-512m.xml");
+    g_autofree gchar *xml = NULL;
+    const gchar *const residents[] = { "small0", "mid0", "mid1", "mid2", "big3" };
+    Run r = { 0 };
+
+    f->topology = data_path("hook/defrag-host.xml");
+    f->config = g_build_filename(f->state_dir, "defrag.conf", NULL);
+    g_assert_true(g_file_set_contents(f->config, conf, -1, NULL));
+    f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
+    script = g_strdup("#!/bin/sh\necho \"helper $*\"\n");
+    g_assert_true(g_file_set_contents(f->vnumactl, script, -1, NULL));
+    g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
+    g_assert_true(g_file_get_contents(ledger_src, &text, NULL, NULL));
+    g_assert_true(g_file_set_contents(ledger, text, -1, NULL));
+    for (guint i = 0; i < G_N_ELEMENTS(residents); i++)
+        mark_running(f, residents[i]);
+    g_assert_true(g_file_get_contents(domain, &xml, NULL, NULL));
+    run_hook_xml(f, "vnt-split", "prepare", "begin", xml, &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "");
+    g_assert_cmpstr(r.err, ==, "");
+    run_clear(&r);
+}
+
+static guint
+record_node(const VnLedger *l, const gchar *vm, guint cell)
+{
+    const VnLedgerRecord *r = vn_ledger_lookup_name((VnLedger *)l, vm);
+    g_assert_nonnull(r);
+    g_assert_cmpuint(cell, <, r->cells->len);
+    return g_array_index(r->cells, VnLedgerCell, cell).node_os_id;
+}
+
+static void
+test_prepare_defragment_apply(Fixture *f, gconstpointer data)
+{
+    run_defrag_prepare(f, "apply");
+    g_autoptr(VnLedger) l = snapshot(f);
+    const VnLedgerRecord *vm = vn_ledger_lookup_name(l, "vnt-split");
+    const VnLedgerRecord *moved = vn_ledger_lookup_name(l, "small0");
+    g_assert_nonnull(vm);
+    g_assert_cmpuint(vm->cells->len, ==, 1);
+    g_assert_cmpuint(record_node(l, "vnt-split", 0), ==, 0);
+    g_assert_true(vm->needs_apply);
+    g_assert_cmpuint(record_node(l, "small0", 0), ==, 1);
+    g_assert_true(moved->needs_apply);
+    g_assert_cmpint(moved->state, ==, VN_LEDGER_STATE_RUNNING);
+    /* the others stay where they were, nothing to apply */
+    g_assert_cmpuint(record_node(l, "mid0", 0), ==, 0);
+    g_assert_false(vn_ledger_lookup_name(l, "mid0")->needs_apply);
+    g_autofree gchar *log = NULL;
+    for (guint i = 0; i < 200; i++) {
+        g_free(log);
+        log = read_state_file(f, "apply.log");
+        if (*log)
+            break;
+        g_usleep(50000);
+    }
+    g_assert_cmpstr(log, ==, "helper apply small0\n");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "planned on one node after moving small0 node 0 -> 1"));
+}
+
+static void
+test_prepare_defragment_propose(Fixture *f, gconstpointer data)
+{
+    run_defrag_prepare(f, "propose");
+    g_autoptr(VnLedger) l = snapshot(f);
+    const VnLedgerRecord *vm = vn_ledger_lookup_name(l, "vnt-split");
+    g_assert_nonnull(vm);
+    g_assert_cmpuint(vm->cells->len, ==, 2);
+    g_assert_cmpuint(record_node(l, "small0", 0), ==, 0);
+    g_assert_false(vn_ledger_lookup_name(l, "small0")->needs_apply);
+    g_usleep(200000);
+    g_autofree gchar *log = read_state_file(f, "apply.log");
+    g_assert_cmpstr(log, ==, "");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(
+        strstr(history, "defragment = propose: moving small0 node 0 -> 1 would let it fit node 0"));
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
 
 int
@@ -873,6 +973,8 @@ main(int argc, char **argv)
     ADD("/hook/prepare/replan-ignore", test_replan_and_ignore);
     ADD("/hook/prepare/replan-recut-cells", test_replan_recut_cells);
     ADD("/hook/prepare/strict", test_strict);
+    ADD("/hook/prepare/defragment-apply", test_prepare_defragment_apply);
+    ADD("/hook/prepare/defragment-propose", test_prepare_defragment_propose);
     ADD("/hook/prepare/concurrent", test_concurrent_prepares);
     ADD("/hook/release", test_release);
     ADD("/hook/started/apply-detached", test_started_apply);
