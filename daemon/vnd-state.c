@@ -20,7 +20,6 @@
 #include "vn-config-build.h"
 #include "vn-history.h"
 #include "vn-host-load.h"
-#include "vn-load-file.h"
 #include "vn-topology-source.h"
 
 struct _VndState {
@@ -239,31 +238,20 @@ vnd_state_invalidate(VndState *s)
     g_clear_pointer(&s->load, vn_load_free);
 }
 
-/* Everything but the ledger: measured busy and the --load file. */
-static VnLoad *
-base_load(VndState *s, GError **error)
-{
-    g_autoptr(VnLoad) load = vn_load_new(s->topology);
-
-    for (guint i = 0; i < s->topology->n_nodes; i++)
-        load->nodes[i].cpu_busy = s->busy[i];
-    if (s->load_file && !vn_load_read_file(s->load_file, s->topology, load, error))
-        return NULL;
-    return g_steal_pointer(&load);
-}
-
+/* Measured busy, the ledger's VMs and the --load file, as vnumactl
+ * counts them (vn_source_add_committed()). */
 VnLoad *
 vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger)
 {
     g_autoptr(GError) error = NULL;
-    VnLoad *load = base_load(s, &error);
+    VnLoad *load = vn_load_new(s->topology);
 
-    if (!load) {
-        /* the file was readable at start; keep planning without it */
+    for (guint i = 0; i < s->topology->n_nodes; i++)
+        load->nodes[i].cpu_busy = s->busy[i];
+    /* the file was readable at start; keep planning without it */
+    if (!vn_source_add_committed(s->topology, s->config->policy, ledger, s->load_file, load,
+                                 &error))
         g_warning("%s", error->message);
-        load = vn_load_new(s->topology);
-    }
-    vn_ledger_to_load(ledger, s->topology, s->config->policy, NULL, load);
     return load;
 }
 

@@ -98,7 +98,9 @@ const VnLoad *vnd_state_load(VndState *s, GError **error);
  * stopped, by vnumad or the hook) raises it, so a controller's cached
  * answer for this host is stale when it differs. */
 guint64 vnd_state_generation(const VndState *s);
-/* A fresh load from `records` of a locked ledger (for reservations). */
+/* A fresh load: measured busy, the VMs of `ledger` (a snapshot for a plan
+ * that may defragment, or a locked ledger for reservations) and the --load
+ * file, counted as vnumactl counts them (vn_source_add_committed()). */
 VnLoad *vnd_state_load_with_ledger(VndState *s, const VnLedger *ledger);
 /* The source options the daemon was started with, as arguments for a
  * vnumactl command that must see the same host (NULL-terminated). */

@@ -87,6 +87,7 @@ static const gchar *const balance_names[VN_BALANCE_MAX + 1] = {
     [VN_BALANCE_LOAD] = "load",
     [VN_BALANCE_MEMORY_PACKING] = "memory-packing",
     [VN_BALANCE_KEEP_HOLE] = "keep-hole",
+    [VN_BALANCE_ADAPTIVE] = "adaptive",
     [VN_BALANCE_MAX] = NULL,
 };
 
@@ -131,7 +132,7 @@ vn_policy_new_default(const VnTopology *t)
     p->overhead_per_gib_kib = 8 * 1024;
     p->headroom_percent = 5;
     p->cpu_overcommit = 4.0;
-    p->balance = VN_BALANCE_LOAD;
+    p->balance = VN_BALANCE_ADAPTIVE;
     p->cache_domains = VN_CACHE_DOMAINS_OFF;
     p->split = VN_SPLIT_FILL;
     return p;

@@ -71,11 +71,24 @@ guint64 vn_load_get_hugepages(const VnLoad *l, guint node_index, guint64 size_ki
  *                              host's largest free node alone tie on the
  *                              hole and go to the least loaded, so VMs
  *                              spread as with load everywhere but on the
- *                              node the next big VM needs. */
+ *                              node the next big VM needs.
+ *   VN_BALANCE_ADAPTIVE        load while the host's memory is less than
+ *                              VN_BALANCE_ADAPTIVE_PACK_AT committed (the
+ *                              committed share of the memory of every node
+ *                              with CPUs and memory, reservation and
+ *                              headroom counted as committed), memory
+ *                              packing from there on (the default): spread
+ *                              while whole nodes are plentiful (less
+ *                              bandwidth contention), keep nodes whole once
+ *                              the next big VM would otherwise be split.
+ *                              From the load, not measured free memory.
+ *                              Measured with tools/sim-compare.py (README,
+ *                              "Placement quality"). */
 typedef enum {
     VN_BALANCE_LOAD,
     VN_BALANCE_MEMORY_PACKING,
     VN_BALANCE_KEEP_HOLE,
+    VN_BALANCE_ADAPTIVE,
     VN_BALANCE_MAX
 } VnBalance;
 
@@ -84,11 +97,14 @@ typedef enum {
 #define VN_BALANCE_PACKING_FREE_WEIGHT 0.3
 /* Weight of the load against the hole kept under keep-hole. */
 #define VN_BALANCE_HOLE_LOAD_WEIGHT 0.25
+/* Balance adaptive packs memory from this committed share of the host on
+ * (0.4-0.6 measured alike; 0.5 the middle). */
+#define VN_BALANCE_ADAPTIVE_PACK_AT 0.5
 
 const gchar *vn_balance_to_string(VnBalance b);
 gboolean vn_balance_from_string(const gchar *s, VnBalance *ret_b);
 /* The names, NULL-terminated, in enum order ("load", "memory-packing",
- * "keep-hole"). */
+ * "keep-hole", "adaptive"). */
 const gchar *const *vn_balance_names(void);
 
 /* [placement] split: how vn_plan() shares the vCPUs and memory of a VM
@@ -160,7 +176,7 @@ typedef struct {
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %
- * headroom, overcommit 4.0, balance load.  `t` sizes the reserved CPU bitmap. */
+ * headroom, overcommit 4.0, balance adaptive.  `t` sizes the reserved CPU bitmap. */
 VnPolicy *vn_policy_new_default(const VnTopology *t);
 void vn_policy_free(VnPolicy *p);
 /* The CPUs of node index `node` that guests may use: the node's CPUs less

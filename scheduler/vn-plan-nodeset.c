@@ -102,7 +102,7 @@ remote_share(const VnPlanCtx *c, const VnNodeSet *s)
 void
 vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 {
-    gboolean packing = c->policy->balance == VN_BALANCE_MEMORY_PACKING;
+    gboolean packing = c->balance == VN_BALANCE_MEMORY_PACKING;
     guint internal = 0, dev = 0;
     gdouble load = 0.0, load_sum = 0.0, cpu = 0.0, free_share = 0.0, balance;
 
@@ -130,7 +130,7 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
     s->load_after = load;
     if (packing)
         balance = cpu + VN_BALANCE_PACKING_FREE_WEIGHT * free_share;
-    else if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+    else if (c->balance == VN_BALANCE_KEEP_HOLE)
         balance = vn_plan_hole_lost(c, s) + VN_BALANCE_HOLE_LOAD_WEIGHT * load;
     else
         balance = load + VN_BALANCE_LOAD_MEAN_WEIGHT * load_sum / s->k;

@@ -51,6 +51,11 @@ typedef struct {
      * CPU-less slow nodes take memory-only cells in the capacity */
     VnTiers tiers;
     gboolean slow_memory;
+    /* the balance this plan applies: the policy's, or for adaptive load
+     * or memory packing by the host's committed memory share (host_used,
+     * 0..1; vn_plan_capacity_compute()) */
+    VnBalance balance;
+    gdouble host_used;
 } VnPlanCtx;
 
 /* A chosen node set with its per-node share. */

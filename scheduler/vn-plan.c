@@ -326,14 +326,20 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
         vn_placement_add_reason(
             p, "device distance %u beyond local (0 = every device on a chosen node)",
             set->device_distance);
-    if (c->policy->balance == VN_BALANCE_MEMORY_PACKING)
+    if (c->policy->balance == VN_BALANCE_ADAPTIVE)
+        vn_placement_add_reason(
+            p, "balance adaptive: host memory %.0f%% committed, %s %.0f%%: %s",
+            c->host_used * 100.0, c->balance == VN_BALANCE_MEMORY_PACKING ? "at least" : "under",
+            VN_BALANCE_ADAPTIVE_PACK_AT * 100.0,
+            c->balance == VN_BALANCE_MEMORY_PACKING ? "memory packing" : "least loaded");
+    if (c->balance == VN_BALANCE_MEMORY_PACKING)
         vn_placement_add_reason(
             p,
             "balance memory-packing: of equally near choices, the one leaving the "
             "least CPU use and free memory (CPU use + %.1f x free memory share after "
             "placement), so whole nodes stay free for big VMs",
             VN_BALANCE_PACKING_FREE_WEIGHT);
-    if (c->policy->balance == VN_BALANCE_KEEP_HOLE)
+    if (c->balance == VN_BALANCE_KEEP_HOLE)
         vn_placement_add_reason(
             p,
             "balance keep-hole: of equally near choices, the one keeping the most room on "

@@ -28,6 +28,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA_HOLE] = "vnuma-hole",
     [VN_SIM_POLICY_VNUMA_EVEN] = "vnuma-even",
     [VN_SIM_POLICY_VNUMA_DEFRAG] = "vnuma-defrag",
+    [VN_SIM_POLICY_VNUMA_LOAD] = "vnuma-load",
 };
 
 const gchar *
@@ -85,9 +86,7 @@ events_new(const VnTrace *trace)
 static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
-    if (s->which == VN_SIM_POLICY_VNUMA || s->which == VN_SIM_POLICY_VNUMA_PACKING ||
-        s->which == VN_SIM_POLICY_VNUMA_HOLE || s->which == VN_SIM_POLICY_VNUMA_EVEN ||
-        s->which == VN_SIM_POLICY_VNUMA_DEFRAG)
+    if (s->which == VN_SIM_POLICY_VNUMA || s->which >= VN_SIM_POLICY_VNUMA_PACKING)
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
                              error);
@@ -228,18 +227,20 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     VnSim s = { 0 };
     /* Shallow copies, borrowing reserved_cpus: only the balance and the
      * split differ. */
-    VnPolicy by_load, packing, hole, even;
+    VnPolicy by_load, adaptive, packing, hole, even;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
     by_load = *policy;
     by_load.balance = VN_BALANCE_LOAD;
     by_load.split = VN_SPLIT_FILL;
+    adaptive = by_load;
+    adaptive.balance = VN_BALANCE_ADAPTIVE;
     packing = by_load;
     packing.balance = VN_BALANCE_MEMORY_PACKING;
     hole = by_load;
     hole.balance = VN_BALANCE_KEEP_HOLE;
-    even = by_load;
+    even = adaptive;
     even.split = VN_SPLIT_EVEN;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
@@ -249,7 +250,8 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
                     : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
                     : which == VN_SIM_POLICY_VNUMA_EVEN  ? &even
-                                                         : &by_load;
+                    : which == VN_SIM_POLICY_VNUMA_LOAD  ? &by_load
+                                                         : &adaptive;
     if (!run(&s, error)) {
         vn_sim_clear(&s);
         return FALSE;

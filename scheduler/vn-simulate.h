@@ -6,9 +6,10 @@
  * for a peer (vn-baselines.h).  Pure: no I/O, no clock; the same inputs
  * give the same metrics.
  *
- * vnuma runs vn_plan() with balance load and split fill (the defaults),
+ * vnuma runs vn_plan() with balance adaptive and split fill (the
+ * defaults), vnuma-load with balance load (the default before adaptive),
  * vnuma-packing with balance memory-packing, vnuma-hole with balance
- * keep-hole (VnBalance), vnuma-even with balance load and split even
+ * keep-hole (VnBalance), vnuma-even with balance adaptive and split even
  * (VnSplit), vnuma-defrag as vnuma plus defragmentation at admission
  * (a VM that would be split fits one node after the live moves of
  * vn_rebalance_make_room(), within the rebalancer's round: 2 moves,
@@ -98,6 +99,7 @@ typedef enum {
     VN_SIM_POLICY_VNUMA_HOLE,
     VN_SIM_POLICY_VNUMA_EVEN,
     VN_SIM_POLICY_VNUMA_DEFRAG,
+    VN_SIM_POLICY_VNUMA_LOAD,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 

@@ -5,7 +5,7 @@ or more nodes and on synthetic 2-socket, 4-, 8- and 16-node hosts, for
 three load levels (light: under 60 % of memory committed at peak; normal;
 saturated).
 
-    tools/sim-compare.py [BUILD] [--policy NAME]... [--vms N] [--seed S]
+    tools/sim-compare.py [BUILD] [--policy NAME]... [--vms N] [--seed S] [--lifetime-mix MIX]
 
 Prints one row per host, load and policy, then per figure how often each
 candidate is best.  The synthetic hosts are written as libvirt
@@ -23,7 +23,8 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
-DEFAULT_POLICIES = ["vnuma", "vnuma-packing", "vnuma-hole", "vnuma-even", "vnuma-defrag"] + PEERS
+DEFAULT_POLICIES = ["vnuma", "vnuma-load", "vnuma-packing", "vnuma-hole", "vnuma-even",
+                    "vnuma-defrag"] + PEERS
 
 # name, sockets, nodes per socket, CPUs per node, GiB per node,
 # distance within a socket, across sockets
@@ -100,7 +101,8 @@ def min_rate(a):
 def gen_trace(vnumactl, tmp, hname, lname, rate, a, mix="azure", cap_gib=None):
     trace = os.path.join(tmp, "%s-%s.csv" % (hname, lname))
     cmd = [vnumactl, "trace-gen", "--vms", str(a.vms), "--seed", str(a.seed), "--rate",
-           "%.6g" % max(rate, min_rate(a)), "--size-mix", mix, "-o", trace]
+           "%.6g" % max(rate, min_rate(a)), "--size-mix", mix, "--lifetime-mix", a.lifetime_mix,
+           "-o", trace]
     if cap_gib:
         cmd += ["--max-memory", "%dG" % cap_gib]
     run(cmd)
@@ -134,6 +136,8 @@ def main():
     ap.add_argument("--policy", action="append")
     ap.add_argument("--vms", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lifetime-mix", default="azure", choices=["azure", "short", "long"],
+                    help="trace-gen's lifetime mix for every trace (held-out traces)")
     ap.add_argument("--guest-locality", default=None)
     a = ap.parse_args()
     policies = a.policy or DEFAULT_POLICIES
@@ -159,9 +163,10 @@ def main():
             else:
                 rate = per_tib * tib
                 trace = gen_trace(vnumactl, tmp, hname, lname, rate, a)
-            print("# %s %s: trace-gen --vms %d --seed %d --rate %.4g --size-mix %s%s" %
+            print("# %s %s: trace-gen --vms %d --seed %d --rate %.4g --size-mix %s%s%s" %
                   (hname, lname, a.vms, a.seed, max(rate, min_rate(a)), mix,
-                   " --max-memory %dG" % cap_gib if cap_gib else ""))
+                   " --max-memory %dG" % cap_gib if cap_gib else "",
+                   " --lifetime-mix " + a.lifetime_mix if a.lifetime_mix != "azure" else ""))
             cmd = [vnumactl, "simulate", "--json", "--trace", trace] + list(source)
             for p in policies:
                 cmd += ["--policy", p]

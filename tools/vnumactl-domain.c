@@ -122,9 +122,8 @@ place_and_define(const DomainOptions *o, VnLibvirt *virt, VnDomain *d, VnEngineI
     const gchar *xml;
     const VnPlacement *placement;
 
-    if (!vn_source_load(&o->source, &t, &load, &config, &error) ||
-        (config->defragment != VN_DEFRAGMENT_OFF &&
-         !vn_source_ledger(&o->source, config, &ledger, &error)))
+    /* one ledger read: the VMs defragmentation may move are those the load counts */
+    if (!vn_source_load_with_ledger(&o->source, &t, &load, &config, &ledger, &error))
         return vn_cli_fail(error);
     wo.memory_mode = config->memory_mode;
     const VnEngineHost host = { .t = t,

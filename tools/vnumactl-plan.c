@@ -488,9 +488,8 @@ run_plan(int argc, char **argv, gboolean explain)
                                   shape_flag(&o));
     if (!domain_path && !(req = request_from_options(&o, &error)))
         return vn_cli_fail(error);
-    if (!vn_source_load(&o.source, &t, &load, &config, &error) ||
-        (config->defragment != VN_DEFRAGMENT_OFF &&
-         !vn_source_ledger(&o.source, config, &ledger, &error)))
+    /* one ledger read: the VMs defragmentation may move are those the load counts */
+    if (!vn_source_load_with_ledger(&o.source, &t, &load, &config, &ledger, &error))
         return vn_cli_fail(error);
     const VnEngineHost host = { .t = t,
                                 .load = load,

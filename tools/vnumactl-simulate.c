@@ -46,9 +46,10 @@ typedef struct {
 
 /* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,
-    VN_SIM_POLICY_VNUMA_EVEN, VN_SIM_POLICY_VNUMA_DEFRAG,  VN_SIM_POLICY_FIRST_FIT,
-    VN_SIM_POLICY_MOST_FREE,  VN_SIM_POLICY_ROUND_ROBIN,   VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_LOAD, VN_SIM_POLICY_VNUMA_PACKING,
+    VN_SIM_POLICY_VNUMA_HOLE, VN_SIM_POLICY_VNUMA_EVEN, VN_SIM_POLICY_VNUMA_DEFRAG,
+    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,  VN_SIM_POLICY_ROUND_ROBIN,
+    VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
@@ -68,7 +69,7 @@ policies_from_options(const SimOptions *o, GArray *ret)
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
             vn_cli_fail_printf(
-                "--policy: '%s' is not one of vnuma, vnuma-packing, vnuma-hole, "
+                "--policy: '%s' is not one of vnuma, vnuma-load, vnuma-packing, vnuma-hole, "
                 "vnuma-even, vnuma-defrag, first-fit, most-free, round-robin, no-pinning",
                 o->policies[i]);
             return FALSE;
@@ -243,7 +244,8 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-packing, vnuma-hole, vnuma-even, vnuma-defrag, "
+          "Only this policy: vnuma, vnuma-load, vnuma-packing, vnuma-hole, vnuma-even, "
+          "vnuma-defrag, "
           "first-fit, most-free, round-robin or no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
@@ -263,11 +265,12 @@ vn_cmd_simulate(int argc, char **argv)
 
     g_option_context_set_description(
         ctx,
-        "Policies: vnuma (this planner, [placement] balance = load, split = fill), vnuma-packing\n"
-        "(balance = memory-packing), vnuma-hole (balance = keep-hole), vnuma-even (split =\n"
-        "even), first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM),\n"
-        "vnuma-defrag (vnuma, and a VM that would be split fits one node after up to 2 live\n"
-        "moves of small VMs, 16 GiB); the vnuma policies set the balance and split whatever\n"
+        "Policies: vnuma (this planner, [placement] balance = adaptive, split = fill),\n"
+        "vnuma-load (balance = load), vnuma-packing (balance = memory-packing), vnuma-hole\n"
+        "(balance = keep-hole), vnuma-even (split = even), vnuma-defrag (vnuma, and a VM that\n"
+        "would be split fits one node after up to 2 live moves of small VMs, 16 GiB),\n"
+        "first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM);\n"
+        "the vnuma policies set the balance and split whatever\n"
         "vnuma.conf says.\n"
         "The metrics are described in vnumactl(8).\n"
         "'vnumactl trace-gen' writes a trace with the published Azure VM mix.");

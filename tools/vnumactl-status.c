@@ -149,13 +149,12 @@ tiers_legend(const VnStatus *s, const VnTopology *t)
     GString *g = g_string_new(NULL);
 
     for (guint k = 0; k < VN_MEMORY_TIER_MAX; k++) {
-        GString *nodes = g_string_new(NULL);
+        g_autoptr(GString) nodes = NULL;
         guint n = 0;
 
-        if (!s->has_tier[k]) {
-            g_string_free(nodes, TRUE);
+        if (!s->has_tier[k])
             continue;
-        }
+        nodes = g_string_new(NULL);
         for (guint i = 0; i < t->n_nodes; i++)
             if (t->nodes[i].mem_total_kib && t->nodes[i].tier == k)
                 g_string_append_printf(nodes, "%s%u", n++ ? "," : "", t->nodes[i].os_id);
@@ -163,7 +162,6 @@ tiers_legend(const VnStatus *s, const VnTopology *t)
                                vn_memory_tier_to_string(k), n > 1 ? "s" : "", nodes->str);
         if (s->kernel_tier[k] >= 0)
             g_string_append_printf(g, " (memory_tier%d)", s->kernel_tier[k]);
-        g_string_free(nodes, TRUE);
     }
     return g_string_free(g, FALSE);
 }

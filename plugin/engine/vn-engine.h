@@ -58,7 +58,7 @@ typedef struct {
     const gchar *sysroot; /* device nodes; NULL or "" = "/" */
     /* [placement] defragment (vn-config.h) and the host's ledger, whose
      * movable VMs it may move: this host's, or the one `plan --state-dir`
-     * names (vn_source_ledger(); NULL: none, as for a topology that is
+     * names (vn_source_load_with_ledger(); NULL: none, as for a topology that is
      * another host's without one); only PLAN, DEFINE and PLACE look. */
     VnDefragment defragment;
     const VnLedger *ledger;

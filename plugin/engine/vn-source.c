@@ -157,37 +157,46 @@ ledger_dir(const VnSourceOptions *o, gboolean this_host, const VnConfig *config,
 }
 
 /* The host's placed VMs: the ledger in the state directory (read without
- * its lock; writes to it are atomic).  A topology named on the command
- * line is another host, which this host's ledger does not describe; an
- * explicit --state-dir names the ledger that does. */
+ * its lock; writes to it are atomic), into *ret_ledger.  A topology named
+ * on the command line is another host, which this host's ledger does not
+ * describe (NULL); an explicit --state-dir names the ledger that does. */
 static gboolean
-add_ledger(const VnSourceOptions *o, gboolean this_host, const VnConfig *config,
-           const VnTopology *t, VnLoad *load, GError **error)
+read_ledger(const VnSourceOptions *o, gboolean this_host, const VnConfig *config,
+            VnLedger **ret_ledger, GError **error)
 {
-    g_autoptr(VnLedger) ledger = NULL;
     const gchar *dir;
 
+    *ret_ledger = NULL;
     if (!ledger_dir(o, this_host, config, &dir, error))
         return FALSE;
     if (!dir)
         return TRUE;
-    ledger = vn_ledger_snapshot(dir, error);
-    if (!ledger)
-        return FALSE;
-    vn_ledger_to_load(ledger, t, config->policy, NULL, load);
-    return TRUE;
+    *ret_ledger = vn_ledger_snapshot(dir, error);
+    return *ret_ledger != NULL;
 }
 
 gboolean
-vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
-               VnConfig **ret_config, GError **error)
+vn_source_add_committed(const VnTopology *t, const VnPolicy *policy, const VnLedger *ledger,
+                        const gchar *load_file, VnLoad *load, GError **error)
+{
+    g_return_val_if_fail(t && policy && load, FALSE);
+
+    if (ledger)
+        vn_ledger_to_load(ledger, t, policy, NULL, load);
+    return !load_file || vn_load_read_file(load_file, t, load, error);
+}
+
+gboolean
+vn_source_load_with_ledger(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
+                           VnConfig **ret_config, VnLedger **ret_ledger, GError **error)
 {
     g_autoptr(VnTopology) t = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnLoad) load = NULL;
+    g_autoptr(VnLedger) ledger = NULL;
     gboolean live, this_host, measured;
 
-    g_return_val_if_fail(o && ret_topology, FALSE);
+    g_return_val_if_fail(o && ret_topology && (ret_load || !ret_ledger), FALSE);
 
     t = load_topology(o, &live, &this_host, &measured, error);
     if (!t || !measure_memory(o, measured, t, error))
@@ -200,10 +209,10 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret
     vn_distances_apply(t, config, this_host || measured, o->sysroot ? o->sysroot : "/");
     if (ret_load) {
         load = vn_load_new(t);
+        /* the one read of the ledger: its load and its VMs are one snapshot */
         if (!measure_busy(o, live, t, load, error) ||
-            !add_ledger(o, this_host, config, t, load, error))
-            return FALSE;
-        if (o->load_file && !vn_load_read_file(o->load_file, t, load, error))
+            !read_ledger(o, this_host, config, &ledger, error) ||
+            !vn_source_add_committed(t, config->policy, ledger, o->load_file, load, error))
             return FALSE;
     }
     *ret_topology = g_steal_pointer(&t);
@@ -211,21 +220,14 @@ vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret
         *ret_load = g_steal_pointer(&load);
     if (ret_config)
         *ret_config = g_steal_pointer(&config);
+    if (ret_ledger)
+        *ret_ledger = g_steal_pointer(&ledger);
     return TRUE;
 }
 
 gboolean
-vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
-                 GError **error)
+vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
+               VnConfig **ret_config, GError **error)
 {
-    const gchar *dir;
-
-    g_return_val_if_fail(o && config && ret_ledger, FALSE);
-    *ret_ledger = NULL;
-    if (!ledger_dir(o, vn_source_is_this_host(o), config, &dir, error))
-        return FALSE;
-    if (!dir)
-        return TRUE;
-    *ret_ledger = vn_ledger_snapshot(dir, error);
-    return *ret_ledger != NULL;
+    return vn_source_load_with_ledger(o, ret_topology, ret_load, ret_config, NULL, error);
 }

@@ -42,7 +42,7 @@ typedef struct {
     /* Not in the shared group: a command that offers --state-dir DIR
      * (`plan`, `explain`) sets it.  The ledger in DIR is the host's
      * placed VMs, whatever the topology source: their load, and the VMs
-     * defragmentation may move (vn_source_ledger()), instead of this
+     * defragmentation may move (vn_source_load_with_ledger()), instead of this
      * host's ledger, which only this host gets. */
     gchar *state_dir;
 } VnSourceOptions;
@@ -82,10 +82,25 @@ gboolean vn_source_is_this_host(const VnSourceOptions *o);
 gboolean vn_source_load(const VnSourceOptions *o, VnTopology **ret_topology, VnLoad **ret_load,
                         VnConfig **ret_config, GError **error);
 
-/* The ledger of o->state_dir when set, else this host's, read without
- * its lock (vn_ledger_snapshot()), into *ret_ledger: the one
- * vn_source_load() counted.  NULL there for a topology that is another
- * host's and no o->state_dir.  FALSE only when that ledger cannot be
- * read. */
-gboolean vn_source_ledger(const VnSourceOptions *o, const VnConfig *config, VnLedger **ret_ledger,
-                          GError **error);
+/* vn_source_load(), and with ret_ledger the ledger whose VMs the load
+ * counted, read once: one snapshot of o->state_dir when set, else of this
+ * host's, taken without its lock (vn_ledger_snapshot()); NULL there for a
+ * topology that is another host's and no o->state_dir.  A command that
+ * wants both the load and the ledger's VMs (defragmentation moves them)
+ * takes them from here, so they are of one ledger generation even while
+ * the hook rewrites the ledger.  ret_ledger needs ret_load. */
+gboolean vn_source_load_with_ledger(const VnSourceOptions *o, VnTopology **ret_topology,
+                                    VnLoad **ret_load, VnConfig **ret_config, VnLedger **ret_ledger,
+                                    GError **error);
+
+/* Adds to `load` (the measured CPU busy already in it) what else a
+ * planner counts on `t`: the VMs of `ledger` (NULL: none) with the
+ * overheads of `policy` (vn_ledger_to_load()), then the figures of
+ * `load_file` (NULL: none; vn_load_read_file()).  vnumactl
+ * (vn_source_load()) and vnumad (vnd_state_load_with_ledger()) build a
+ * load from a ledger snapshot with it.  FALSE only when the load file
+ * cannot be read; `load` then has the ledger's VMs, none of the file's
+ * figures. */
+gboolean vn_source_add_committed(const VnTopology *t, const VnPolicy *policy,
+                                 const VnLedger *ledger, const gchar *load_file, VnLoad *load,
+                                 GError **error);

@@ -168,7 +168,7 @@ static const VnConfigKey schema[] = {
     { "placement", "memory_mode", VN_CONFIG_KIND_CHOICE, CONFIG(memory_mode),
       .names = vn_memory_mode_names, .default_text = "auto", .example = "strict" },
     { "placement", "balance", VN_CONFIG_KIND_CHOICE, POLICY(balance),
-      .names = vn_balance_names, .default_text = "load", .example = "memory-packing" },
+      .names = vn_balance_names, .default_text = "adaptive", .example = "memory-packing" },
     { "placement", "split", VN_CONFIG_KIND_CHOICE, POLICY(split),
       .names = vn_split_names, .default_text = "fill", .example = "even" },
     { "placement", "cache_domains", VN_CONFIG_KIND_CHOICE, POLICY(cache_domains),

@@ -540,7 +540,7 @@ printf '[host]\nheadroom_percent = 40\n[placement]\nmemory_mode = strict\nbalanc
 kill -HUP "$pid_reload"
 check "reload: a file changing only [placement] balance is counted" reloads "$R" ok 3
 check "reload: a change of [placement] balance alone is logged as that change" \
-    grep -q "config reloaded from $tmp/reload.conf: \[placement\] balance load -> memory-packing; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log"
+    grep -q "config reloaded from $tmp/reload.conf: \[placement\] balance adaptive -> memory-packing; needs a restart, running value kept: \[api\] socket$" "$tmp/reload.log"
 # a broken file: the running config stays whole, the daemon answers
 printf '[host]\nheadroom_percent = 400\n[placement]\nmemory_mode = restrictive\n' >"$tmp/reload.conf"
 kill -HUP "$pid_reload"

@@ -2,7 +2,7 @@
  * nodes, empty and with 200 resident VMs, for 1-node, 2-, 4- and 8-cell VMs
  * and a request that fits nowhere.  Run by `make bench` (tools/bench.sh).
  *
- *   bench-plan                 the table
+ *   bench-plan                 the table (the default balance, adaptive)
  *   bench-plan --balance NAME  the table with [placement] balance NAME
  *   bench-plan --working-set N set up an N-node host with 200 VMs, then plan
  *                              an 8-cell VM once and print the peak heap the
@@ -228,7 +228,7 @@ run_working_set(guint nodes)
 int
 main(int argc, char **argv)
 {
-    VnBalance balance = VN_BALANCE_LOAD;
+    VnBalance balance = VN_BALANCE_ADAPTIVE;
 
     if (argc >= 2 && g_str_equal(argv[1], "--cache-domains")) {
         cache_domains = TRUE;

@@ -93,7 +93,7 @@ test_reload_balance(void)
 
     g_assert_no_error(error);
     g_assert_cmpuint(diff->changed->len, ==, 1);
-    g_assert_cmpstr(diff->changed->pdata[0], ==, "[placement] balance load -> memory-packing");
+    g_assert_cmpstr(diff->changed->pdata[0], ==, "[placement] balance adaptive -> memory-packing");
     g_assert_cmpuint(diff->kept->len, ==, 0);
 }
 

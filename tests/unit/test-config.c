@@ -40,7 +40,7 @@ enum {
     FULL
 };
 static const ConfigValues values[] = {
-    [DEFAULTS] = { "", 0, 32 * 1024, 8 * 1024, 5, 4.0, VN_MEMORY_MODE_AUTO, VN_BALANCE_LOAD,
+    [DEFAULTS] = { "", 0, 32 * 1024, 8 * 1024, 5, 4.0, VN_MEMORY_MODE_AUTO, VN_BALANCE_ADAPTIVE,
                    VN_HOOK_MANAGE_ALL, VN_HOOK_CONFLICT_REPLAN, FALSE, VNUMA_DEFAULT_STATE_DIR },
     [FULL] = { "0,4", 2 * 1024 * 1024, 64 * 1024, 16384, 10, 2.5, VN_MEMORY_MODE_STRICT,
                VN_BALANCE_MEMORY_PACKING, VN_HOOK_MANAGE_OPTED_IN, VN_HOOK_CONFLICT_REFUSE, TRUE,
@@ -200,9 +200,9 @@ static const BadConfigCase bad_cases[] = {
     { "bad-defragment.conf", VN_CONFIG_ERROR_INVALID,
       "[placement] defragment: \"yes\" is not one of off, propose, apply" },
     { "bad-balance.conf", VN_CONFIG_ERROR_INVALID,
-      "[placement] balance: \"spread\" is not one of load, memory-packing, keep-hole" },
+      "[placement] balance: \"spread\" is not one of load, memory-packing, keep-hole, adaptive" },
     { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID,
-      "[placement] balance: \"\" is not one of load, memory-packing, keep-hole" },
+      "[placement] balance: \"\" is not one of load, memory-packing, keep-hole, adaptive" },
     { "bad-manage.conf", VN_CONFIG_ERROR_INVALID,
       "[hook] manage: \"some\" is not one of opted-in, all, none" },
     { "bad-conflict.conf", VN_CONFIG_ERROR_INVALID,

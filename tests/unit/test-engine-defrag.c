@@ -489,7 +489,7 @@ test_guest_cells_given(void)
     fixture_clear(&f);
 }
 
-/* Another host's topology has no ledger (vn_source_ledger()): the split
+/* Another host's topology has no ledger (vn_source_load_with_ledger()): the split
  * stays and nothing is said, whatever the mode. */
 static void
 test_no_ledger(void)

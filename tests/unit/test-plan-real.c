@@ -161,12 +161,13 @@ check_host_hole(gconstpointer data)
     check_host_balance(data, VN_BALANCE_KEEP_HOLE);
 }
 
-/* On the 8-node R815 (16 GiB nodes), every node but node 7 has 8 GiB
- * committed.  A small VM (2 vCPUs, 2 GiB) comes, then a big one (4 vCPUs,
- * 14 GiB: only an empty node holds it alone).  Returns the small VM's
- * node and the number of nodes the big one gets. */
+/* On the 8-node R815 (16 GiB nodes), every node but node 7 has
+ * `committed_gib` committed.  A small VM (2 vCPUs, 2 GiB) comes, then a
+ * big one (4 vCPUs, 14 GiB: only an empty node holds it alone).  Returns
+ * the small VM's node and the number of nodes the big one gets. */
 static void
-plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nodes)
+plan_small_then_big_at(VnBalance balance, guint64 committed_gib, guint *ret_small_node,
+                       guint *ret_big_nodes)
 {
     g_autoptr(VnRequest) small = vn_test_request(2, 2);
     g_autoptr(VnRequest) big = vn_test_request(4, 14);
@@ -176,20 +177,20 @@ plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nod
     gint empty;
 
     r815_host_init(&h);
-    /* the default is today's least-loaded placement */
-    g_assert_cmpint(h.policy->balance, ==, VN_BALANCE_LOAD);
+    /* the default adapts to the host's committed memory */
+    g_assert_cmpint(h.policy->balance, ==, VN_BALANCE_ADAPTIVE);
     h.policy->balance = balance;
     empty = vn_topology_node_by_os_id(h.t, 7);
     g_assert_cmpint(empty, >=, 0);
     for (guint i = 0; i < h.t->n_nodes; i++)
-        h.load->nodes[i].committed_memory_kib = (gint)i == empty ? 0 : 8 * GIB;
+        h.load->nodes[i].committed_memory_kib = (gint)i == empty ? 0 : committed_gib * GIB;
     p = vn_test_plan_ok(&h, small);
     vn_test_assert_invariants(&h, small, p);
     g_assert_cmpuint(p->cells->len, ==, 1);
     *ret_small_node = g_array_index(p->cells, VnCell, 0).node_os_id;
-    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
+    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance adaptive",
                                                    (GEqualFunc)g_str_has_prefix,
-                                                   NULL) == (balance == VN_BALANCE_MEMORY_PACKING));
+                                                   NULL) == (balance == VN_BALANCE_ADAPTIVE));
     g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance keep-hole",
                                                    (GEqualFunc)g_str_has_prefix,
                                                    NULL) == (balance == VN_BALANCE_KEEP_HOLE));
@@ -200,6 +201,55 @@ plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nod
     if (*ret_big_nodes == 1)
         g_assert_cmpuint(g_array_index(q->cells, VnCell, 0).node_os_id, ==, 7);
     vn_test_host_clear(&h);
+}
+
+static void
+plan_small_then_big(VnBalance balance, guint *ret_small_node, guint *ret_big_nodes)
+{
+    plan_small_then_big_at(balance, 8, ret_small_node, ret_big_nodes);
+}
+
+/* Whether the first plan of plan_small_then_big_at() said it packed. */
+static gboolean
+adaptive_packs_at(guint64 committed_gib)
+{
+    g_autoptr(VnRequest) small = vn_test_request(2, 2);
+    g_autoptr(VnPlacement) p = NULL;
+    VnTestHost h;
+    gboolean packs;
+
+    r815_host_init(&h);
+    for (guint i = 0; i < h.t->n_nodes; i++)
+        h.load->nodes[i].committed_memory_kib = h.t->nodes[i].os_id == 7 ? 0 : committed_gib * GIB;
+    p = vn_test_plan_ok(&h, small);
+    packs = g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
+                                             (GEqualFunc)g_str_has_prefix, NULL);
+    g_assert_true(g_ptr_array_find_with_equal_func(
+        p->reasons, packs ? "balance adaptive: host memory 5" : "balance adaptive: host memory 4",
+        (GEqualFunc)g_str_has_prefix, NULL));
+    vn_test_host_clear(&h);
+    return packs;
+}
+
+/* Adaptive, the default, on the R815 (8 nodes of about 16 GiB, 5 %
+ * headroom each): with 8 GiB on 7 nodes the host's memory is 56/125.9 +
+ * 5 % = 49 % committed, under half: least loaded, as load (the small VM
+ * on empty node 7, the big one split).  With 9 GiB on 7 nodes it is
+ * 63/125.9 + 5 % = 55 %: memory packing keeps node 7 whole for the big
+ * one. */
+static void
+test_balance_adaptive(void)
+{
+    guint small_node, big_nodes;
+
+    g_assert_false(adaptive_packs_at(8));
+    plan_small_then_big_at(VN_BALANCE_ADAPTIVE, 8, &small_node, &big_nodes);
+    g_assert_cmpuint(small_node, ==, 7);
+    g_assert_cmpuint(big_nodes, ==, 2);
+    g_assert_true(adaptive_packs_at(9));
+    plan_small_then_big_at(VN_BALANCE_ADAPTIVE, 9, &small_node, &big_nodes);
+    g_assert_cmpuint(small_node, !=, 7);
+    g_assert_cmpuint(big_nodes, ==, 1);
 }
 
 /* Least loaded (the default) puts the small VM on the empty node, so the
@@ -361,6 +411,7 @@ main(int argc, char **argv)
                         test_balance_hole_keeps_node_free);
         g_test_add_func("/plan/real/balance/keep-hole-keeps-larger",
                         test_balance_hole_keeps_larger);
+        g_test_add_func("/plan/real/balance/adaptive", test_balance_adaptive);
     }
     return g_test_run();
 }

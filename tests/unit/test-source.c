@@ -1,7 +1,9 @@
 /* test-source.c: the shared topology source options (vn-source.h) and the
  * sample tools/vnuma.conf. */
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "vn-cpulist.h"
@@ -10,6 +12,8 @@
 #include "vn-test-fixture.h"
 
 #define SYNTHETIC "pack:2 numa:1(memory=16GiB) core:2 pu:2"
+/* the host of the ledger fixture tests/data/ledger/defrag */
+#define SYNTHETIC_4x1G ((gchar *)"numa:4(memory=1GiB) core:2 pu:1")
 
 /* Parses `args` (a command line without the program name) with the
  * option group into `o`. */
@@ -210,11 +214,11 @@ test_source_ledger(void)
 }
 
 /* A ledger named by state_dir (`plan --state-dir`) is the load of any
- * topology, another host's too, and the ledger vn_source_ledger() gives;
- * the fixture tests/data/ledger/defrag on 4 nodes of 1 GiB: node 0 holds
- * small0 (1 vCPU, 128 MiB) and mid0 (1 vCPU, 320 MiB), each charged the
- * default overhead 32 MiB + 8 MiB for its started GiB: 131072 + 40960 +
- * 327680 + 40960 = 540672 KiB.  A state_dir that is no directory is an
+ * topology, another host's too, and the ledger vn_source_load_with_ledger()
+ * gives; the fixture tests/data/ledger/defrag on 4 nodes of 1 GiB: node 0
+ * holds small0 (1 vCPU, 128 MiB) and mid0 (1 vCPU, 320 MiB), each charged
+ * the default overhead 32 MiB + 8 MiB for its started GiB: 131072 + 40960
+ * + 327680 + 40960 = 540672 KiB.  A state_dir that is no directory is an
  * error naming it, not an empty ledger. */
 static void
 test_source_state_dir(void)
@@ -223,39 +227,98 @@ test_source_state_dir(void)
     g_autofree gchar *dir = vn_test_data_path("ledger", "defrag", NULL);
     g_autofree gchar *missing = vn_test_data_path("ledger", "defrag", "no-such-dir", NULL);
     VnSourceOptions o = { .config_file = config_file,
-                          .synthetic = (gchar *)"numa:4(memory=1GiB) core:2 pu:1",
+                          .synthetic = SYNTHETIC_4x1G,
                           .state_dir = dir };
     g_auto(VnTestSource) s = { 0 };
-    g_auto(VnTestSource) none = { 0 };
     g_autoptr(VnLedger) ledger = NULL;
-    g_autoptr(VnTopology) t = NULL;
-    g_autoptr(VnLoad) load = NULL;
-    g_autoptr(VnConfig) config = NULL;
     g_autoptr(GError) error = NULL;
 
-    vn_test_source_load(&o, &s);
+    vn_test_source_load_with_ledger(&o, &s, &ledger);
     g_assert_cmpuint(s.load->nodes[0].committed_vcpus, ==, 2);
     g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==, 540672);
-    g_assert_true(vn_source_ledger(&o, s.config, &ledger, &error));
-    g_assert_no_error(error);
+    g_assert_cmpuint(vn_ledger_generation(ledger), ==, 9);
     g_assert_cmpuint(vn_ledger_records(ledger)->len, ==, 5);
     g_clear_pointer(&ledger, vn_ledger_free);
+    vn_test_source_clear(&s);
 
     o.state_dir = NULL;
-    vn_test_source_load(&o, &none);
-    g_assert_cmpuint(none.load->nodes[0].committed_memory_kib, ==, 0);
-    g_assert_true(vn_source_ledger(&o, none.config, &ledger, &error));
+    vn_test_source_load_with_ledger(&o, &s, &ledger);
+    g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==, 0);
     g_assert_null(ledger);
+    vn_test_source_clear(&s);
 
     o.state_dir = missing;
-    g_assert_false(vn_source_load(&o, &t, &load, &config, &error));
+    g_assert_false(vn_source_load_with_ledger(&o, &s.t, &s.load, &s.config, &ledger, &error));
     g_assert_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_STATE_DIR);
     g_assert_nonnull(strstr(error->message, missing));
-    g_assert_null(t);
-    g_clear_error(&error);
-    g_assert_false(vn_source_ledger(&o, s.config, &ledger, &error));
-    g_assert_error(error, VN_SOURCE_ERROR, VN_SOURCE_ERROR_STATE_DIR);
+    g_assert_null(s.t);
     g_assert_null(ledger);
+}
+
+/* How many times `name` in the directory inotify watches on `fd` was
+ * opened since the last call (events already queued: read without
+ * waiting). */
+static guint
+count_opens(int fd, const gchar *name)
+{
+    gchar buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    guint opens = 0;
+    ssize_t n;
+
+    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+        for (gchar *p = buf; p < buf + n;) {
+            const struct inotify_event *e = (const struct inotify_event *)p;
+            if ((e->mask & IN_OPEN) && e->len > 0 && g_str_equal(e->name, name))
+                opens++;
+            p += sizeof(*e) + e->len;
+        }
+    }
+    g_assert_cmpint(errno, ==, EAGAIN);
+    return opens;
+}
+
+/* `plan`, `define` and `place` with defragmentation want the ledger's load
+ * and its movable VMs: read once, they are one generation, whatever the
+ * hook writes meanwhile.  The kernel counts the opens (inotify) of a copy
+ * of the fixture ledger: one (the load's, then the VMs' read, as the CLI
+ * did before, counts two), and the load and the VMs are the fixture's, as
+ * in test_source_state_dir. */
+static void
+test_source_one_ledger_read(void)
+{
+    g_autofree gchar *config_file = vn_test_data_path("config", "empty.conf", NULL);
+    g_autofree gchar *fixture = vn_test_data_path("ledger", "defrag", "ledger.json", NULL);
+    g_autofree gchar *dir = g_dir_make_tmp("vnuma-source-XXXXXX", NULL);
+    g_autofree gchar *text = NULL;
+    g_autofree gchar *copy = NULL;
+    VnSourceOptions o = { .config_file = config_file,
+                          .synthetic = SYNTHETIC_4x1G,
+                          .state_dir = dir };
+    g_auto(VnTestSource) s = { 0 };
+    g_autoptr(VnLedger) ledger = NULL;
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+    g_assert_nonnull(dir);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_true(g_file_get_contents(fixture, &text, NULL, NULL));
+    copy = vn_test_write_file(dir, "ledger.json", text);
+    /* closes too: the kernel merges an event into an identical last one */
+    g_assert_cmpint(inotify_add_watch(fd, dir, IN_OPEN | IN_CLOSE), >=, 0);
+
+    vn_test_source_load_with_ledger(&o, &s, &ledger);
+    g_assert_cmpuint(count_opens(fd, "ledger.json"), ==, 1);
+    g_assert_cmpuint(vn_ledger_generation(ledger), ==, 9);
+    g_assert_cmpuint(vn_ledger_records(ledger)->len, ==, 5);
+    g_assert_cmpuint(s.load->nodes[0].committed_vcpus, ==, 2);
+    g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==, 540672);
+
+    /* without the ledger asked for, the load still reads it, once */
+    vn_test_source_clear(&s);
+    vn_test_source_load(&o, &s);
+    g_assert_cmpuint(count_opens(fd, "ledger.json"), ==, 1);
+    g_assert_cmpuint(s.load->nodes[0].committed_memory_kib, ==, 540672);
+    close(fd);
+    vn_test_remove_tree(dir);
 }
 
 /* The sample configuration loads, and every documented default, once
@@ -324,6 +387,7 @@ main(int argc, char **argv)
     g_test_add_func("/plugin/source/errors", test_source_errors);
     g_test_add_func("/plugin/source/ledger", test_source_ledger);
     g_test_add_func("/plugin/source/state-dir", test_source_state_dir);
+    g_test_add_func("/plugin/source/one-ledger-read", test_source_one_ledger_read);
     g_test_add_func("/plugin/source/sample-config", test_sample_config);
     return g_test_run();
 }

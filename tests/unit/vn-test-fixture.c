@@ -119,12 +119,20 @@ vn_test_config_from_text(const gchar *text, GError **error)
 }
 
 void
-vn_test_source_load(const VnSourceOptions *o, VnTestSource *s)
+vn_test_source_load_with_ledger(const VnSourceOptions *o, VnTestSource *s, VnLedger **ret_ledger)
 {
     g_autoptr(GError) error = NULL;
 
-    g_assert_true(vn_source_load(o, &s->t, &s->load, &s->config, &error));
+    gboolean ok = vn_source_load_with_ledger(o, &s->t, &s->load, &s->config, ret_ledger, &error);
+
     g_assert_no_error(error);
+    g_assert_true(ok);
+}
+
+void
+vn_test_source_load(const VnSourceOptions *o, VnTestSource *s)
+{
+    vn_test_source_load_with_ledger(o, s, NULL);
 }
 
 void

@@ -47,5 +47,9 @@ typedef struct {
 /* vn_source_load() of `o` with the load and the config asked for; the
  * test fails unless it succeeds without an error. */
 void vn_test_source_load(const VnSourceOptions *o, VnTestSource *s);
+/* The same, with the ledger the load counted (vn_source_load_with_ledger())
+ * into *ret_ledger. */
+void vn_test_source_load_with_ledger(const VnSourceOptions *o, VnTestSource *s,
+                                     VnLedger **ret_ledger);
 void vn_test_source_clear(VnTestSource *s);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(VnTestSource, vn_test_source_clear)
