@@ -21,18 +21,16 @@ vnd_plan_outcome_clear(VndPlanOutcome *o)
     g_clear_pointer(&o->reasons, g_ptr_array_unref);
     g_clear_pointer(&o->xml, g_free);
     g_clear_pointer(&o->domain_name, g_free);
-    g_clear_pointer(&o->moves, g_array_unref);
-    o->defrag_node = 0;
-    g_clear_pointer(&o->defrag_note, g_free);
+    vn_engine_result_clear(&o->defrag);
 }
 
 /* The engine's defragmentation results into `out`. */
 static void
 take_defrag(VndPlanOutcome *out, VnEngineResult *res)
 {
-    out->moves = g_steal_pointer(&res->moves);
-    out->defrag_node = res->defrag_node;
-    out->defrag_note = g_steal_pointer(&res->defrag_note);
+    out->defrag.moves = g_steal_pointer(&res->moves);
+    out->defrag.defrag_node = res->defrag_node;
+    out->defrag.defrag_note = g_steal_pointer(&res->defrag_note);
 }
 
 gboolean
@@ -172,14 +170,9 @@ vnd_handle_plan(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GError *
     node = vn_placement_to_json(vnd_state_topology(d->state), out.placement, spec->explain);
     if (out.xml)
         json_object_set_string_member(json_node_get_object(node), "xml", out.xml);
-    {
-        /* the moves, as `vnumactl plan --json` gives them */
-        const VnEngineResult defrag = { .moves = out.moves,
-                                        .defrag_node = out.defrag_node,
-                                        .defrag_note = out.defrag_note };
-        vn_engine_defrag_add_json(json_node_get_object(node), vnd_state_topology(d->state),
-                                  vnd_state_config(d->state)->defragment, &defrag);
-    }
+    /* the moves, as `vnumactl plan --json` gives them */
+    vn_engine_defrag_add_json(json_node_get_object(node), vnd_state_topology(d->state),
+                              vnd_state_config(d->state)->defragment, &out.defrag);
     vnd_reply_json(msg, SOUP_STATUS_OK, node);
     return TRUE;
 }

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <json-glib/json-glib.h>
+#include "vn-engine.h"
 #include "vn-request.h"
 #include "vn-placement.h"
 #include "vnd.h"
@@ -59,12 +60,10 @@ typedef struct {
     gchar *xml;         /* the rewritten domain, when XML was given */
     gchar *domain_name; /* its <name>, when XML was given */
     /* With a ledger and [placement] defragment (vn_engine_defragment()):
-     * the moves (VnEngineMove) that let the VM fit node defrag_node
-     * (kernel number), or why there are none; with apply, placement and
-     * xml are the ones after the moves, which vnumad never makes. */
-    GArray *moves;
-    guint defrag_node;
-    gchar *defrag_note;
+     * the engine's moves, defrag_node and defrag_note, nothing else of
+     * it; with apply, placement and xml are the ones after the moves,
+     * which vnumad never makes. */
+    VnEngineResult defrag;
 } VndPlanOutcome;
 
 void vnd_plan_outcome_clear(VndPlanOutcome *o);
