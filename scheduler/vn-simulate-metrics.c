@@ -152,15 +152,6 @@ vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *p)
 }
 
 void
-vn_sim_account_moved(VnSim *s, const VnRequest *req, const VnPlacement *from, const VnPlacement *to)
-{
-    model_add(s, req, from, -1.0);
-    model_add(s, req, to, 1.0);
-    s->m.moves++;
-    s->m.moved_gib += req->memory_kib / KIB_PER_GIB;
-}
-
-void
 vn_sim_account_time(VnSim *s, gdouble time)
 {
     gdouble end = MIN(time, s->last_arrival);
@@ -207,21 +198,28 @@ memory_distance(const VnTopology *t, const VnPlacement *p, guint *ret_nodes)
     return sum;
 }
 
-/* 1 - sum_n cpu_frac(n) * mem_frac(n) (the model in vn-simulate.h). */
+/* 1 - sum_n cpu_frac(n) * mem_frac(n) (the model in vn-simulate.h), per
+ * host node: guest cells sharing a node (a consolidated VM) are local to
+ * each other. */
 static gdouble
 remote_share(const VnSim *s, const VnRequest *req, const VnPlacement *p)
 {
+    g_autofree gdouble *cpu = g_new0(gdouble, MAX(s->t->n_nodes, 1));
+    g_autofree gdouble *mem = g_new0(gdouble, MAX(s->t->n_nodes, 1));
     gdouble local = 0;
 
     for (guint c = 0; c < p->cells->len; c++) {
         const VnCell *cell = &g_array_index(p->cells, VnCell, c);
-        gdouble mem = (gdouble)cell->memory_kib / (gdouble)req->memory_kib;
-        gdouble cpu = s->which == VN_SIM_POLICY_NO_PINNING ? s->host_cpu_frac[cell->node]
-                                                           : (gdouble)cell->n_vcpus / req->vcpus;
-        local += cpu * mem;
+        mem[cell->node] += (gdouble)cell->memory_kib / (gdouble)req->memory_kib;
+        if (s->which != VN_SIM_POLICY_NO_PINNING)
+            cpu[cell->node] += (gdouble)cell->n_vcpus / req->vcpus;
+        else
+            cpu[cell->node] = s->host_cpu_frac[cell->node];
     }
     /* no-pinning: nodes without a cell still run its vCPUs; they hold no
      * memory of it, so they add nothing local. */
+    for (guint i = 0; i < s->t->n_nodes; i++)
+        local += cpu[i] * mem[i];
     return CLAMP(1.0 - local, 0.0, 1.0);
 }
 
@@ -285,6 +283,19 @@ vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req, con
         account_split(s, req, distance);
     if (domain_split(s, p))
         s->m.domain_split++;
+}
+
+void
+vn_sim_account_moved(VnSim *s, const VnTraceVm *vm, const VnRequest *req, const VnPlacement *from,
+                     const VnPlacement *to)
+{
+    gdouble left_h = MAX(vm->time_s + vm->duration_s - s->now, 0.0) / 3600.0;
+
+    model_add(s, req, from, -1.0);
+    model_add(s, req, to, 1.0);
+    /* the uniform remote share from now to the VM's departure */
+    s->remote_weighted += req->memory_kib / KIB_PER_GIB * left_h *
+                          (remote_share(s, req, to) - remote_share(s, req, from));
 }
 
 void

@@ -52,7 +52,8 @@ void vn_sim_account_admitted(VnSim *s, const VnTraceVm *vm, const VnRequest *req
 void vn_sim_account_rejected(VnSim *s, const VnRequest *req);
 /* Before `p` is released: the VM stops loading the model's nodes. */
 void vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *p);
-/* A running VM moved from `from` to `to` (vnuma-defrag). */
-void vn_sim_account_moved(VnSim *s, const VnRequest *req, const VnPlacement *from,
-                          const VnPlacement *to);
+/* A running VM moved from `from` to `to` (defragmentation, consolidation):
+ * the model and the remote share from now to its departure follow it. */
+void vn_sim_account_moved(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
+                          const VnPlacement *from, const VnPlacement *to);
 void vn_sim_finish(VnSim *s, VnSimMetrics *ret);

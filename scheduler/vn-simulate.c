@@ -9,6 +9,7 @@
 #include "vn-load-release.h"
 #include "vn-plan.h"
 #include "vn-simulate-private.h"
+#include "vn-rebalance-consolidate.h"
 #include "vn-rebalance-room.h"
 
 /* The rebalancer's round (vn-rebalance.h defaults) bounds the moves made
@@ -29,6 +30,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA_EVEN] = "vnuma-even",
     [VN_SIM_POLICY_VNUMA_DEFRAG] = "vnuma-defrag",
     [VN_SIM_POLICY_VNUMA_LOAD] = "vnuma-load",
+    [VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE] = "vnuma-no-consolidate",
 };
 
 const gchar *
@@ -83,10 +85,17 @@ events_new(const VnTrace *trace)
     return ev;
 }
 
+/* vn_plan() with one of its policies (not a baseline). */
+static gboolean
+vnuma_policy(VnSimPolicy which)
+{
+    return which == VN_SIM_POLICY_VNUMA || which >= VN_SIM_POLICY_VNUMA_PACKING;
+}
+
 static VnPlacement *
 sim_place(VnSim *s, const VnRequest *req, GError **error)
 {
-    if (s->which == VN_SIM_POLICY_VNUMA || s->which >= VN_SIM_POLICY_VNUMA_PACKING)
+    if (vnuma_policy(s->which))
         return vn_plan(s->t, s->load, s->plan_policy, req, NULL, error);
     return vn_baseline_place((VnBaseline)(s->which - 1), s->t, s->load, s->policy, req, &s->cursor,
                              error);
@@ -132,7 +141,10 @@ defragment(VnSim *s, const VnRequest *req, VnPlacement *p)
         VnRoomMove *mv = &g_array_index(moves, VnRoomMove, m);
         const VnRequest *r = g_ptr_array_index(s->requests, mv->vm);
         VnPlacement *old = g_ptr_array_index(s->placed, mv->vm);
-        vn_sim_account_moved(s, r, old, mv->placement);
+        vn_sim_account_moved(s, &g_array_index(s->trace->vms, VnTraceVm, mv->vm), r, old,
+                             mv->placement);
+        s->m.moves++;
+        s->m.moved_gib += r->memory_kib / (1024.0 * 1024.0);
         vn_load_release(s->load, s->t, s->policy, r, old);
         vn_load_commit(s->load, s->t, s->policy, r, mv->placement);
         vn_placement_free(old);
@@ -170,6 +182,33 @@ arrive(VnSim *s, guint i, GError **error)
     return TRUE;
 }
 
+/* Every vnuma policy but vnuma-no-consolidate: after a departure, split
+ * VMs put back on fewer nodes (vn_rebalance_consolidate()), within the
+ * budget of one VM's stop, as the qemu hook does at `release`. */
+static void
+consolidate(VnSim *s)
+{
+    g_autoptr(GArray) done = NULL;
+
+    if (!vnuma_policy(s->which) || s->which == VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE)
+        return;
+    done = vn_rebalance_consolidate(s->t, s->load, s->plan_policy, s->requests, s->placed,
+                                    VN_CONSOLIDATE_MAX_VMS, VN_CONSOLIDATE_MAX_MEMORY_KIB);
+    for (guint k = 0; k < done->len; k++) {
+        VnConsolidation *c = &g_array_index(done, VnConsolidation, k);
+        const VnRequest *r = g_ptr_array_index(s->requests, c->vm);
+        VnPlacement *old = g_ptr_array_index(s->placed, c->vm);
+        vn_sim_account_moved(s, &g_array_index(s->trace->vms, VnTraceVm, c->vm), r, old,
+                             c->placement);
+        s->m.consolidated++;
+        s->m.consolidated_gib += c->moved_kib / (1024.0 * 1024.0);
+        vn_load_release(s->load, s->t, s->policy, r, old);
+        vn_load_commit(s->load, s->t, s->policy, r, c->placement);
+        vn_placement_free(old);
+        g_ptr_array_index(s->placed, c->vm) = g_steal_pointer(&c->placement);
+    }
+}
+
 static void
 depart(VnSim *s, guint i)
 {
@@ -180,6 +219,7 @@ depart(VnSim *s, guint i)
     vn_sim_account_departed(s, g_ptr_array_index(s->requests, i), p);
     vn_load_release(s->load, s->t, s->policy, g_ptr_array_index(s->requests, i), p);
     g_clear_pointer(&g_ptr_array_index(s->placed, i), vn_placement_free);
+    consolidate(s);
 }
 
 static GPtrArray *

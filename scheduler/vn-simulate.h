@@ -100,6 +100,7 @@ typedef enum {
     VN_SIM_POLICY_VNUMA_EVEN,
     VN_SIM_POLICY_VNUMA_DEFRAG,
     VN_SIM_POLICY_VNUMA_LOAD,
+    VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -113,10 +114,12 @@ typedef struct {
     guint rejected_feasible;
     guint split;
     guint split_unnecessary;
-    guint64 domain_split; /* 64 bits: no padding before the doubles */
-    guint moves;          /* vnuma-defrag: VMs moved to make room */
-    guint defragmented;   /* VMs placed whole after such moves */
-    gdouble moved_gib;    /* their memory, GiB */
+    guint64 domain_split;     /* 64 bits: no padding before the doubles */
+    guint moves;              /* vnuma-defrag: VMs moved to make room */
+    guint defragmented;       /* VMs placed whole after such moves */
+    gdouble moved_gib;        /* their memory, GiB */
+    guint consolidated;       /* split VMs put on fewer nodes after a departure */
+    gdouble consolidated_gib; /* the memory that moved for them, GiB */
     gdouble served_gib_hours;
     gdouble offered_gib_hours;
     gdouble mean_split_distance; /* 0 when split == 0 */

@@ -46,9 +46,11 @@ typedef struct {
 
 /* Every policy, as printed: vnuma's balances first. */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,      VN_SIM_POLICY_VNUMA_LOAD, VN_SIM_POLICY_VNUMA_PACKING,
-    VN_SIM_POLICY_VNUMA_HOLE, VN_SIM_POLICY_VNUMA_EVEN, VN_SIM_POLICY_VNUMA_DEFRAG,
-    VN_SIM_POLICY_FIRST_FIT,  VN_SIM_POLICY_MOST_FREE,  VN_SIM_POLICY_ROUND_ROBIN,
+    VN_SIM_POLICY_VNUMA,        VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE,
+    VN_SIM_POLICY_VNUMA_LOAD,   VN_SIM_POLICY_VNUMA_PACKING,
+    VN_SIM_POLICY_VNUMA_HOLE,   VN_SIM_POLICY_VNUMA_EVEN,
+    VN_SIM_POLICY_VNUMA_DEFRAG, VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE,    VN_SIM_POLICY_ROUND_ROBIN,
     VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
@@ -68,10 +70,11 @@ policies_from_options(const SimOptions *o, GArray *ret)
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
         if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            vn_cli_fail_printf(
-                "--policy: '%s' is not one of vnuma, vnuma-load, vnuma-packing, vnuma-hole, "
-                "vnuma-even, vnuma-defrag, first-fit, most-free, round-robin, no-pinning",
-                o->policies[i]);
+            g_autoptr(GString) names = g_string_new(NULL);
+            for (guint k = 0; k < G_N_ELEMENTS(all_policies); k++)
+                g_string_append_printf(names, "%s%s", k ? ", " : "",
+                                       vn_sim_policy_to_string(all_policies[k]));
+            vn_cli_fail_printf("--policy: '%s' is not one of %s", o->policies[i], names->str);
             return FALSE;
         }
         g_array_append_val(ret, r);
@@ -131,6 +134,8 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
     add_uint(b, "moves", m->moves);
     add_uint(b, "defragmented", m->defragmented);
     add_number(b, "moved_gib", m->moved_gib);
+    add_uint(b, "consolidated", m->consolidated);
+    add_number(b, "consolidated_gib", m->consolidated_gib);
     json_builder_end_object(b);
 }
 
@@ -187,7 +192,7 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
            "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
            VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
            VN_SIM_MODEL_CONTENTION_MAX);
-    printf("%-13s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
+    printf("%-20s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
            "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "dom_split",
            "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown",
            "effect_GiBh");
@@ -197,7 +202,7 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
         g_autofree gchar *dist = distance_text(m, m->mean_split_distance);
         g_autofree gchar *min = distance_text(m, m->min_split_distance);
 
-        printf("%-13s %8u %8u %12.1f %8u %6u %8u %9" G_GUINT64_FORMAT
+        printf("%-20s %8u %8u %12.1f %8u %6u %8u %9" G_GUINT64_FORMAT
                " %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f "
                "%12.1f\n",
                vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
@@ -211,6 +216,13 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
             printf("\nvnuma-defrag moved %u VMs (%.1f GiB) live; %u VMs that would have been "
                    "split were placed whole\n",
                    r->m.moves, r->m.moved_gib, r->m.defragmented);
+    }
+    for (guint i = 0, n = 0; i < results->len; i++) {
+        const SimResult *r = &g_array_index(results, SimResult, i);
+        if (r->m.consolidated)
+            printf("%s%s put %u split VMs on fewer nodes when others left (%.1f GiB moved)\n",
+                   n++ ? "" : "\n", vn_sim_policy_to_string(r->policy), r->m.consolidated,
+                   r->m.consolidated_gib);
     }
     printf(
         "\nrej_feas: rejected although a placement existed; split_un: split although one node\n"
@@ -244,8 +256,8 @@ vn_cmd_simulate(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace,
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
-          "Only this policy: vnuma, vnuma-load, vnuma-packing, vnuma-hole, vnuma-even, "
-          "vnuma-defrag, "
+          "Only this policy: vnuma, vnuma-no-consolidate, vnuma-load, vnuma-packing, vnuma-hole, "
+          "vnuma-even, vnuma-defrag, "
           "first-fit, most-free, round-robin or no-pinning (repeatable; default all)",
           "NAME" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL },
@@ -265,9 +277,11 @@ vn_cmd_simulate(int argc, char **argv)
 
     g_option_context_set_description(
         ctx,
-        "Policies: vnuma (this planner, [placement] balance = adaptive, split = fill),\n"
-        "vnuma-load (balance = load), vnuma-packing (balance = memory-packing), vnuma-hole\n"
-        "(balance = keep-hole), vnuma-even (split = even), vnuma-defrag (vnuma, and a VM that\n"
+        "Policies: vnuma (this planner, [placement] balance = adaptive, split = fill,\n"
+        "consolidate = apply: when a VM leaves, one split VM is put on fewer nodes, at most\n"
+        "64 GiB moved), vnuma-no-consolidate (consolidate = off), and vnuma with one key\n"
+        "changed: vnuma-load (balance = load), vnuma-packing (balance = memory-packing),\n"
+        "vnuma-hole (balance = keep-hole), vnuma-even (split = even), vnuma-defrag (a VM that\n"
         "would be split fits one node after up to 2 live moves of small VMs, 16 GiB),\n"
         "first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM);\n"
         "the vnuma policies set the balance and split whatever\n"
