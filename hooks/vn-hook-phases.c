@@ -56,17 +56,24 @@ has_dataplane(const VnHook *h, const VnLedgerRecord *r)
 }
 
 /* The ledger and this domain's record in it; without a record the
- * decision is "none" (`why`) and *ret_record NULL. */
+ * decision is "none" (`why`) and *ret_record NULL.  `ret_reclaimed` (may
+ * be NULL): whether opening it reclaimed this domain's record (libvirt
+ * removed its status file before the hook ran). */
 static VnLedger *
-open_with_record(VnHook *h, const gchar *why, VnLedgerRecord **ret_record, GError **error)
+open_with_record(VnHook *h, const gchar *why, VnLedgerRecord **ret_record, gboolean *ret_reclaimed,
+                 GError **error)
 {
+    g_autoptr(GPtrArray) reclaimed = NULL;
     load_best_effort(h);
-    VnLedger *l = vn_hook_open_ledger(h, error);
+    VnLedger *l = vn_hook_open_ledger(h, &reclaimed, error);
     if (!l)
         return NULL;
     *ret_record = find_record(h, l);
     if (!*ret_record)
         vn_hook_decide(h, "none", NULL, "%s", why);
+    if (ret_reclaimed)
+        *ret_reclaimed =
+            reclaimed && g_ptr_array_find_with_equal_func(reclaimed, h->vm, g_str_equal, NULL);
     return l;
 }
 
@@ -74,7 +81,7 @@ gboolean
 vn_hook_started(VnHook *h, GError **error)
 {
     VnLedgerRecord *r = NULL;
-    g_autoptr(VnLedger) l = open_with_record(h, "no reservation", &r, error);
+    g_autoptr(VnLedger) l = open_with_record(h, "no reservation", &r, NULL, error);
     if (!l)
         return FALSE;
     if (!r)
@@ -90,20 +97,36 @@ vn_hook_started(VnHook *h, GError **error)
     return TRUE;
 }
 
+/* The stopped VM's record leaves the ledger (found, or reclaimed when the
+ * ledger was opened), and in the same transaction [placement] consolidate
+ * looks for a split VM that fewer nodes now hold (vn-hook-consolidate.c).
+ * Both `stopped end` and `release end` come here: the first that finds
+ * the record removes it and consolidates, the other finds nothing. */
 gboolean
 vn_hook_release(VnHook *h, GError **error)
 {
     VnLedgerRecord *r = NULL;
-    g_autoptr(VnLedger) l = open_with_record(h, "no reservation to release", &r, error);
+    gboolean reclaimed = FALSE;
+    g_autoptr(VnLedger) l = open_with_record(h, "no reservation to release", &r, &reclaimed, error);
+    g_autoptr(GArray) found = NULL;
+    g_autofree gchar *nodes = NULL;
+    g_autofree gchar *also = NULL;
     if (!l)
         return FALSE;
-    if (!r)
+    if (!r && !reclaimed)
         return TRUE;
-    g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-    vn_ledger_remove(l, r->uuid);
+    if (r) {
+        nodes = vn_ledger_record_nodes_string(r);
+        vn_ledger_remove(l, r->uuid);
+    }
+    found = vn_hook_consolidate(h, l);
     if (!vn_ledger_commit(l, error))
         return FALSE;
-    vn_hook_decide(h, "released", nodes, "domain stopped");
+    also = vn_hook_consolidated(h, found);
+    if (r)
+        vn_hook_decide(h, "released", nodes, "domain stopped%s", also);
+    else if (*also)
+        vn_hook_decide(h, "none", NULL, "no reservation to release%s", also);
     return TRUE;
 }
 
@@ -111,7 +134,7 @@ gboolean
 vn_hook_reconnect(VnHook *h, GError **error)
 {
     load_best_effort(h);
-    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, NULL, error);
     if (!l)
         return FALSE;
     const VnDomainMetadata *m = h->domain ? h->domain->meta : NULL;

@@ -248,7 +248,7 @@ take_hold(const VnHook *h, VnLedger *l)
 static gboolean
 respect_foreign(VnHook *h, const VnDomainPins *pins, GError **error)
 {
-    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, NULL, error);
     if (!l)
         return FALSE;
     g_autoptr(VnLedgerRecord) held = take_hold(h, l);
@@ -291,7 +291,7 @@ vn_hook_prepare(VnHook *h, GError **error)
                        vn_hook_manage_to_string(h->config->hook_manage));
         return TRUE;
     }
-    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, error);
+    g_autoptr(VnLedger) l = vn_hook_open_ledger(h, NULL, error);
     if (!l)
         return FALSE;
     /* The room vnumad held for this VM (planning API) is the VM's own:

@@ -203,7 +203,7 @@ vn_hook_key(const VnHook *h)
 }
 
 VnLedger *
-vn_hook_open_ledger(VnHook *h, GError **error)
+vn_hook_open_ledger(VnHook *h, GPtrArray **ret_reclaimed, GError **error)
 {
     g_autofree gchar *set_aside = NULL;
     g_autoptr(VnLedger) l =
@@ -216,6 +216,6 @@ vn_hook_open_ledger(VnHook *h, GError **error)
     const gchar *run_dir = vn_ledger_libvirt_run_dir();
     if (vn_ledger_was_missing(l))
         vn_ledger_rebuild(l, run_dir, h->now, NULL);
-    vn_ledger_reclaim(l, run_dir, h->now, VN_HOOK_RESERVED_GRACE_S, NULL);
+    vn_ledger_reclaim(l, run_dir, h->now, VN_HOOK_RESERVED_GRACE_S, ret_reclaimed);
     return g_steal_pointer(&l);
 }

@@ -95,9 +95,10 @@ const gchar *vn_hook_key(const VnHook *h);
 /* vn-hook.c: the ledger opened for a change: corrupt (for any reason:
  * vn_ledger_open_setting_aside()) -> renamed to ledger.json.corrupt-<now>,
  * one log line naming it and why; missing or set aside -> rebuilt from
- * libvirt's status XML; records of domains that no longer run reclaimed.
- * The VM start goes on either way. */
-VnLedger *vn_hook_open_ledger(VnHook *h, GError **error);
+ * libvirt's status XML; records of domains that no longer run reclaimed
+ * (their names in `ret_reclaimed` when not NULL).  The VM start goes on
+ * either way. */
+VnLedger *vn_hook_open_ledger(VnHook *h, GPtrArray **ret_reclaimed, GError **error);
 
 /* Phases (vn-hook-prepare.c, vn-hook-phases.c).  FALSE + error on an
  * internal failure; a refusal is a success with h->refusal set. */
@@ -105,6 +106,16 @@ gboolean vn_hook_prepare(VnHook *h, GError **error);
 gboolean vn_hook_started(VnHook *h, GError **error);
 gboolean vn_hook_release(VnHook *h, GError **error);
 gboolean vn_hook_reconnect(VnHook *h, GError **error);
+/* vn-hook-consolidate.c: [placement] consolidate in the transaction of
+ * `l` that removed a stopped VM's record (before its commit): the
+ * consolidations found (of VnEngineConsolidation; NULL when off or the
+ * host is not loaded), with APPLY their records already put in `l`.
+ * After the commit, vn_hook_consolidated() starts APPLY's live applies
+ * (a failure logged, one line each) and returns the text the decision's
+ * reason gets ("; consolidated big from nodes 0,1 onto node 0, 256 MiB
+ * (...)", "" for none). */
+GArray *vn_hook_consolidate(VnHook *h, VnLedger *l);
+gchar *vn_hook_consolidated(VnHook *h, const GArray *found);
 /* migrate/restore filters (vn-hook-filter.c): sets h->filtered when the XML
  * must change for this host. */
 gboolean vn_hook_filter(VnHook *h, GError **error);

@@ -2,7 +2,7 @@
  * ledger's movable VMs handed to vn_rebalance_make_room(), and its moves
  * made into ledger records the live-apply path can apply (vn-engine.h).
  */
-#include "vn-cpulist.h"
+#include "vn-engine-residents.h"
 #include "vn-engine.h"
 #include "vn-load-release.h"
 #include "vn-plan.h"
@@ -20,7 +20,7 @@ vn_engine_move_clear(VnEngineMove *m)
  * hold), vnuma's own, shared, normal pages, free to run anywhere, one
  * cell on a node of `t`; never the domain being placed. */
 static gboolean
-movable(const VnLedgerRecord *r, const VnTopology *t, const gchar *skip_name)
+movable(const VnLedgerRecord *r, const VnTopology *t, gconstpointer skip_name)
 {
     const VnLedgerCell *c;
 
@@ -30,76 +30,6 @@ movable(const VnLedgerRecord *r, const VnTopology *t, const gchar *skip_name)
         return FALSE;
     c = &g_array_index(r->cells, VnLedgerCell, 0);
     return c->vcpus > 0 && vn_topology_node_by_os_id(t, c->node_os_id) >= 0;
-}
-
-/* The record as the request and placement vn_load_commit() would have
- * committed: the same memory, overhead and vCPUs as vn_ledger_to_load()
- * counts, each vCPU pinned as recorded. */
-static VnPlacement *
-record_placement(const VnLedgerRecord *r, const VnTopology *t, VnRequest **ret_req)
-{
-    const VnLedgerCell *c = &g_array_index(r->cells, VnLedgerCell, 0);
-    g_autoptr(VnBitmap) cpus = vn_cpulist_parse(c->cpus, t->n_cpu_ids, NULL);
-    g_autoptr(VnPlacement) p = vn_placement_new();
-    VnRequest *req;
-    VnCell cell = { 0 };
-
-    if (!cpus)
-        return NULL;
-    for (guint k = 0; k < c->vcpus; k++) {
-        const gchar *pin = vn_ledger_cell_vcpu_pin(c, k);
-        VnBitmap *b = pin ? vn_cpulist_parse(pin, t->n_cpu_ids, NULL) : NULL;
-        g_ptr_array_add(p->vcpu_pins, b ? b : vn_bitmap_copy(cpus));
-    }
-    cell.id = c->id;
-    cell.node = (guint)vn_topology_node_by_os_id(t, c->node_os_id);
-    cell.node_os_id = c->node_os_id;
-    cell.n_vcpus = c->vcpus;
-    cell.memory_kib = c->memory_kib;
-    cell.cpus = vn_bitmap_copy(cpus);
-    g_array_append_val(p->cells, cell);
-    p->emulator_cpus = g_steal_pointer(&cpus);
-    req = vn_request_new();
-    req->vcpus = c->vcpus;
-    req->memory_kib = c->memory_kib;
-    req->priority = r->priority;
-    *ret_req = req;
-    return g_steal_pointer(&p);
-}
-
-typedef struct {
-    GPtrArray *records; /* VnLedgerRecord*, borrowed from the ledger */
-    GPtrArray *requests, *placements;
-} Residents;
-
-static void
-residents_clear(Residents *r)
-{
-    g_clear_pointer(&r->records, g_ptr_array_unref);
-    g_clear_pointer(&r->requests, g_ptr_array_unref);
-    g_clear_pointer(&r->placements, g_ptr_array_unref);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Residents, residents_clear)
-
-static void
-residents_init(Residents *res, const VnLedger *l, const VnTopology *t, const gchar *skip_name)
-{
-    GPtrArray *records = vn_ledger_records(l);
-
-    res->records = g_ptr_array_new();
-    res->requests = g_ptr_array_new_with_free_func((GDestroyNotify)vn_request_free);
-    res->placements = g_ptr_array_new_with_free_func((GDestroyNotify)vn_placement_free);
-    for (guint i = 0; i < records->len; i++) {
-        VnLedgerRecord *r = g_ptr_array_index(records, i);
-        VnRequest *req = NULL;
-        VnPlacement *p = movable(r, t, skip_name) ? record_placement(r, t, &req) : NULL;
-        if (!p)
-            continue;
-        g_ptr_array_add(res->records, r);
-        g_ptr_array_add(res->requests, req);
-        g_ptr_array_add(res->placements, p);
-    }
 }
 
 static gboolean
@@ -113,7 +43,7 @@ spans_nodes(const VnPlacement *p)
 /* Room move -> the moved VM's record before and after (the rebalancer's
  * own record edit, vn_ledger_record_apply_move()). */
 static gboolean
-engine_move(const VnEngineHost *host, const VnLoad *load, const Residents *res,
+engine_move(const VnEngineHost *host, const VnLoad *load, const VnEngineResidents *res,
             const VnRoomMove *rm, VnEngineMove *ret)
 {
     const VnLedgerRecord *r = g_ptr_array_index(res->records, rm->vm);
@@ -157,8 +87,8 @@ set_note(VnEngineResult *ret, const gchar *fmt, ...)
 /* The moves, applied to a copy of the load, and the VM placed again:
  * its one-node placement, or NULL. */
 static VnPlacement *
-place_after(const VnEngineHost *host, const Residents *res, GArray *room, const VnRequest *req,
-            VnEngineResult *ret)
+place_after(const VnEngineHost *host, const VnEngineResidents *res, GArray *room,
+            const VnRequest *req, VnEngineResult *ret)
 {
     g_autoptr(VnLoad) load = vn_load_copy(host->load);
     g_autoptr(GArray) moves = g_array_new(FALSE, TRUE, sizeof(VnEngineMove));
@@ -191,7 +121,7 @@ place_after(const VnEngineHost *host, const Residents *res, GArray *room, const 
 void
 vn_engine_defragment(const VnEngineHost *host, const gchar *name, VnEngineResult *ret)
 {
-    g_auto(Residents) res = { 0 };
+    g_auto(VnEngineResidents) res = { 0 };
     g_autoptr(GArray) room = NULL;
     g_autoptr(VnPlacement) whole = NULL;
     guint node = 0;
@@ -203,7 +133,7 @@ vn_engine_defragment(const VnEngineHost *host, const gchar *name, VnEngineResult
         set_note(ret, "not looked for: the domain's guest cells are given");
         return;
     }
-    residents_init(&res, host->ledger, host->t, name);
+    vn_engine_residents_init(&res, host->ledger, host->t, movable, name);
     room = vn_rebalance_make_room(host->t, host->load, host->policy, ret->request, res.requests,
                                   res.placements, VN_ENGINE_DEFRAG_MAX_MOVES,
                                   VN_ENGINE_DEFRAG_MAX_MEMORY_KIB, &node);

@@ -164,6 +164,37 @@ gboolean vn_engine_run(VnDomain *d, const VnEngineHost *host, VnEngineIntent int
  * node.  Also for `vnumactl plan`/`explain` from flags. */
 void vn_engine_defragment(const VnEngineHost *host, const gchar *name, VnEngineResult *ret);
 
+/* ---- consolidation at a VM's stop (vn-engine-consolidate.c) ------------
+ * One VM vnuma split over host nodes put back on fewer of them, its guest
+ * cells kept (vn_rebalance_consolidate(), budget VN_CONSOLIDATE_MAX_VMS
+ * and VN_CONSOLIDATE_MAX_MEMORY_KIB).  `before` is its ledger record as
+ * read, `after` the same VM with its cells on their new nodes (cell ids,
+ * state, priority and time kept), needs_apply set: what the live apply
+ * applies. */
+typedef struct {
+    gchar *vm;
+    guint nodes_before; /* host nodes holding its memory, before */
+    guint nodes_after;  /* and after (fewer) */
+    guint64 moved_kib;  /* memory that moves */
+    VnLedgerRecord *before;
+    VnLedgerRecord *after;
+} VnEngineConsolidation;
+
+void vn_engine_consolidation_clear(VnEngineConsolidation *c);
+
+/* The consolidations (of VnEngineConsolidation, with a clear function;
+ * possibly none) among host->ledger's running VMs, host->load being what
+ * that whole ledger commits (vn_ledger_to_load() without a skip): the
+ * caller removed the stopped VM's record first.  Only records vnuma may
+ * move are looked at: running, not a hold, not another manager's, with
+ * guest cells (not `whole`), every cell on a node of host->t; the core
+ * leaves out dedicated, hugepage-backed and CPU-restricted VMs.  Nothing
+ * (an empty array) without a ledger. */
+GArray *vn_engine_consolidate(const VnEngineHost *host);
+
+/* "VM from nodes 0,1 onto node 1, 512 MiB" (nodes by kernel number). */
+gchar *vn_engine_consolidation_describe(const VnEngineConsolidation *c);
+
 /* vn-engine-defrag-json.c: a member "defragment" of `o` when `mode` looked
  * for moves: {"mode", "moves": [{"vm", "cell", "from_node", "to_node"
  * (kernel numbers), "vcpus", "memory_mib"}], "node" (where the VM fits

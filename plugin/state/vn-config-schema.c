@@ -20,6 +20,7 @@ G_STATIC_ASSERT(sizeof(VnDistances) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnCacheDomains) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnIrqSteering) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnDefragment) == sizeof(guint));
+G_STATIC_ASSERT(sizeof(VnConsolidate) == sizeof(guint));
 G_STATIC_ASSERT(sizeof(VnNumaBalancingWish) == sizeof(guint));
 
 const gchar *const *
@@ -51,6 +52,21 @@ vn_defragment_to_string(VnDefragment d)
 {
     g_return_val_if_fail(d < VN_DEFRAGMENT_MAX, NULL);
     return vn_defragment_names()[d];
+}
+
+const gchar *const *
+vn_consolidate_names(void)
+{
+    static const gchar *const names[] = { "off", "propose", "apply", NULL };
+    G_STATIC_ASSERT(G_N_ELEMENTS(names) == VN_CONSOLIDATE_MAX + 1);
+    return names;
+}
+
+const gchar *
+vn_consolidate_to_string(VnConsolidate c)
+{
+    g_return_val_if_fail(c < VN_CONSOLIDATE_MAX, NULL);
+    return vn_consolidate_names()[c];
 }
 
 static const gchar *const *
@@ -177,6 +193,8 @@ static const VnConfigKey schema[] = {
       .default_text = "off", .example = "spill" },
     { "placement", "defragment", VN_CONFIG_KIND_CHOICE, CONFIG(defragment),
       .names = vn_defragment_names, .default_text = "off", .example = "apply" },
+    { "placement", "consolidate", VN_CONFIG_KIND_CHOICE, CONFIG(consolidate),
+      .names = vn_consolidate_names, .default_text = "apply", .example = "propose" },
     { "topology", "distances", VN_CONFIG_KIND_CHOICE, CONFIG(distances),
       .names = vn_distances_names, .default_text = "slit", .example = "measured" },
     { "hook", "manage", VN_CONFIG_KIND_CHOICE, CONFIG(hook_manage),

@@ -74,17 +74,32 @@ typedef enum {
 const gchar *const *vn_defragment_names(void);
 const gchar *vn_defragment_to_string(VnDefragment d);
 
+/* [placement] consolidate: what the qemu hook does when a VM stops
+ * (`release end`) and one VM vnuma split over host nodes now fits on
+ * fewer of them, its guest cells kept (vn_rebalance_consolidate(), within
+ * VN_CONSOLIDATE_MAX_VMS / VN_CONSOLIDATE_MAX_MEMORY_KIB). */
+typedef enum {
+    VN_CONSOLIDATE_OFF,     /* nothing looked for */
+    VN_CONSOLIDATE_PROPOSE, /* the decision names the move; nothing changes */
+    VN_CONSOLIDATE_APPLY,   /* recorded on the fewer nodes, applied live */
+    VN_CONSOLIDATE_MAX
+} VnConsolidate;
+
+const gchar *const *vn_consolidate_names(void);
+const gchar *vn_consolidate_to_string(VnConsolidate c);
+
 const gchar *vn_hook_manage_to_string(VnHookManage m);
 gint vn_hook_manage_from_string(const gchar *s);
 const gchar *vn_hook_conflict_to_string(VnHookConflict c);
 gint vn_hook_conflict_from_string(const gchar *s);
 
 typedef struct {
-    gchar *path;              /* file read; NULL when defaults were used */
-    VnPolicy *policy;         /* [host], and [placement] balance */
-    VnMemoryMode memory_mode; /* [placement] */
-    VnDefragment defragment;  /* [placement] */
-    VnHookManage hook_manage; /* [hook] */
+    gchar *path;               /* file read; NULL when defaults were used */
+    VnPolicy *policy;          /* [host], and [placement] balance */
+    VnMemoryMode memory_mode;  /* [placement] */
+    VnDefragment defragment;   /* [placement] */
+    VnConsolidate consolidate; /* [placement] */
+    VnHookManage hook_manage;  /* [hook] */
     VnHookConflict hook_on_conflict;
     gboolean hook_strict;  /* [hook] strict: a hook error vetoes the start */
     gchar *state_dir;      /* [paths] */

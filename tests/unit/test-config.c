@@ -199,6 +199,8 @@ static const BadConfigCase bad_cases[] = {
       "[placement] memory_mode: \"preferred\" is not one of restrictive, strict, auto" },
     { "bad-defragment.conf", VN_CONFIG_ERROR_INVALID,
       "[placement] defragment: \"yes\" is not one of off, propose, apply" },
+    { "bad-consolidate.conf", VN_CONFIG_ERROR_INVALID,
+      "[placement] consolidate: \"yes\" is not one of off, propose, apply" },
     { "bad-balance.conf", VN_CONFIG_ERROR_INVALID,
       "[placement] balance: \"spread\" is not one of load, memory-packing, keep-hole, adaptive" },
     { "bad-balance-empty.conf", VN_CONFIG_ERROR_INVALID,

@@ -948,6 +948,146 @@ test_prepare_defragment_propose(Fixture *f, gconstpointer data)
         strstr(history, "defragment = propose: moving small0 node 0 -> 1 would let it fit node 0"));
 }
 
+/* [placement] consolidate at a VM's stop, on the ledger fixture
+ * tests/data/ledger/consolidate and the host of tests/data/hook/defrag-host.xml
+ * (4 nodes of 1 GiB, 972 MiB usable each by the default policy): `big`
+ * (2 x 256 MiB guest cells, 274 MiB charged each) is split over nodes 0
+ * and 1, next to `filler` (512 MiB, 548 charged) on node 0 and `mid1`
+ * (548) on node 1; nodes 2 and 3 hold 677 MiB each.  No node holds big's
+ * 548 MiB while filler runs; once filler stops node 0 does, so big's cell
+ * 1 (256 MiB) moves there. */
+typedef enum {
+    CONSOLIDATE_FILLER_RUNNING, /* filler's status file there: found, removed */
+    CONSOLIDATE_FILLER_GONE,    /* libvirt removed it: reclaimed at open */
+} ConsolidateStop;
+
+static void
+run_consolidate_release(Fixture *f, const gchar *mode, ConsolidateStop stop, const gchar *edit)
+{
+    g_autofree gchar *ledger_src = data_path("ledger/consolidate/ledger.json");
+    g_autofree gchar *ledger = g_build_filename(f->state_dir, "ledger.json", NULL);
+    g_autofree gchar *text = NULL;
+    g_autoptr(GString) edited = NULL;
+    g_autofree gchar *conf =
+        mode ? g_strdup_printf("[placement]\nconsolidate = %s\n", mode) : g_strdup("[placement]\n");
+    const gchar *const residents[] = { "big", "mid1", "mid2", "mid3" };
+    const gchar *xml = "<domain type='kvm'><name>filler</name>"
+                       "<uuid>0d3f6a10-7c1e-4b7a-9f00-000000000102</uuid>"
+                       "<memory unit='KiB'>524288</memory><vcpu>1</vcpu>"
+                       "<os><type>hvm</type></os></domain>";
+    Run r = { 0 };
+
+    f->topology = data_path("hook/defrag-host.xml");
+    f->config = g_build_filename(f->state_dir, "consolidate.conf", NULL);
+    g_assert_true(g_file_set_contents(f->config, conf, -1, NULL));
+    f->vnumactl = g_build_filename(f->state_dir, "fake-vnumactl", NULL);
+    g_assert_true(g_file_set_contents(f->vnumactl, "#!/bin/sh\necho \"helper $*\"\n", -1, NULL));
+    g_assert_cmpint(g_chmod(f->vnumactl, 0755), ==, 0);
+    g_assert_true(g_file_get_contents(ledger_src, &text, NULL, NULL));
+    edited = g_string_new(text);
+    /* big's record made dedicated or hugepage-backed */
+    if (edit)
+        g_assert_cmpuint(g_string_replace(edited, "\"name\" : \"big\",", edit, 1), ==, 1);
+    g_assert_true(g_file_set_contents(ledger, edited->str, -1, NULL));
+    for (guint i = 0; i < G_N_ELEMENTS(residents); i++)
+        mark_running(f, residents[i]);
+    if (stop == CONSOLIDATE_FILLER_RUNNING)
+        mark_running(f, "filler");
+    run_hook_xml(f, "filler", "release", "end", xml, &r);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "");
+    g_assert_cmpstr(r.err, ==, "");
+    run_clear(&r);
+}
+
+/* apply.log once the detached helper wrote it (or "" after 10 s). */
+static gchar *
+wait_apply_log(const Fixture *f)
+{
+    gchar *log = NULL;
+    for (guint i = 0; i < 200; i++) {
+        g_free(log);
+        log = read_state_file(f, "apply.log");
+        if (*log)
+            break;
+        g_usleep(50000);
+    }
+    return log;
+}
+
+static void
+assert_big_unchanged(const VnLedger *l)
+{
+    const VnLedgerRecord *big = vn_ledger_lookup_name((VnLedger *)l, "big");
+    g_assert_nonnull(big);
+    g_assert_cmpuint(big->cells->len, ==, 2);
+    g_assert_cmpuint(record_node(l, "big", 0), ==, 0);
+    g_assert_cmpuint(record_node(l, "big", 1), ==, 1);
+    g_assert_false(big->needs_apply);
+}
+
+static void
+test_release_consolidate_apply(Fixture *f, gconstpointer data)
+{
+    /* NULL: the default, apply */
+    run_consolidate_release(f, NULL, GPOINTER_TO_INT(data), NULL);
+    g_autoptr(VnLedger) l = snapshot(f);
+    const VnLedgerRecord *big = vn_ledger_lookup_name(l, "big");
+    g_assert_null(vn_ledger_lookup_name(l, "filler"));
+    g_assert_nonnull(big);
+    /* its guest cells kept (ids, sizes), both on node 0 now */
+    g_assert_cmpuint(big->cells->len, ==, 2);
+    for (guint i = 0; i < 2; i++) {
+        const VnLedgerCell *c = &g_array_index(big->cells, VnLedgerCell, i);
+        g_assert_cmpuint(c->id, ==, i);
+        g_assert_cmpuint(c->node_os_id, ==, 0);
+        g_assert_cmpuint(c->vcpus, ==, 1);
+        g_assert_cmpuint(c->memory_kib, ==, 262144);
+        g_assert_cmpstr(c->cpus, ==, "0-1");
+    }
+    g_assert_true(big->needs_apply);
+    g_assert_cmpint(big->state, ==, VN_LEDGER_STATE_RUNNING);
+    g_assert_cmpuint(record_node(l, "mid1", 0), ==, 1);
+    g_assert_false(vn_ledger_lookup_name(l, "mid1")->needs_apply);
+    g_autofree gchar *log = wait_apply_log(f);
+    g_assert_cmpstr(log, ==, "helper apply big\n");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "consolidated big from nodes 0,1 onto node 0, 256 MiB"));
+}
+
+static void
+test_release_consolidate_propose(Fixture *f, gconstpointer data)
+{
+    run_consolidate_release(f, "propose", CONSOLIDATE_FILLER_RUNNING, NULL);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_null(vn_ledger_lookup_name(l, "filler"));
+    assert_big_unchanged(l);
+    g_usleep(200000);
+    g_autofree gchar *log = read_state_file(f, "apply.log");
+    g_assert_cmpstr(log, ==, "");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "consolidate = propose: would consolidate big from nodes 0,1 "
+                                     "onto node 0, 256 MiB"));
+}
+
+/* off, and a split VM vnuma must not move (dedicated, hugepages) with the
+ * default apply: the filler's record goes, nothing else changes. */
+static void
+test_release_consolidate_none(Fixture *f, gconstpointer data)
+{
+    const gchar *edit = data;
+    run_consolidate_release(f, edit ? NULL : "off", CONSOLIDATE_FILLER_RUNNING, edit);
+    g_autoptr(VnLedger) l = snapshot(f);
+    g_assert_null(vn_ledger_lookup_name(l, "filler"));
+    assert_big_unchanged(l);
+    g_usleep(200000);
+    g_autofree gchar *log = read_state_file(f, "apply.log");
+    g_assert_cmpstr(log, ==, "");
+    g_autofree gchar *history = read_state_file(f, "history.log");
+    g_assert_nonnull(strstr(history, "\"decision\":\"released\""));
+    g_assert_null(strstr(history, "consolidate"));
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
 
 int
@@ -977,6 +1117,20 @@ main(int argc, char **argv)
     ADD("/hook/prepare/defragment-propose", test_prepare_defragment_propose);
     ADD("/hook/prepare/concurrent", test_concurrent_prepares);
     ADD("/hook/release", test_release);
+    g_test_add("/hook/release/consolidate-apply", Fixture,
+               GINT_TO_POINTER(CONSOLIDATE_FILLER_RUNNING), fixture_set_up,
+               test_release_consolidate_apply, fixture_tear_down);
+    g_test_add("/hook/release/consolidate-apply-reclaimed", Fixture,
+               GINT_TO_POINTER(CONSOLIDATE_FILLER_GONE), fixture_set_up,
+               test_release_consolidate_apply, fixture_tear_down);
+    ADD("/hook/release/consolidate-propose", test_release_consolidate_propose);
+    ADD("/hook/release/consolidate-off", test_release_consolidate_none);
+    g_test_add("/hook/release/consolidate-never-dedicated", Fixture,
+               "\"name\" : \"big\", \"dedicated\" : true,", fixture_set_up,
+               test_release_consolidate_none, fixture_tear_down);
+    g_test_add("/hook/release/consolidate-never-hugepages", Fixture,
+               "\"name\" : \"big\", \"hugepage_kib\" : 2048,", fixture_set_up,
+               test_release_consolidate_none, fixture_tear_down);
     ADD("/hook/started/apply-detached", test_started_apply);
     ADD("/hook/started/dataplane-detached", test_started_dataplane);
     ADD("/hook/fail-open", test_fail_open);
