@@ -75,7 +75,7 @@ const gchar *const *vn_defragment_names(void);
 const gchar *vn_defragment_to_string(VnDefragment d);
 
 /* [placement] consolidate: what the qemu hook does when a VM stops
- * (`release end`) and one VM vnuma split over host nodes now fits on
+ * (`stopped end`, `release end`) and one VM vnuma split over host nodes now fits on
  * fewer of them, its guest cells kept (vn_rebalance_consolidate(), within
  * VN_CONSOLIDATE_MAX_VMS / VN_CONSOLIDATE_MAX_MEMORY_KIB). */
 typedef enum {
