@@ -112,6 +112,29 @@ remote_desc(gconstpointer pa, gconstpointer pb)
     return (a->vm > b->vm) - (a->vm < b->vm);
 }
 
+/* `t` as seen by `p`'s own plan: on nodes whose free memory was measured,
+ * the memory `p` holds there counted free again.  A running VM's pages
+ * are in the measured figure, and putting it on a node it already uses
+ * needs room only for what moves in (the ledger's count, in the load,
+ * releases it the same way).  A view: it shares everything with `t` but
+ * `ret_nodes`, which the caller frees. */
+static VnTopology
+own_memory_free(const VnTopology *t, const VnPlacement *p, VnNode **ret_nodes)
+{
+    VnTopology view = *t;
+    VnNode *nodes = g_memdup2(t->nodes, sizeof(VnNode) * t->n_nodes);
+
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        VnNode *n = &nodes[cell->node];
+        if (n->mem_free_kib != G_MAXUINT64)
+            n->mem_free_kib = MIN(n->mem_free_kib + cell->memory_kib, n->mem_total_kib);
+    }
+    view.nodes = nodes;
+    *ret_nodes = nodes;
+    return view;
+}
+
 /* Its consolidation on `load` (committed there), or FALSE with `load`
  * unchanged. */
 static gboolean
@@ -120,10 +143,12 @@ try_vm(const VnTopology *t, VnLoad *load, const VnPolicy *policy, const VnReques
 {
     g_autoptr(VnRequest) cells = cells_request(req, p);
     guint before = vn_placement_memory_nodes(p);
+    g_autofree VnNode *nodes = NULL;
+    const VnTopology view = own_memory_free(t, p, &nodes);
     VnPlacement *to;
 
     vn_load_release(load, t, policy, req, p);
-    to = vn_plan(t, load, policy, cells, NULL, NULL);
+    to = vn_plan(&view, load, policy, cells, NULL, NULL);
     if (!to || vn_placement_memory_nodes(to) >= before || moved_kib(t, p, to) > budget_kib) {
         vn_placement_free(to);
         vn_load_commit(load, t, policy, req, p);

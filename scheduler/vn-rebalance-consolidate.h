@@ -6,10 +6,12 @@
  * so a VM keeps its guest cells (count and sizes): vn_plan() is asked for
  * those cells, the VM's own load released, and a consolidation is kept
  * when the answer holds the memory on fewer host nodes (guest cells may
- * then share a node).  Only VMs vnuma may move are considered: shared
- * vCPUs, normal pages, guest cells of their own (not interleaved or
- * spilled), no CPU set of another manager — as defragmentation's moves
- * (vn-rebalance-room.h).
+ * then share a node).  Where `t` has measured free memory, a VM's own
+ * memory on a node counts as free for its own plan (its pages are in the
+ * measured figure; only what moves in needs room).  Only VMs vnuma may
+ * move are considered: shared vCPUs, normal pages, guest cells of their
+ * own (not interleaved or spilled), no CPU set of another manager — as
+ * defragmentation's moves (vn-rebalance-room.h).
  *
  * The VMs are taken by the memory each would leave on other nodes,
  * largest first (the most remote memory made local), each with the load

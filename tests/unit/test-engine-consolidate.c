@@ -160,6 +160,34 @@ test_after_filler_stops(void)
     fixture_clear(&f);
 }
 
+/* With free memory measured (the live host), big's own pages on node 0
+ * are in the figure: 500000 KiB free there holds only 500000 - 52425
+ * headroom - 40960 overhead = 406615 of big's 524288, but what moves in
+ * is cell 1 alone; counted with big's 262144 KiB of node 0 free again,
+ * 668759 does.  Without the room (100000 KiB free: 268759 with big's),
+ * nothing. */
+static void
+test_measured_free_counts_own_pages(gconstpointer data)
+{
+    guint64 free0 = GPOINTER_TO_UINT(data);
+    Fixture f = { 0 };
+    g_autoptr(GArray) found = NULL;
+
+    fixture_init(&f);
+    g_assert_true(vn_ledger_remove(f.ledger, "0d3f6a10-7c1e-4b7a-9f00-000000000102"));
+    f.t->nodes[0].mem_free_kib = free0;
+    fixture_count(&f);
+    found = consolidate(&f);
+    if (free0 == 100000) {
+        g_assert_cmpuint(found->len, ==, 0);
+    } else {
+        g_assert_cmpuint(found->len, ==, 1);
+        g_assert_cmpuint(g_array_index(found, VnEngineConsolidation, 0).moved_kib, ==, 262144);
+        g_assert_cmpuint(g_array_index(found, VnEngineConsolidation, 0).nodes_after, ==, 1);
+    }
+    fixture_clear(&f);
+}
+
 /* big made dedicated (its cells on CPUs 0 and 2) or hugepage-backed, or
  * held by another manager: the filler's room changes nothing. */
 static void
@@ -198,6 +226,10 @@ main(int argc, char **argv)
                     test_record_placement_commits_as_ledger);
     g_test_add_func("/engine/consolidate/none-while-filler-runs", test_none_while_filler_runs);
     g_test_add_func("/engine/consolidate/after-filler-stops", test_after_filler_stops);
+    g_test_add_data_func("/engine/consolidate/measured-free-counts-own-pages",
+                         GUINT_TO_POINTER(500000), test_measured_free_counts_own_pages);
+    g_test_add_data_func("/engine/consolidate/measured-free-too-little", GUINT_TO_POINTER(100000),
+                         test_measured_free_counts_own_pages);
     g_test_add_data_func("/engine/consolidate/never-dedicated", "dedicated", test_never_moved);
     g_test_add_data_func("/engine/consolidate/never-hugepages", "hugepages", test_never_moved);
     g_test_add_data_func("/engine/consolidate/never-foreign", "foreign", test_never_moved);
