@@ -5,10 +5,12 @@
 # root, packages unavailable), has no curl/jq or fewer than two CPUs.
 #
 # 1. A running guest whose ledger record says it runs on one CPU it is
-#    not pinned to, with needs_apply (as a failed detached `vnumactl apply` leaves
-#    it): after a sample or two, the guest's vCPU and emulator pins are the
-#    record's, its memory nodeset the record's node, needs_apply is
-#    cleared, vnumad logged and counted the re-apply.
+#    not pinned to, with needs_apply (as a failed detached `vnumactl
+#    apply` leaves it): left alone while another process holds the
+#    record's apply lock; once it is released, after a sample or two, the
+#    guest's vCPU and emulator pins are the record's, its memory nodeset
+#    the record's node, needs_apply is cleared, vnumad logged and counted
+#    the re-apply.
 # 2. A record whose domain is gone: vnumad tries 3 times, logs each
 #    failure with its reason and once that it gives up, counts them, and
 #    tries no more until the record changes; then its count starts again.
@@ -103,8 +105,18 @@ before=$(vcpu_pin vnt-reapply)
 echo "   vCPU 0 runs on CPUs $before, the emulator on $(emulator_pin vnt-reapply)"
 
 # as a detached apply that failed leaves it: the record on CPU $other,
-# needs_apply set, the guest still where it was
+# needs_apply set, the guest still where it was; first while someone
+# holds the record's apply lock (the hook's helper still at work)
+uuid=$(record vnt-reapply | jq -r .uuid)
+flock "$state/apply-$uuid.lock" sleep 5 &
+holder=$!
+until_true 50 test -e "$state/apply-$uuid.lock"
+sleep 0.5
 edit_ledger "(.domains[] | select(.name == \"vnt-reapply\")) |= (.needs_apply = true | .cells[0].cpus = \"$other\")"
+sleep 3.5
+check "not applied while another holds its apply lock" \
+    test "$(needs_apply vnt-reapply) $(metric vnuma_placement_reapplied_total)" = "true 0"
+wait "$holder"
 check "ledger: vnt-reapply on CPU $other, needs_apply" \
     test "$(record vnt-reapply | jq -c '[.needs_apply, .cells[0].cpus]')" = "[true,\"$other\"]"
 check "the guest still runs on CPUs $before, not the record's $other" \
