@@ -32,6 +32,7 @@ struct _VndMetrics {
     guint64 moves;
     guint64 resteered, repair_failures;
     guint64 irq_repaired, irq_failures;
+    guint64 reapplied, reapply_failures;
     guint64 reloads_ok, reloads_failed;
     guint64 connections[VND_CONN_EVENT_MAX];
     guint64 refused[VND_LIMIT_MAX];
@@ -98,6 +99,15 @@ vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed)
 {
     m->resteered += resteered;
     m->repair_failures += failed;
+}
+
+void
+vnd_metrics_count_reapply(VndMetrics *m, gboolean ok)
+{
+    if (ok)
+        m->reapplied++;
+    else
+        m->reapply_failures++;
 }
 
 void
@@ -519,6 +529,17 @@ vnd_handle_metrics(VndDaemon *d, SoupServerMessage *msg, const gchar *arg, GErro
             "Data-path steps the drift check could not check or re-steer, counted on every sample "
             "they fail.",
             d->metrics->repair_failures);
+    counter(out, "vnuma_placement_reapplied_total",
+            "Placements the hook left unapplied (needs_apply) applied live by vnumad.",
+            d->metrics->reapplied);
+    counter(out, "vnuma_placement_reapply_failures_total",
+            "Re-applies of such placements that failed, counted on every try.",
+            d->metrics->reapply_failures);
+    header(out, "vnuma_placement_reapply_given_up", "gauge",
+           "Records with needs_apply vnumad left alone after failing to apply them in a row, "
+           "until they change.");
+    g_string_append_printf(out, "vnuma_placement_reapply_given_up %u\n",
+                           vnd_reapply_given_up(d->reapply));
     counter(out, "vnuma_irq_repaired_total",
             "NIC interrupt affinities and RPS/XPS masks put back on their plan after drifting "
             "([rebalance] irq_steering).",

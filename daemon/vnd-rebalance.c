@@ -25,6 +25,14 @@
 #define VNUMAD_VNUMACTL "/usr/local/sbin/vnumactl"
 #endif
 
+const gchar *
+vnd_vnumactl(void)
+{
+    const gchar *env = g_getenv("VNUMA_VNUMACTL");
+
+    return env && *env ? env : VNUMAD_VNUMACTL;
+}
+
 static JsonNode *
 moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
 {
@@ -127,7 +135,6 @@ on_applied(GObject *source, GAsyncResult *result, gpointer user_data)
 static gboolean
 apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
 {
-    const gchar *env = g_getenv("VNUMA_VNUMACTL");
     g_autoptr(GStrvBuilder) b = g_strv_builder_new();
     g_auto(GStrv) argv = NULL;
     g_autoptr(GSubprocess) proc = NULL;
@@ -138,7 +145,7 @@ apply(VndDaemon *d, SoupServerMessage *msg, GError **error)
                             "a rebalancing round is running; try again");
         return FALSE;
     }
-    g_strv_builder_add_many(b, env && *env ? env : VNUMAD_VNUMACTL, "rebalance", "--json", NULL);
+    g_strv_builder_add_many(b, vnd_vnumactl(), "rebalance", "--json", NULL);
     g_strv_builder_addv(b, (const gchar **)vnd_state_source_args(d->state));
     argv = g_strv_builder_end(b);
     proc =
@@ -184,7 +191,8 @@ vnd_rebalance_tick(VndDaemon *d)
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) vms = NULL, moves = NULL, notes = NULL;
 
-    if (!c->rebalance_auto || d->rebalancing)
+    /* a re-apply child may be moving a VM the round would count */
+    if (!c->rebalance_auto || d->rebalancing || vnd_reapply_running(d->reapply))
         return;
     if (!(moves = propose(d, &vms, &notes, &error))) {
         g_message("rebalance: %s", error->message);

@@ -1,6 +1,6 @@
 /* vnd-sample.c: the daemon's tick: every [rebalance] interval it samples
  * the host, reclaims expired holds, runs a rebalancing round, repairs
- * the data path, keeps the NIC interrupts in place and settles AutoNUMA.  Armed at start and again when a reload changes the
+ * the data path, applies again the placements the hook left unapplied, keeps the NIC interrupts in place and settles AutoNUMA.  Armed at start and again when a reload changes the
  * interval. */
 #include "vnd.h"
 
@@ -13,6 +13,7 @@ on_sample(gpointer user_data)
     vnd_reservations_reclaim(d);
     vnd_rebalance_tick(d);
     vnd_repair_tick(d);
+    vnd_reapply_tick(d);
     vnd_irq_tick(d);
     vnd_autonuma_tick(d);
     return G_SOURCE_CONTINUE;

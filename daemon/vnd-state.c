@@ -59,6 +59,11 @@ vnd_state_measured(const VndState *s)
 {
     return s->live || s->sysroot;
 }
+gboolean
+vnd_state_live(const VndState *s)
+{
+    return s->live;
+}
 const gchar *const *
 vnd_state_source_args(const VndState *s)
 {

@@ -89,6 +89,9 @@ void vnd_state_config_replace(VndState *s, VnConfig *config);
 const gchar *vnd_state_sysroot(const VndState *s);
 /* Whether /proc and /sys describe this topology (live host or --sysroot). */
 gboolean vnd_state_measured(const VndState *s);
+/* Whether it is this very host (not a fixture, not a --sysroot replay):
+ * its ledger names domains of this libvirt. */
+gboolean vnd_state_live(const VndState *s);
 /* The load to plan against now: the ledger's commitments (re-read only
  * when ledger.json changed), measured CPU busy, the --load file.  Borrowed,
  * valid until the next call. */
@@ -154,6 +157,9 @@ typedef enum {
 void vnd_metrics_count_refused(VndMetrics *m, VndLimit limit);
 /* Drift repair: threads/processes re-steered, steps failed (vnd-repair.c). */
 void vnd_metrics_count_resteered(VndMetrics *m, guint resteered, guint failed);
+/* Placements re-applied (vnd-reapply.c): one apply that succeeded
+ * (`ok`) or failed. */
+void vnd_metrics_count_reapply(VndMetrics *m, gboolean ok);
 /* NIC interrupts: values put back after drifting, NICs whose apply
  * failed (vnd-irq.c). */
 void vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed);
@@ -162,6 +168,7 @@ void vnd_metrics_count_irq(VndMetrics *m, guint repaired, guint failed);
 typedef struct _VndConns VndConns;
 typedef struct _VndIrq VndIrq;
 typedef struct _VndAutonuma VndAutonuma;
+typedef struct _VndReapply VndReapply;
 typedef struct {
     VndState *state;
     VndMetrics *metrics;
@@ -175,6 +182,7 @@ typedef struct {
     GHashTable *repair_failures; /* vnd-repair.c: VM -> its last failures, logged */
     VndIrq *irq;                 /* vnd-irq.c: the NIC interrupt plan last applied */
     VndAutonuma *autonuma;       /* vnd-autonuma.c: counters last sampled, value to restore */
+    VndReapply *reapply;         /* vnd-reapply.c: needs_apply records applied again */
 } VndDaemon;
 
 typedef gboolean (*VndHandler)(VndDaemon *d, SoupServerMessage *msg, const gchar *arg,
@@ -236,6 +244,21 @@ void vnd_rebalance_tick(VndDaemon *d);
  * dataplane_repair, puts the data path of every running placed VM back
  * on its CPUs where it drifted; logs and counts, never fails. */
 void vnd_repair_tick(VndDaemon *d);
+/* Placements the hook left unapplied (vnd-reapply.c), once per sample:
+ * every running VM's record with needs_apply, seen so a sample earlier
+ * and not being applied by anyone now, is applied by a `vnumactl apply`
+ * child, one VM at a time; a record that fails VN_REAPPLY_MAX_FAILURES
+ * times in a row is left alone until it changes.  Live host only; logs
+ * and counts, never fails. */
+VndReapply *vnd_reapply_new(void);
+void vnd_reapply_free(VndReapply *s);
+void vnd_reapply_tick(VndDaemon *d);
+/* Records left alone after failing (a gauge of /metrics). */
+guint vnd_reapply_given_up(const VndReapply *s);
+/* Whether a `vnumactl apply` child of vnumad runs now. */
+gboolean vnd_reapply_running(const VndReapply *s);
+/* The vnumactl vnumad runs: $VNUMA_VNUMACTL, else the installed one. */
+const gchar *vnd_vnumactl(void);
 /* NIC interrupts (vnd-irq.c), at start and once per sample: with
  * [rebalance] irq_steering on, applies the plan of the running VMs when
  * it changed and puts back what drifted off it (only while irqbalance
@@ -277,7 +300,8 @@ JsonNode *vnd_domains_to_json(VndDaemon *d, GError **error);
 /* ---- the sampling timer (vnumad.c) ------------------------------------ */
 /* (Re)arms it at the config's [rebalance] interval: every tick measures
  * the host, reclaims lapsed reservations, runs vnd_rebalance_tick(),
- * vnd_repair_tick(), vnd_irq_tick() and vnd_autonuma_tick().  Armed from start to stop whatever [rebalance] auto
+ * vnd_repair_tick(), vnd_reapply_tick(), vnd_irq_tick() and
+ * vnd_autonuma_tick().  Armed from start to stop whatever [rebalance] auto
  * says: measuring, reclaiming and drift repair need it too. */
 void vnd_sample_arm(VndDaemon *d);
 

@@ -116,6 +116,7 @@ run(Options *o)
     d.repair_failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d.irq = vnd_irq_new();
     d.autonuma = vnd_autonuma_new();
+    d.reapply = vnd_reapply_new();
     d.loop = g_main_loop_new(NULL, FALSE);
     if (vnd_server_start(&d, socket_path, &error)) {
         guint term = g_unix_signal_add(SIGTERM, on_quit, &d);
@@ -140,6 +141,7 @@ run(Options *o)
     g_hash_table_unref(d.repair_failures);
     vnd_irq_free(d.irq);
     vnd_autonuma_free(d.autonuma);
+    vnd_reapply_free(d.reapply);
     vnd_state_free(d.state);
     return status;
 }

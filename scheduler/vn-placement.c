@@ -146,3 +146,22 @@ vn_memory_mode_resolve(VnMemoryMode m, const VnPlacement *p)
     nodes = vn_placement_nodes(p);
     return nodes->len > 1 ? VN_MEMORY_MODE_STRICT : VN_MEMORY_MODE_RESTRICTIVE;
 }
+
+guint
+vn_placement_memory_nodes(const VnPlacement *p)
+{
+    guint n = 0;
+
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        gboolean seen = FALSE;
+        if (!cell->memory_kib)
+            continue;
+        for (guint d = 0; d < c && !seen; d++) {
+            const VnCell *o = &g_array_index(p->cells, VnCell, d);
+            seen = o->memory_kib && o->node == cell->node;
+        }
+        n += !seen;
+    }
+    return n;
+}

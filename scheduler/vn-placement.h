@@ -87,6 +87,9 @@ gboolean vn_placement_has_guest_cells(const VnPlacement *p);
 
 /* The host node indices used, ascending, each once. */
 GArray *vn_placement_nodes(const VnPlacement *p);
+/* How many host nodes hold memory of `p` (cells with memory, each node
+ * once). */
+guint vn_placement_memory_nodes(const VnPlacement *p);
 
 /* [placement] memory_mode: libvirt <numatune><memory mode=...>.
  * auto (the default) follows what the emulated NUMA host measured

@@ -48,7 +48,3 @@ typedef struct {
 GArray *vn_rebalance_consolidate(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
                                  GPtrArray *requests, GPtrArray *placements, guint max_vms,
                                  guint64 max_memory_kib);
-
-/* The host nodes holding memory of `p` (cells with memory, each node
- * once). */
-guint vn_placement_memory_nodes(const VnPlacement *p);

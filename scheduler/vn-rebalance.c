@@ -284,6 +284,166 @@ best_move(State *s, GPtrArray *residents, guint hot, gdouble before, const VnReb
     return best->vm != NULL;
 }
 
+/* What `r` holds on `node`. */
+static guint64
+memory_on(const VnResident *r, guint node)
+{
+    guint64 kib = 0;
+
+    for (guint i = 0; i < r->cells->len; i++)
+        if (g_array_index(r->cells, VnResidentCell, i).node == node)
+            kib += g_array_index(r->cells, VnResidentCell, i).memory_kib;
+    return kib;
+}
+
+/* Moves every cell of `r` not on `to` there (sign 1) or back (-1). */
+static void
+shift_all(State *s, const VnResident *r, guint to, gdouble sign)
+{
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnResidentCell *c = &g_array_index(r->cells, VnResidentCell, i);
+        if (c->node != to)
+            shift(s, r, c, c->node, to, sign);
+    }
+}
+
+/* Whether every cell of `r` may gather on its node `to`: within the
+ * round's moves and memory, the node's vCPU capacity and memory headroom,
+ * the VM's allowed CPUs, and no node ending hot.  *ret_moved: the memory
+ * that would move. */
+static gboolean
+gather_fits(State *s, const VnResident *r, guint to, const VnRebalanceLimits *lim, guint moves_left,
+            guint64 budget_kib, guint64 *ret_moved)
+{
+    guint64 kib = 0;
+    gdouble vcpus = 0, after;
+    guint cells = 0;
+
+    for (guint i = 0; i < r->cells->len; i++) {
+        const VnResidentCell *c = &g_array_index(r->cells, VnResidentCell, i);
+        if (c->node == to)
+            continue;
+        kib += c->memory_kib;
+        vcpus += c->vcpus;
+        cells++;
+    }
+    if (cells > moves_left || kib > budget_kib || !is_cpu_node(s, to) ||
+        s->vcpus[to] + vcpus > s->vcpu_cap[to] || s->mem[to] + (gdouble)kib > s->mem_limit[to])
+        return FALSE;
+    if (r->allowed_cpus && !vn_bitmap_intersects(s->t->nodes[to].cpus, r->allowed_cpus))
+        return FALSE;
+    if (r->priority == VN_PRIORITY_HIGH && !least_contended(s, to))
+        return FALSE;
+    shift_all(s, r, to, 1.0);
+    after = imbalance(s, NULL);
+    shift_all(s, r, to, -1.0);
+    *ret_moved = kib;
+    return after <= lim->threshold;
+}
+
+typedef struct {
+    const VnResident *r;
+    const State *s;
+} Fullest;
+
+static gint
+fullest_first(gconstpointer pa, gconstpointer pb, gpointer data)
+{
+    const Fullest *f = data;
+    guint a = *(const guint *)pa, b = *(const guint *)pb;
+    guint64 ma = memory_on(f->r, a), mb = memory_on(f->r, b);
+
+    if (ma != mb)
+        return ma > mb ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* The nodes holding cells of `r`, each once, the most of its memory
+ * first (ties: lower index). */
+static GArray *
+own_nodes_fullest_first(const State *s, const VnResident *r)
+{
+    GArray *nodes = g_array_new(FALSE, FALSE, sizeof(guint));
+    Fullest f = { r, s };
+
+    for (guint i = 0; i < r->cells->len; i++) {
+        guint node = g_array_index(r->cells, VnResidentCell, i).node;
+        gboolean seen = FALSE;
+        for (guint j = 0; j < nodes->len && !seen; j++)
+            seen = g_array_index(nodes, guint, j) == node;
+        if (!seen)
+            g_array_append_val(nodes, node);
+    }
+    g_array_sort_with_data(nodes, fullest_first, &f);
+    return nodes;
+}
+
+/* Consolidation, once the host is balanced: of the VMs split over nodes,
+ * the one with the most memory away from its fullest node has its other
+ * cells moved to that node (or its next fullest) when they fit there
+ * (gather_fits()).  One VM a round. */
+static void
+gather(State *s, VnDomainRoom *room, GPtrArray *residents, const VnRebalanceLimits *lim,
+       guint64 *budget, GHashTable *moved, GPtrArray *moves)
+{
+    const VnResident *best = NULL;
+    guint best_to = 0, best_nodes = 0;
+    guint64 best_kib = 0;
+
+    for (guint i = 0; i < residents->len; i++) {
+        const VnResident *r = g_ptr_array_index(residents, i);
+        g_autoptr(GArray) order = NULL;
+        guint n;
+        if (!vn_rebalance_movable(r, lim, moved))
+            continue;
+        order = own_nodes_fullest_first(s, r);
+        if ((n = order->len) < 2)
+            continue;
+        /* its nodes, fullest first: the least memory moves */
+        for (guint k = 0; k < order->len; k++) {
+            guint to = g_array_index(order, guint, k);
+            guint64 kib = 0;
+            if (gather_fits(s, r, to, lim, lim->max_moves - moves->len, *budget, &kib)) {
+                if (!best || kib > best_kib) {
+                    best = r;
+                    best_to = to;
+                    best_kib = kib;
+                    best_nodes = n;
+                }
+                break;
+            }
+        }
+    }
+    if (!best)
+        return;
+    for (guint ci = 0; ci < best->cells->len; ci++) {
+        const VnResidentCell *c = &g_array_index(best->cells, VnResidentCell, ci);
+        VnMove *m;
+        if (c->node == best_to)
+            continue;
+        m = g_new0(VnMove, 1);
+        m->vm = best->name;
+        m->cell = c->id;
+        m->from_node = c->node;
+        m->to_node = best_to;
+        m->vcpus = c->vcpus;
+        m->memory_kib = c->memory_kib;
+        m->from_domain = m->to_domain = -1;
+        m->imbalance_before = imbalance(s, NULL);
+        shift(s, best, c, c->node, best_to, 1.0);
+        m->imbalance_after = imbalance(s, NULL);
+        m->reason = g_strdup_printf(
+            "%s cell %u: node %u -> %u (%u vCPUs, %.1f GiB): consolidates %s from %u nodes onto "
+            "node %u, the host stays balanced",
+            best->name, c->id, s->t->nodes[c->node].os_id, s->t->nodes[best_to].os_id, c->vcpus,
+            c->memory_kib / GIB_KIB, best->name, best_nodes, s->t->nodes[best_to].os_id);
+        vn_rebalance_domains_place(room, c, best->allowed_cpus, m);
+        *budget -= c->memory_kib;
+        g_ptr_array_add(moves, m);
+    }
+    g_hash_table_add(moved, (gpointer)best);
+}
+
 GPtrArray *
 vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
                      GPtrArray *residents, const VnRebalanceLimits *lim, GPtrArray **ret_notes)
@@ -312,6 +472,10 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         }
 
         if (before <= lim->threshold) {
+            guint had = moves->len;
+            gather(&s, &room, residents, lim, &budget, moved, moves);
+            if (moves->len > had)
+                continue;
             g_ptr_array_add(
                 notes, g_strdup_printf("balanced: the hottest node, %u, is %.0f points of "
                                        "utilisation above the mean, within the threshold of %.0f",

@@ -19,6 +19,13 @@
  * before any move between nodes is considered (cheap: no page migration).
  * A cell whose dies each sit in one domain (VnResidentCell.domains) moves
  * to another node die by die into the domains with most room there.
+ * Once the host is balanced (no node above the threshold), consolidation:
+ * of the VMs split over nodes, the one with the most memory away from its
+ * fullest node has its other cells moved onto that node (or its next
+ * fullest) when they fit there (vCPU capacity, memory within the headroom,
+ * its allowed CPUs) and no node ends above the threshold; one VM a round,
+ * within the round's moves and memory.  The qemu hook's consolidation when
+ * a VM stops is vn-rebalance-consolidate.h (vn_plan()'s capacity model).
  * Dedicated VMs are never moved (their CPUs are owned 1:1; moving them is
  * an operator decision: `vnumactl place` + restart), nor are VMs whose
  * cells are one unit (`whole`).

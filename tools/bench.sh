@@ -31,15 +31,15 @@ echo "== vn_plan() with the opt-in balance keep-hole, 16 and 256 nodes (same tar
 
 echo
 echo "== what-if: 5,000 VMs of the Azure mix (seed 1, arrivals over 4,000 h) on the 8-node host, vnuma"
-echo "   (balance adaptive, the default), vnuma-load (least loaded), vnuma-packing (memory-packing) and"
-echo "   vnuma-hole (keep-hole, opt-in)"
+echo "   (balance adaptive, consolidation on: the defaults), vnuma-no-consolidate, vnuma-load (least"
+echo "   loaded), vnuma-packing (memory-packing) and vnuma-hole (keep-hole, opt-in)"
 echo "   vs the peers' policies; remote is the uniform model, dist_slw/slowdown/effect_GiBh the"
 echo "   performance model (vnumactl(8))"
 "$build/tools/vnumactl" trace-gen --vms 5000 --seed 1 --hours 4000 -o "$build/bench-trace.csv"
-TIMEFORMAT="simulate: %R s (8 policies, with the vn_plan oracles)"
+TIMEFORMAT="simulate: %R s (9 policies, with the vn_plan oracles)"
 time "$build/tools/vnumactl" simulate --topology "$here/tests/data/hwloc/64amd64-4p2n4ca2co.xml" \
     --trace "$build/bench-trace.csv" \
-    --policy vnuma --policy vnuma-load --policy vnuma-packing --policy vnuma-hole --policy first-fit \
+    --policy vnuma --policy vnuma-no-consolidate --policy vnuma-load --policy vnuma-packing --policy vnuma-hole --policy first-fit \
     --policy most-free \
     --policy round-robin --policy no-pinning
 

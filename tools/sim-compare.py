@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
-DEFAULT_POLICIES = ["vnuma", "vnuma-load", "vnuma-packing", "vnuma-hole", "vnuma-even",
+DEFAULT_POLICIES = ["vnuma", "vnuma-no-consolidate", "vnuma-load", "vnuma-packing", "vnuma-hole", "vnuma-even",
                     "vnuma-defrag"] + PEERS
 
 # name, sockets, nodes per socket, CPUs per node, GiB per node,
@@ -150,7 +150,7 @@ def main():
         synthetic_caps(*s).write(path)
         hosts.append((s[0], ("--capabilities", path)))
     rows = []
-    print("%-26s %-9s %5s %-15s %11s %7s %8s %11s %8s %8s" %
+    print("%-26s %-9s %5s %-20s %11s %7s %8s %11s %8s %8s" %
           ("host", "load", "peak", "policy", "served_GiBh", "remote", "slowdown", "effect_GiBh",
            "rej_feas", "split_un"))
     for hname, source in hosts:
@@ -176,11 +176,13 @@ def main():
             peak = max(m["peak_committed"] for m in res.values())
             for p in policies:
                 m = res[p]
-                print("%-26s %-9s %4.0f%% %-15s %11.1f %6.1f%% %8.3f %11.1f %8d %8d" %
+                print("%-26s %-9s %4.0f%% %-20s %11.1f %6.1f%% %8.3f %11.1f %8d %8d" %
                       (hname, lname, peak * 100, p, m["served_gib_hours"], m["remote_share"] * 100,
                        m["slowdown"], m["effective_gib_hours"], m["rejected_feasible"],
                        m["split_unnecessary"]) +
-                      ("  moves %d (%.0f GiB)" % (m["moves"], m["moved_gib"]) if m["moves"] else ""))
+                      ("  moves %d (%.0f GiB)" % (m["moves"], m["moved_gib"]) if m["moves"] else "") +
+                      ("  consolidated %d (%.0f GiB)" % (m["consolidated"], m["consolidated_gib"])
+                       if m["consolidated"] else ""))
             rows.append((hname, lname, peak, rate, res))
         sys.stdout.flush()
     summarize(rows, policies)
@@ -192,25 +194,29 @@ def summarize(rows, policies):
     cands = [p for p in policies if p not in PEERS]
     print("\n%d cases (host x load); per candidate, the cases where it" % len(rows))
     print("  served>=99%: serves >= 99 % of the best peer's GiB-h; remote<=: uniform remote share"
-          "\n  <= the best pinning peer's; slow<: expected slowdown below every peer's; rej0/split0:"
+          "\n  <= the best pinning peer's; slow<: expected slowdown below every peer's; dslow<=: the same"
+          "\n  from distance alone (contention left out) at or below every peer's; rej0/split0:"
           "\n  no VM turned away that had a placement / split that one node could hold; all4: all"
           "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy;"
           "\n  vs vnuma: more effective GiB-h / lower remote share / lower slowdown than vnuma")
-    print("%-15s %11s %9s %6s %5s %7s %5s %8s %14s" % ("candidate", "served>=99%", "remote<=",
-                                                      "slow<", "rej0", "split0", "all4", "best_eff",
-                                                      "vs vnuma e/r/s"))
+    print("%-20s %11s %9s %6s %6s %5s %7s %5s %8s %14s" %
+          ("candidate", "served>=99%", "remote<=", "slow<", "dslow<=", "rej0", "split0", "all4",
+           "best_eff", "vs vnuma e/r/s"))
     for c in cands:
-        k = dict(served=0, remote=0, slow=0, rej=0, split=0, all4=0, eff=0, ve=0, vr=0, vs=0)
+        k = dict(served=0, remote=0, slow=0, dslow=0, rej=0, split=0, all4=0, eff=0, ve=0, vr=0,
+                 vs=0)
         for _h, _l, _peak, _rate, res in rows:
             m = res[c]
             peers = [res[p] for p in PEERS if p in res]
             served = m["served_gib_hours"] >= 0.99 * max(x["served_gib_hours"] for x in peers)
             remote = m["remote_share"] <= min(x["remote_share"] for x in peers) + 1e-9
             slow = m["slowdown"] < min(x["slowdown"] for x in peers)
+            dslow = m["distance_slowdown"] <= min(x["distance_slowdown"] for x in peers) + 1e-9
             rej = m["rejected_feasible"] == 0
             split = m["split_unnecessary"] == 0
             eff = m["effective_gib_hours"] >= max(x["effective_gib_hours"] for x in res.values())
-            for key, v in (("served", served), ("remote", remote), ("slow", slow), ("rej", rej),
+            for key, v in (("served", served), ("remote", remote), ("slow", slow), ("dslow", dslow),
+                           ("rej", rej),
                            ("split", split), ("eff", eff)):
                 k[key] += v
             k["all4"] += served and remote and rej and split
@@ -219,8 +225,9 @@ def summarize(rows, policies):
                 k["ve"] += m["effective_gib_hours"] > v["effective_gib_hours"] * 1.001
                 k["vr"] += m["remote_share"] < v["remote_share"] - 0.001
                 k["vs"] += m["slowdown"] < v["slowdown"] - 0.001
-        print("%-15s %11d %9d %6d %5d %7d %5d %8d %14s" %
-              (c, k["served"], k["remote"], k["slow"], k["rej"], k["split"], k["all4"], k["eff"],
+        print("%-20s %11d %9d %6d %6d %5d %7d %5d %8d %14s" %
+              (c, k["served"], k["remote"], k["slow"], k["dslow"], k["rej"], k["split"], k["all4"],
+               k["eff"],
                "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
 
 

@@ -11,11 +11,15 @@
  * for it (and for no other VM) to its CPUs and nodes.  With
  * --dataplane-only, only that last step runs, without libvirt: the hook
  * asks for it at `started` when no live pin is due.  One line per step on
- * stdout (the hook sends it to <state_dir>/apply.log). */
+ * stdout (the hook sends it to <state_dir>/apply.log).  The pins happen
+ * under the record's apply lock (vn-apply-lock.h), so the hook's helper
+ * and vnumad's re-apply of a record it left unapplied take turns; the
+ * flag is cleared only when the record still places the VM as applied. */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include "vnumactl.h"
 
+#include "vn-apply-lock.h"
 #include "vn-dataplane.h"
 #include "vn-ledger.h"
 #include "vn-live-apply.h"
@@ -50,7 +54,21 @@ follow_dataplane(const VnLedgerRecord *r, const VnConfig *config, const GError *
     return ok;
 }
 
-/* Under the ledger lock: the record still there, same placement, applied. */
+/* Whether `now` places the VM as `applied` did: the same record but for
+ * needs_apply and the time of its writing. */
+static gboolean
+same_placement(const VnLedgerRecord *now, const VnLedgerRecord *applied)
+{
+    g_autoptr(VnLedgerRecord) x = vn_ledger_record_copy(now);
+
+    x->needs_apply = applied->needs_apply;
+    x->time = applied->time;
+    return vn_ledger_record_equal(x, applied);
+}
+
+/* Under the ledger lock: the record still there, same placement, applied.
+ * A record written anew meanwhile (a move, the hook) keeps its needs_apply
+ * for its own apply. */
 static gboolean
 mark_applied(const gchar *dir, const VnLedgerRecord *applied, GError **error)
 {
@@ -60,6 +78,12 @@ mark_applied(const gchar *dir, const VnLedgerRecord *applied, GError **error)
     VnLedgerRecord *r = vn_ledger_lookup(l, applied->uuid);
     if (!r)
         return TRUE; /* stopped meanwhile: nothing to record */
+    if (!same_placement(r, applied)) {
+        g_print("%s: its record changed meanwhile: needs_apply left as it is\n", applied->name);
+        return TRUE;
+    }
+    if (!r->needs_apply)
+        return TRUE;
     r->needs_apply = FALSE;
     return vn_ledger_commit(l, error);
 }
@@ -102,11 +126,24 @@ apply(const gchar *uri, const gchar *dir, const VnConfig *config, const GError *
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
+    g_autoptr(VnApplyLock) lock = NULL;
     if (!snap)
         return vn_cli_fail(error);
     VnLedgerRecord *found = vn_ledger_lookup_name(snap, name);
     if (!found)
         return vn_cli_fail_printf("no reservation for domain \"%s\" in %s", name, dir);
+    if (!dataplane_only) {
+        /* one apply of a record at a time (vnumad re-applies what a failed
+         * one left): after a wait, the record as it is then */
+        g_autofree gchar *uuid = g_strdup(found->uuid);
+        if (!(lock = vn_apply_lock_take(dir, uuid, timeout_s * 1000, &error)))
+            return vn_cli_fail(error);
+        g_clear_pointer(&snap, vn_ledger_free);
+        if (!(snap = vn_ledger_snapshot(dir, &error)))
+            return vn_cli_fail(error);
+        if (!(found = vn_ledger_lookup(snap, uuid)))
+            return vn_cli_fail_printf("domain \"%s\" left %s meanwhile", name, dir);
+    }
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_copy(found);
     if (!dataplane_only && !pin_live(uri, dir, r, timeout_s, &error))
         return vn_cli_fail(error);

@@ -55,6 +55,8 @@ vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecor
                    dataplane_error->message);
     rec = vn_ledger_record_copy(moved);
     rec->time = g_get_real_time() / G_USEC_PER_SEC;
+    /* applied live just now, whole: nothing left for vnumad to re-apply */
+    rec->needs_apply = FALSE;
     vn_ledger_put(l, g_steal_pointer(&rec));
     return vn_ledger_commit(l, error);
 }

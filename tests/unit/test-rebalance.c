@@ -220,6 +220,48 @@ test_allowed_set(void)
     fixture_clear(&f);
 }
 
+/* Consolidation once balanced.  Four nodes of 4 CPUs and 16 GiB, one
+ * VM of 1 vCPU and 4 GiB on each; "split" has a cell of 1 vCPU and 6 GiB
+ * on node 0 and one of 1 vCPU and 2 GiB on node 1.  Utilisation
+ * max(CPU, memory), CPUs overcommitted 4 times so memory decides: node 0
+ * 10/16 = 0.625, node 1 6/16, nodes 2 and 3 4/16: the hottest 0.25 above
+ * the mean (0.375).  Gathered on node 0 (its fullest), node 0 is at 12/16,
+ * node 1 at 4/16: 0.375 above the same mean.  With a threshold of 0.5 the host is balanced before and
+ * after: cell 1 moves to node 0.  With 0.3 it is balanced before but
+ * gathering would make node 0 hot: nothing moves.  A VM cooling down stays. */
+static void
+test_consolidate(void)
+{
+    Fixture f;
+
+    for (guint c = 0; c < 3; c++) {
+        g_autoptr(GPtrArray) moves = NULL, notes = NULL;
+        fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+        for (guint n = 0; n < 4; n++)
+            add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, n, 1, 4);
+        add_vm(&f, "split", VN_PRIORITY_NORMAL, c == 2 ? f.lim.now - 10 : 0, 2, 0, 1, 6, 1, 1, 2);
+        f.lim.threshold = c == 1 ? 0.3 : 0.5;
+        moves = propose(&f, &notes);
+        if (c == 0) {
+            const VnMove *m;
+            g_assert_cmpuint(moves->len, ==, 1);
+            m = g_ptr_array_index(moves, 0);
+            g_assert_cmpstr(m->vm, ==, "split");
+            g_assert_cmpuint(m->cell, ==, 1);
+            g_assert_cmpuint(m->from_node, ==, 1);
+            g_assert_cmpuint(m->to_node, ==, 0);
+            g_assert_cmpuint(m->memory_kib, ==, 2 * GIB);
+            g_assert_cmpfloat_with_epsilon(m->imbalance_before, 0.625 - 0.375, 1e-9);
+            g_assert_cmpfloat_with_epsilon(m->imbalance_after, 0.75 - 0.375, 1e-9);
+            g_assert_nonnull(strstr(m->reason, "consolidates split from 2 nodes onto node 0"));
+        } else {
+            g_assert_cmpuint(moves->len, ==, 0);
+        }
+        g_assert_nonnull(strstr(g_ptr_array_index(notes, 0), "balanced"));
+        fixture_clear(&f);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -232,5 +274,6 @@ main(int argc, char **argv)
     g_test_add_func("/rebalance/memory-budget", test_memory_budget);
     g_test_add_func("/rebalance/lone-vm-stays", test_lone_vm_stays);
     g_test_add_func("/rebalance/allowed-set", test_allowed_set);
+    g_test_add_func("/rebalance/consolidate", test_consolidate);
     return g_test_run();
 }

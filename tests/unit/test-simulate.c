@@ -222,6 +222,42 @@ test_packing_keeps_node_whole(void)
     g_assert_cmpmem(&v_conf, sizeof(v_conf), &v, sizeof(v));
 }
 
+/* Consolidation after a departure.  Two nodes of 8 GiB: a (4 GiB) on
+ * node 0 and b (2 GiB) on node 1, both under half the host committed, so
+ * c (7 GiB) is split over them at t=20.  b leaves at t=110: node 1 alone
+ * holds c, which vnuma moves there (its guest cells kept, both on node
+ * 1); vnuma-no-consolidate leaves it split.  The uniform remote share is
+ * c's split share times its GiB-hours split over all GiB-hours, so
+ * vnuma's is no-consolidate's times 90 s / 1000 s; what moved is what c
+ * had on node 0.  The 90/1000 holds only if c's two guest cells on one
+ * node count as local to each other (the remote share per host node). */
+static void
+test_consolidate_after_departure(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics v, n;
+
+    vn_trace_add(trace, "a", 0, 1, 4 * GIB, 1000);
+    vn_trace_add(trace, "b", 10, 1, 2 * GIB, 100);
+    vn_trace_add(trace, "c", 20, 2, 7 * GIB, 1000);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    n = simulate(t, trace, VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE);
+    g_assert_cmpuint(v.admitted, ==, 3);
+    g_assert_cmpuint(n.admitted, ==, 3);
+    g_assert_cmpuint(v.split, ==, 1);
+    g_assert_cmpuint(n.split, ==, 1);
+    g_assert_cmpuint(v.consolidated, ==, 1);
+    g_assert_cmpuint(n.consolidated, ==, 0);
+    g_assert_cmpuint(v.moves, ==, 0);
+    g_assert_cmpfloat(n.remote_share, >, 0.0);
+    g_assert_cmpfloat_with_epsilon(v.remote_share, n.remote_share * 90.0 / 1000.0, 1e-12);
+    g_assert_cmpfloat(v.consolidated_gib, >, 0.0);
+    g_assert_cmpfloat(v.consolidated_gib, <, 7.0);
+    g_assert_cmpfloat(v.served_gib_hours, ==, n.served_gib_hours);
+    g_assert_cmpfloat(v.slowdown, <, n.slowdown);
+}
+
 /* An unpinned VM's vCPUs run anywhere: on two equal nodes half of its
  * accesses are remote. */
 static void
@@ -460,6 +496,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/first-fit/rejects-feasible", test_first_fit_rejects_feasible);
     g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
+    g_test_add_func("/sim/vnuma/consolidate-after-departure", test_consolidate_after_departure);
     g_test_add_func("/sim/vnuma-packing/keeps-node-whole", test_packing_keeps_node_whole);
     g_test_add_func("/sim/imbalance", test_imbalance);
     g_test_add_func("/sim/departure-first", test_departure_first);
