@@ -41,7 +41,6 @@ VnApplyLock *
 vn_apply_lock_take(const gchar *state_dir, const gchar *uuid, guint timeout_ms, GError **error)
 {
     g_autofree gchar *path = lock_path(state_dir, uuid, error);
-    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
     VnApplyLock *l;
     int fd;
 
@@ -54,22 +53,9 @@ vn_apply_lock_take(const gchar *state_dir, const gchar *uuid, guint timeout_ms, 
         return NULL;
     }
     /* an apply holds it for seconds: poll every 100 ms */
-    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        int err = errno;
-        if (err == EINTR)
-            continue;
-        if (err == EWOULDBLOCK && g_get_monotonic_time() < deadline) {
-            g_usleep(100 * 1000);
-            continue;
-        }
+    if (!vn_ledger_flock(fd, path, timeout_ms, 100 * 1000, 100 * 1000,
+                         "another apply of this record still runs", error)) {
         close(fd);
-        if (err == EWOULDBLOCK)
-            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
-                        "%s: another apply of this record still runs after %u ms", path,
-                        timeout_ms);
-        else
-            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK, "cannot lock %s: %s", path,
-                        g_strerror(err));
         return NULL;
     }
     l = g_new0(VnApplyLock, 1);

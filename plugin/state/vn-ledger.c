@@ -67,27 +67,24 @@ io_error(GError **error, const gchar *what, const gchar *path, int err)
     return FALSE;
 }
 
-/* Polls LOCK_EX|LOCK_NB (1 ms, doubling to 4 ms) until the deadline: a
- * holder never keeps the lock longer than one read-plan-write, so a lock
- * held for VN_LEDGER_LOCK_TIMEOUT_MS means a stuck process, and waiting on
- * it forever would hang every VM start behind it. */
-static gboolean
-lock_with_deadline(int fd, const gchar *lock_path, guint timeout_ms, GError **error)
+gboolean
+vn_ledger_flock(int fd, const gchar *lock_path, guint timeout_ms, gulong first_pause_us,
+                gulong max_pause_us, const gchar *held, GError **error)
 {
     gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-    gulong pause_us = 1000;
+    gulong pause_us = first_pause_us;
     while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         int err = errno;
         if (err == EWOULDBLOCK && g_get_monotonic_time() < deadline) {
             g_usleep(pause_us);
-            pause_us = MIN(pause_us * 2, 4000);
+            pause_us = MIN(pause_us * 2, max_pause_us);
             continue;
         }
         if (err == EINTR)
             continue;
         if (err == EWOULDBLOCK)
-            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK,
-                        "%s: still held by another process after %u ms", lock_path, timeout_ms);
+            g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK, "%s: %s after %u ms",
+                        lock_path, held, timeout_ms);
         else
             g_set_error(error, VN_LEDGER_ERROR, VN_LEDGER_ERROR_LOCK, "cannot lock %s: %s",
                         lock_path, g_strerror(err));
@@ -105,7 +102,12 @@ take_lock(VnLedger *l, guint timeout_ms, GError **error)
     int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return io_error(error, "cannot open lock file", lock_path, errno);
-    if (!lock_with_deadline(fd, lock_path, timeout_ms, error)) {
+    /* 1 ms, doubling to 4 ms: a holder never keeps the lock longer than
+     * one read-plan-write, so a lock held for VN_LEDGER_LOCK_TIMEOUT_MS
+     * means a stuck process, and waiting on it forever would hang every VM
+     * start behind it */
+    if (!vn_ledger_flock(fd, lock_path, timeout_ms, 1000, 4000, "still held by another process",
+                         error)) {
         close(fd);
         return FALSE;
     }

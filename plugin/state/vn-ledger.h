@@ -143,6 +143,14 @@ gchar *vn_ledger_record_nodes_string(const VnLedgerRecord *r);
 
 typedef struct _VnLedger VnLedger;
 
+/* An exclusive flock() on `fd` (the lock file `lock_path`), polled with
+ * LOCK_NB, pausing `first_pause_us` and doubling up to `max_pause_us`,
+ * until `timeout_ms` passed: then VN_LEDGER_ERROR_LOCK "LOCK_PATH: HELD
+ * after N ms" (`held` says who holds it).  The ledger's lock and the
+ * per-record apply lock (vn-apply-lock.h). */
+gboolean vn_ledger_flock(int fd, const gchar *lock_path, guint timeout_ms, gulong first_pause_us,
+                         gulong max_pause_us, const gchar *held, GError **error);
+
 /* Takes the exclusive lock (waiting up to VN_LEDGER_LOCK_TIMEOUT_MS),
  * creating `state_dir` (0755) and the
  * lock file when needed, then reads ledger.json.  A missing file gives an
