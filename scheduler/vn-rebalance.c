@@ -341,17 +341,12 @@ gather_fits(State *s, const VnResident *r, guint to, const VnRebalanceLimits *li
     return after <= lim->threshold;
 }
 
-typedef struct {
-    const VnResident *r;
-    const State *s;
-} Fullest;
-
 static gint
 fullest_first(gconstpointer pa, gconstpointer pb, gpointer data)
 {
-    const Fullest *f = data;
+    const VnResident *r = data;
     guint a = *(const guint *)pa, b = *(const guint *)pb;
-    guint64 ma = memory_on(f->r, a), mb = memory_on(f->r, b);
+    guint64 ma = memory_on(r, a), mb = memory_on(r, b);
 
     if (ma != mb)
         return ma > mb ? -1 : 1;
@@ -361,10 +356,9 @@ fullest_first(gconstpointer pa, gconstpointer pb, gpointer data)
 /* The nodes holding cells of `r`, each once, the most of its memory
  * first (ties: lower index). */
 static GArray *
-own_nodes_fullest_first(const State *s, const VnResident *r)
+own_nodes_fullest_first(const VnResident *r)
 {
     GArray *nodes = g_array_new(FALSE, FALSE, sizeof(guint));
-    Fullest f = { r, s };
 
     for (guint i = 0; i < r->cells->len; i++) {
         guint node = g_array_index(r->cells, VnResidentCell, i).node;
@@ -374,7 +368,7 @@ own_nodes_fullest_first(const State *s, const VnResident *r)
         if (!seen)
             g_array_append_val(nodes, node);
     }
-    g_array_sort_with_data(nodes, fullest_first, &f);
+    g_array_sort_with_data(nodes, fullest_first, (gpointer)r);
     return nodes;
 }
 
@@ -396,7 +390,7 @@ gather(State *s, VnDomainRoom *room, GPtrArray *residents, const VnRebalanceLimi
         guint n;
         if (!vn_rebalance_movable(r, lim, moved))
             continue;
-        order = own_nodes_fullest_first(s, r);
+        order = own_nodes_fullest_first(r);
         if ((n = order->len) < 2)
             continue;
         /* its nodes, fullest first: the least memory moves */

@@ -123,6 +123,21 @@ spans_nodes(const VnPlacement *p)
     return nodes->len > 1;
 }
 
+/* Running VM `vm` moved live to `to` (taken): the figures follow it,
+ * the load and its placement change. */
+static void
+move_vm(VnSim *s, guint vm, VnPlacement *to)
+{
+    const VnRequest *r = g_ptr_array_index(s->requests, vm);
+    VnPlacement *old = g_ptr_array_index(s->placed, vm);
+
+    vn_sim_account_moved(s, &g_array_index(s->trace->vms, VnTraceVm, vm), r, old, to);
+    vn_load_release(s->load, s->t, s->policy, r, old);
+    vn_load_commit(s->load, s->t, s->policy, r, to);
+    vn_placement_free(old);
+    g_ptr_array_index(s->placed, vm) = to;
+}
+
 /* vnuma-defrag: a VM about to be split fits one node after a few moves;
  * the moves are applied and the VM placed again. */
 static VnPlacement *
@@ -139,16 +154,9 @@ defragment(VnSim *s, const VnRequest *req, VnPlacement *p)
         return p;
     for (guint m = 0; m < moves->len; m++) {
         VnRoomMove *mv = &g_array_index(moves, VnRoomMove, m);
-        const VnRequest *r = g_ptr_array_index(s->requests, mv->vm);
-        VnPlacement *old = g_ptr_array_index(s->placed, mv->vm);
-        vn_sim_account_moved(s, &g_array_index(s->trace->vms, VnTraceVm, mv->vm), r, old,
-                             mv->placement);
         s->m.moves++;
-        s->m.moved_gib += r->memory_kib / (1024.0 * 1024.0);
-        vn_load_release(s->load, s->t, s->policy, r, old);
-        vn_load_commit(s->load, s->t, s->policy, r, mv->placement);
-        vn_placement_free(old);
-        g_ptr_array_index(s->placed, mv->vm) = g_steal_pointer(&mv->placement);
+        s->m.moved_gib += mv->memory_kib / (1024.0 * 1024.0);
+        move_vm(s, mv->vm, g_steal_pointer(&mv->placement));
     }
     again = vn_plan(s->t, s->load, s->plan_policy, req, NULL, NULL);
     if (!again)
@@ -196,16 +204,9 @@ consolidate(VnSim *s)
                                     VN_CONSOLIDATE_MAX_VMS, VN_CONSOLIDATE_MAX_MEMORY_KIB);
     for (guint k = 0; k < done->len; k++) {
         VnConsolidation *c = &g_array_index(done, VnConsolidation, k);
-        const VnRequest *r = g_ptr_array_index(s->requests, c->vm);
-        VnPlacement *old = g_ptr_array_index(s->placed, c->vm);
-        vn_sim_account_moved(s, &g_array_index(s->trace->vms, VnTraceVm, c->vm), r, old,
-                             c->placement);
         s->m.consolidated++;
         s->m.consolidated_gib += c->moved_kib / (1024.0 * 1024.0);
-        vn_load_release(s->load, s->t, s->policy, r, old);
-        vn_load_commit(s->load, s->t, s->policy, r, c->placement);
-        vn_placement_free(old);
-        g_ptr_array_index(s->placed, c->vm) = g_steal_pointer(&c->placement);
+        move_vm(s, c->vm, g_steal_pointer(&c->placement));
     }
 }
 
