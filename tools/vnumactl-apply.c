@@ -14,7 +14,10 @@
  * stdout (the hook sends it to <state_dir>/apply.log).  The pins happen
  * under the record's apply lock (vn-apply-lock.h), so the hook's helper
  * and vnumad's re-apply of a record it left unapplied take turns; the
- * flag is cleared only when the record still places the VM as applied. */
+ * flag is cleared only when the record still places the VM as applied.
+ * The domain's persistent definition follows the applied placement when
+ * it records a vnuma placement (vn_live_apply_persistent()); when it
+ * cannot, one warning line on stderr says why and the apply still counts. */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include "vnumactl.h"
@@ -90,10 +93,11 @@ mark_applied(const gchar *dir, const VnLedgerRecord *applied, GError **error)
 
 /* The live pins through libvirt, then the record marked applied. */
 static gboolean
-pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r, guint timeout_s,
-         GError **error)
+pin_live(const gchar *uri, const gchar *dir, const VnLiveApplyHost *host, const VnLedgerRecord *r,
+         guint timeout_s, GError **error)
 {
     const gchar *name = r->name;
+    g_autofree gchar *warning = NULL;
     virSetErrorFunc(NULL, quiet_libvirt);
     virConnectPtr conn = virConnectOpen(uri);
     if (!conn) {
@@ -103,8 +107,10 @@ pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r, guint time
     }
     virDomainPtr dom = virDomainLookupByName(conn, name);
     g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
-    gboolean ok = dom && vn_live_apply(dom, r, timeout_s, log, error);
+    gboolean ok = dom && vn_live_apply(dom, r, timeout_s, host, log, &warning, error);
     print_log(name, log);
+    if (warning)
+        g_printerr("%s: warning: %s\n", g_get_prgname(), warning);
     if (!dom)
         g_set_error(error, VN_LIVE_APPLY_ERROR, VN_LIVE_APPLY_ERROR_LIBVIRT, "no domain %s: %s",
                     name, virGetLastErrorMessage());
@@ -114,15 +120,16 @@ pin_live(const gchar *uri, const gchar *dir, const VnLedgerRecord *r, guint time
     if (!ok || !mark_applied(dir, r, error))
         return FALSE;
     g_autofree gchar *nodes = vn_ledger_record_nodes_string(r);
-    g_print("%s: placement applied on node(s) %s\n", name, nodes);
+    g_print("%s: placement applied on node(s) %s%s\n", name, nodes,
+            warning ? " (its persistent definition not updated)" : "");
     return TRUE;
 }
 
 /* The pins (unless `dataplane_only`), then the data path.  The config is
  * read for [dataplane] only: a broken one still lets the pins happen. */
 static int
-apply(const gchar *uri, const gchar *dir, const VnConfig *config, const GError *config_error,
-      const gchar *name, guint timeout_s, gboolean dataplane_only)
+apply(const gchar *uri, const gchar *dir, const VnLiveApplyHost *host, const VnConfig *config,
+      const GError *config_error, const gchar *name, guint timeout_s, gboolean dataplane_only)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(dir, &error);
@@ -145,11 +152,25 @@ apply(const gchar *uri, const gchar *dir, const VnConfig *config, const GError *
             return vn_cli_fail_printf("domain \"%s\" left %s meanwhile", name, dir);
     }
     g_autoptr(VnLedgerRecord) r = vn_ledger_record_copy(found);
-    if (!dataplane_only && !pin_live(uri, dir, r, timeout_s, &error))
+    if (!dataplane_only && !pin_live(uri, dir, host, r, timeout_s, &error))
         return vn_cli_fail(error);
     if (!follow_dataplane(r, config, config_error, &error))
         return vn_cli_fail(error);
     return VN_EXIT_OK;
+}
+
+/* This host's topology (the live host or $VNUMA_TOPOLOGY, for the
+ * persistent definition) and vnuma.conf, as vn_source_load() reads them
+ * without options; a broken config still leaves the topology. */
+static void
+host_source(VnTopology **ret_t, VnConfig **ret_config, GError **config_error,
+            GError **topology_error)
+{
+    VnSourceOptions none = { 0 };
+
+    if (vn_source_load(&none, ret_t, NULL, ret_config, config_error))
+        return;
+    vn_source_load(&none, ret_t, NULL, NULL, topology_error);
 }
 
 int
@@ -183,10 +204,18 @@ vn_cmd_apply(int argc, char **argv)
         return vn_cli_fail_printf("--timeout %d: not within 0..3600 seconds", timeout_s);
     if (!state_dir && g_getenv("VNUMA_STATE_DIR"))
         state_dir = g_strdup(g_getenv("VNUMA_STATE_DIR"));
-    g_autoptr(VnConfig) config = vn_cli_host_config(&error);
+    g_autoptr(VnTopology) t = NULL;
+    g_autoptr(VnConfig) config = NULL;
+    g_autoptr(GError) topology_error = NULL;
+    host_source(&t, &config, &error, &topology_error);
     if (!config && !state_dir)
         return vn_cli_fail(error);
     const gchar *dir = state_dir ? state_dir : config->state_dir;
-    return apply(uri ? uri : "qemu:///system", dir, config, error, name, (guint)timeout_s,
+    const VnLiveApplyHost host = {
+        .t = t,
+        .why = topology_error ? topology_error->message : NULL,
+        .memory_mode = config ? config->memory_mode : VN_MEMORY_MODE_AUTO,
+    };
+    return apply(uri ? uri : "qemu:///system", dir, &host, config, error, name, (guint)timeout_s,
                  dataplane_only);
 }

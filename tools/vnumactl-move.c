@@ -5,7 +5,9 @@
  * applied through libvirt (vCPU and emulator pins, the memory nodeset;
  * the kernel migrates the pages), the data path following it, then the
  * record written to the ledger under its lock.  Live first, ledger
- * second: a move libvirt refuses leaves the ledger as it was. */
+ * second: a move libvirt refuses leaves the ledger as it was.  The VM's
+ * persistent definition follows inside the live apply (vn_live_apply());
+ * when it cannot, one warning line on stderr, and the move stands. */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include "vnumactl.h"
@@ -22,9 +24,11 @@ quiet_libvirt(void *data, virErrorPtr e)
 }
 
 gboolean
-vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecord *moved,
-                 GError **error)
+vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnTopology *t,
+                 const VnLedgerRecord *moved, gchar **ret_warning, GError **error)
 {
+    const VnLiveApplyHost host = { .t = t, .memory_mode = config->memory_mode };
+    g_autofree gchar *warning = NULL;
     g_autoptr(VnLedger) l = vn_ledger_open(config->state_dir, error);
     g_autoptr(GError) dataplane_error = NULL;
     g_autoptr(VnLedgerRecord) rec = NULL;
@@ -44,10 +48,12 @@ vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecor
                     moved->name, virGetLastErrorMessage());
         return FALSE;
     }
-    ok = vn_live_apply(dom, moved, 30, log, error);
+    ok = vn_live_apply(dom, moved, 30, &host, log, &warning, error);
     virDomainFree(dom);
     if (!ok)
         return FALSE;
+    if (warning)
+        g_printerr("%s: warning: %s\n", g_get_prgname(), warning);
     /* the data path follows the VM: vhost workers, [dataplane] processes;
      * a failure there is reported but does not undo the move */
     if (!vn_dataplane_follow(moved, config, log, &dataplane_error))
@@ -58,7 +64,11 @@ vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecor
     /* applied live just now, whole: nothing left for vnumad to re-apply */
     rec->needs_apply = FALSE;
     vn_ledger_put(l, g_steal_pointer(&rec));
-    return vn_ledger_commit(l, error);
+    if (!vn_ledger_commit(l, error))
+        return FALSE;
+    if (ret_warning)
+        *ret_warning = g_steal_pointer(&warning);
+    return TRUE;
 }
 
 virConnectPtr
@@ -131,12 +141,12 @@ vn_cli_print_defrag(const VnTopology *t, VnDefragment mode, const VnEngineResult
 /* Puts back the first `n` moves, last first: each VM's record as it was,
  * applied live and recorded.  Reports what it cannot put back. */
 static void
-undo_moves(virConnectPtr conn, const VnConfig *config, GArray *moves, guint n)
+undo_moves(virConnectPtr conn, const VnConfig *config, const VnTopology *t, GArray *moves, guint n)
 {
     for (guint i = n; i-- > 0;) {
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autoptr(GError) error = NULL;
-        if (!vn_cli_move_live(conn, config, m->before, &error))
+        if (!vn_cli_move_live(conn, config, t, m->before, NULL, &error))
             g_printerr("%s: defragment: %s not put back: %s\n", g_get_prgname(), m->vm,
                        error->message);
     }
@@ -153,14 +163,16 @@ vn_cli_defrag_apply(const gchar *uri, const VnConfig *config, const VnTopology *
     for (guint i = 0; i < moves->len; i++) {
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autofree gchar *line = move_text(t, m);
-        if (!vn_cli_move_live(conn, config, m->after, error)) {
+        g_autofree gchar *warning = NULL;
+        if (!vn_cli_move_live(conn, config, t, m->after, &warning, error)) {
             g_prefix_error(error, "%s: ", line);
             /* the failed one too: some of its pins may have changed */
-            undo_moves(conn, config, moves, i + 1);
+            undo_moves(conn, config, t, moves, i + 1);
             virConnectClose(conn);
             return FALSE;
         }
-        printf("defragment: %s: moved\n", line);
+        printf("defragment: %s: moved%s\n", line,
+               warning ? " (its persistent definition not updated)" : "");
     }
     virConnectClose(conn);
     return TRUE;

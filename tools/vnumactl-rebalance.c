@@ -8,6 +8,8 @@
  * (restrictive mode; the kernel migrates the pages; a move between cache
  * domains of one node leaves it) — and then recorded in the ledger;
  * a move libvirt refuses is reported and leaves the ledger as it was.
+ * The moved VM's persistent definition follows (vn_live_apply()); when it
+ * cannot, a warning on stderr and, with --json, the move's "warning".
  */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -47,7 +49,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
  * guest die in its cache domain), then the live move (vn_cli_move_live()). */
 static gboolean
 apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, const VnLoad *load,
-           const VnMove *m, GError **error)
+           const VnMove *m, gchar **ret_warning, GError **error)
 {
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(config->state_dir, error);
     g_autoptr(VnLedgerRecord) moved = NULL;
@@ -67,18 +69,29 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
                     t->nodes[m->to_node].os_id);
         return FALSE;
     }
-    return vn_cli_move_live(conn, config, moved, error);
+    return vn_cli_move_live(conn, config, t, moved, ret_warning, error);
 }
 
+/* The round as vn_moves_add_json() shapes it, each move whose VM's
+ * persistent definition did not follow with its "warning". */
 static JsonNode *
-moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gboolean *applied)
+moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gboolean *applied,
+              gchar **warnings)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
+    JsonNode *root;
+    JsonArray *a;
 
     json_builder_begin_object(b);
     vn_moves_add_json(b, t, moves, notes, applied);
     json_builder_end_object(b);
-    return json_builder_get_root(b);
+    root = json_builder_get_root(b);
+    a = json_object_get_array_member(json_node_get_object(root), "moves");
+    for (guint i = 0; i < moves->len; i++)
+        if (warnings[i])
+            json_object_set_string_member(json_array_get_object_element(a, i), "warning",
+                                          warnings[i]);
+    return root;
 }
 
 static gboolean
@@ -137,6 +150,7 @@ vn_cmd_rebalance(int argc, char **argv)
     g_autoptr(VnLedger) ledger = NULL;
     g_autoptr(GPtrArray) residents = NULL, moves = NULL, notes = NULL;
     g_autofree gboolean *applied = NULL;
+    g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
     VnRebalanceLimits lim;
     virConnectPtr conn = NULL;
     int rc = VN_EXIT_OK;
@@ -150,14 +164,15 @@ vn_cmd_rebalance(int argc, char **argv)
     residents = vn_ledger_residents(ledger, t);
     moves = vn_rebalance_propose(t, load, config->policy, residents, &lim, &notes);
     applied = g_new0(gboolean, MAX(moves->len, 1));
+    g_ptr_array_set_size(warnings, (gint)moves->len); /* a NULL a move: none */
 
     if (!o.dry_run && moves->len) {
         if (!(conn = vn_cli_connect(o.uri ? o.uri : "qemu:///system", &error)))
             return vn_cli_fail(error);
         for (guint i = 0; i < moves->len; i++) {
             g_autoptr(GError) move_error = NULL;
-            applied[i] =
-                apply_move(conn, config, t, load, g_ptr_array_index(moves, i), &move_error);
+            applied[i] = apply_move(conn, config, t, load, g_ptr_array_index(moves, i),
+                                    (gchar **)&warnings->pdata[i], &move_error);
             if (!applied[i]) {
                 g_printerr("%s: %s: %s\n", g_get_prgname(),
                            ((VnMove *)g_ptr_array_index(moves, i))->vm, move_error->message);
@@ -167,16 +182,18 @@ vn_cmd_rebalance(int argc, char **argv)
         virConnectClose(conn);
     }
     if (o.json) {
-        g_autoptr(JsonNode) node = moves_to_json(t, moves, notes, applied);
+        g_autoptr(JsonNode) node =
+            moves_to_json(t, moves, notes, applied, (gchar **)warnings->pdata);
         vn_cli_print_json(node);
         return rc;
     }
     for (guint i = 0; i < moves->len; i++)
-        printf("%s %s\n",
+        printf("%s %s%s\n",
                o.dry_run    ? "would move"
                : applied[i] ? "moved"
                             : "failed to move",
-               ((VnMove *)g_ptr_array_index(moves, i))->reason);
+               ((VnMove *)g_ptr_array_index(moves, i))->reason,
+               warnings->pdata[i] ? " (its persistent definition not updated)" : "");
     for (guint i = 0; i < notes->len; i++)
         printf("note: %s\n", (const gchar *)g_ptr_array_index(notes, i));
     return rc;

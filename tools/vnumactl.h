@@ -93,12 +93,15 @@ VnConfig *vn_cli_host_config(GError **error);
 /* Opens libvirt at `uri` with its errors reported through GError only. */
 virConnectPtr vn_cli_connect(const gchar *uri, GError **error);
 /* The rebalancer's live move: `moved` (a record of the ledger in
- * config->state_dir with its cells where they go) applied to the running
- * domain through libvirt (vn_live_apply()), its data path following,
- * then recorded in the ledger.  A move libvirt refuses leaves the ledger
- * as it was. */
-gboolean vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecord *moved,
-                          GError **error);
+ * config->state_dir with its cells where they go, on `t`) applied to the
+ * running domain through libvirt (vn_live_apply(), its persistent
+ * definition following), its data path following, then recorded in the
+ * ledger.  A move libvirt refuses leaves the ledger as it was.  A
+ * persistent definition that could not follow is one warning line on
+ * stderr and, when `ret_warning` is given, that line (else NULL) there;
+ * the move stands. */
+gboolean vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnTopology *t,
+                          const VnLedgerRecord *moved, gchar **ret_warning, GError **error);
 /* [placement] defragment's moves of an engine run on stdout, first: one
  * line saying what they are for (or why there are none), then one line a
  * move; as an XML comment when `xml_comment` (before a domain printed by

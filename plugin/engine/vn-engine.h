@@ -203,3 +203,35 @@ gchar *vn_engine_consolidation_describe(const VnEngineConsolidation *c);
  * looked for. */
 void vn_engine_defrag_add_json(JsonObject *o, const VnTopology *t, VnDefragment mode,
                                const VnEngineResult *res);
+
+/* ---- the persistent definition following a live move (vn-engine-follow.c)
+ * After ledger record `r` was applied live (a start's re-plan, a
+ * consolidation, a defragmentation or rebalancing move, a re-apply), the
+ * domain's persistent definition `d` is rewritten to record `r`'s
+ * placement on `t`: the same guest cells, vCPUs and memory, on the
+ * record's nodes and CPUs (each vCPU pinned as the live apply pins it,
+ * the emulator on all the cells' CPUs, each IOThread with the guest cell
+ * it was with); nothing is planned again.  It is written by `place`'s
+ * writer (vn_domain_apply_placement(), never forced; `memory_mode` as
+ * `place` passes [placement] memory_mode).  *ret_outcome:
+ *   REWRITTEN  `d` now records `r` (the caller defines it)
+ *   UNCHANGED  `d` records `r`'s nodes and CPUs already; `d` untouched
+ *   UNPLACED   `d` records no vnuma placement; `d` untouched: the hook
+ *              plans such a domain afresh at each start
+ * FALSE with `d` untouched: VN_DOMAIN_ERROR_HANDWRITTEN (pins or
+ * numatune of another manager: kept, as `place` keeps them without
+ * --force) or VN_DOMAIN_ERROR_MISMATCH (the guest's cells or vCPUs are not
+ * the record's, or a node or CPU is not on `t`), naming the domain. */
+typedef enum {
+    VN_ENGINE_FOLLOW_REWRITTEN,
+    VN_ENGINE_FOLLOW_UNCHANGED,
+    VN_ENGINE_FOLLOW_UNPLACED,
+    VN_ENGINE_FOLLOW_MAX
+} VnEngineFollow;
+
+/* "rewritten", "unchanged", "unplaced". */
+const gchar *vn_engine_follow_to_string(VnEngineFollow f);
+
+gboolean vn_engine_follow_record(VnDomain *d, const VnTopology *t, const VnLedgerRecord *r,
+                                 VnMemoryMode memory_mode, VnEngineFollow *ret_outcome,
+                                 GError **error);

@@ -232,9 +232,32 @@ set_nodeset(Ctx *x)
     virTypedParamsFree(params, n);
 }
 
+/* After the live steps: the persistent definition follows; a failure is
+ * a warning, never the apply's. */
+static void
+follow_persistent(Ctx *x, const VnLiveApplyHost *host, gchar **ret_warning)
+{
+    g_autoptr(GError) error = NULL;
+    gchar *line = NULL;
+    gchar *warning;
+
+    if (ret_warning)
+        *ret_warning = NULL;
+    if (vn_live_apply_persistent(x->dom, x->r, host, &line, &error)) {
+        g_ptr_array_add(x->log, line);
+        return;
+    }
+    warning =
+        g_strdup_printf("persistent definition of %s not updated: %s", x->r->name, error->message);
+    if (ret_warning)
+        *ret_warning = warning;
+    else
+        g_ptr_array_add(x->log, warning);
+}
+
 gboolean
-vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s, GPtrArray *ret_log,
-              GError **error)
+vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s,
+              const VnLiveApplyHost *host, GPtrArray *ret_log, gchar **ret_warning, GError **error)
 {
     Ctx x = { .dom = dom,
               .r = r,
@@ -259,5 +282,6 @@ vn_live_apply(virDomainPtr dom, const VnLedgerRecord *r, guint timeout_s, GPtrAr
         g_ptr_array_add(x.log, g_strdup("placement recorded in the live metadata"));
     else
         g_ptr_array_add(x.log, g_strdup(meta_error->message));
+    follow_persistent(&x, host, ret_warning);
     return TRUE;
 }

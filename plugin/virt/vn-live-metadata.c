@@ -6,7 +6,9 @@
  * live metadata in the status XML, so with it the ledger can be rebuilt
  * (and a daemon restart re-registers the VM) from libvirt's state alone,
  * and save/restore or migration see where the VM really is.  The
- * persistent definition is left alone: that is `vnumactl place`'s job. */
+ * persistent definition follows separately (vn-live-persistent.c): when
+ * it records a vnuma placement it is rewritten to the applied one, so the
+ * next start does not go back to the old nodes. */
 #include <string.h>
 #include <libvirt/virterror.h>
 #include "vn-config-build.h"
