@@ -40,7 +40,7 @@ typedef enum {
 /* The host the record's nodes are on, for the persistent definition;
  * borrowed. */
 typedef struct {
-    const VnTopology *t;      /* NULL: unknown, `why` (may be NULL) says why */
+    const VnTopology *t; /* NULL: unknown, `why` (may be NULL) says why */
     const gchar *why;
     VnMemoryMode memory_mode; /* [placement] memory_mode, as `place` writes it */
 } VnLiveApplyHost;
