@@ -43,7 +43,9 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 ok() { echo "ok: $*"; }
 virsh_q() { timeout 60 virsh -c qemu:///system -q "$@"; }
-inactive() { virsh_q dumpxml --inactive "$1"; }
+# (libvirt writes the metadata with double quotes, the rest with single
+# ones: the checks read one style)
+inactive() { virsh_q dumpxml --inactive "$1" | tr '"' "'"; }
 has() {  # NAME WHAT TEXT...: each TEXT in WHAT, else FAIL
     local name=$1 what=$2; shift 2
     for want in "$@"; do
@@ -180,7 +182,7 @@ if out=$("$vnumactl" define --dry-run "$work/follow.xml" 2>&1); then
         apply vnt-follow-transient
         [ $rc = 0 ] && grep -q "transient domain: no persistent definition" <<<"$out" &&
             ok "transient guest: applied, nothing persistent" || fail "transient: rc=$rc $out $err"
-        virsh_q dominfo vnt-follow-transient | grep -q "^Persistent: *no" &&
+        grep -q "^Persistent: *no" <<<"$(virsh_q dominfo vnt-follow-transient)" &&
             ok "transient guest stays transient" || fail "transient guest became persistent"
         virsh_q destroy vnt-follow-transient >/dev/null 2>&1
     else
