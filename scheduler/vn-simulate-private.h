@@ -17,6 +17,7 @@ typedef struct {
     GPtrArray *requests;    /* of VnRequest*, one per trace VM (borrowed) */
     GPtrArray *placed;      /* of VnPlacement* or NULL, per VM (borrowed) */
     guint cursor;           /* round-robin position */
+    gboolean *admitted;     /* per VM, or NULL: set when admitted (borrowed) */
     gdouble last_arrival;   /* the imbalance window ends here */
     gdouble *host_cpu_frac; /* per node: share of the usable CPUs */
     VnSimMetrics m;

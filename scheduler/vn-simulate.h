@@ -149,3 +149,10 @@ typedef enum {
 gboolean vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
                      const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
                      VnSimMetrics *ret_metrics, GError **error);
+/* As vn_simulate(), and sets ret_admitted[i] (one per trace VM, written
+ * whole) to whether the policy admitted VM i: with vn_trace_subset(),
+ * other policies can be replayed on exactly the VMs this one admitted
+ * (a comparison at equal admitted work). */
+gboolean vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
+                              const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+                              VnSimMetrics *ret_metrics, gboolean *ret_admitted, GError **error);

@@ -6,9 +6,14 @@ three load levels (light: under 60 % of memory committed at peak; normal;
 saturated).
 
     tools/sim-compare.py [BUILD] [--policy NAME]... [--vms N] [--seed S] [--lifetime-mix MIX]
+                         [--matched]
 
 Prints one row per host, load and policy, then per figure how often each
-candidate is best.  The synthetic hosts are written as libvirt
+candidate is best.  --matched also replays every candidate on exactly the
+VMs each pinning peer admitted (`vnumactl simulate --matched-to`): the
+figures at equal admitted work, which tell a placement that is worse from
+one that only serves more (a peer that turns VMs away runs fewer at once,
+so it splits fewer and contends less).  The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
 """
@@ -139,6 +144,8 @@ def main():
     ap.add_argument("--lifetime-mix", default="azure", choices=["azure", "short", "long"],
                     help="trace-gen's lifetime mix for every trace (held-out traces)")
     ap.add_argument("--guest-locality", default=None)
+    ap.add_argument("--matched", action="store_true",
+                    help="also compare at equal admitted work (each pinning peer's admitted VMs)")
     a = ap.parse_args()
     policies = a.policy or DEFAULT_POLICIES
     vnumactl = os.path.join(a.build, "tools", "vnumactl")
@@ -183,9 +190,37 @@ def main():
                       ("  moves %d (%.0f GiB)" % (m["moves"], m["moved_gib"]) if m["moves"] else "") +
                       ("  consolidated %d (%.0f GiB)" % (m["consolidated"], m["consolidated_gib"])
                        if m["consolidated"] else ""))
-            rows.append((hname, lname, peak, rate, res))
+            matched = {}
+            if a.matched:
+                matched = compare_matched(vnumactl, source, trace, policies, a)
+            rows.append((hname, lname, peak, rate, res, matched))
         sys.stdout.flush()
     summarize(rows, policies)
+    if a.matched:
+        summarize_matched(rows, policies)
+
+
+def compare_matched(vnumactl, source, trace, policies, a):
+    """Per pinning peer: every candidate and the peer replayed on the VMs
+    the peer admitted.  Prints one line per peer for the default."""
+    cands = [p for p in policies if p not in PEERS]
+    out = {}
+    for peer in [p for p in PEERS if p in policies]:
+        cmd = [vnumactl, "simulate", "--json", "--trace", trace, "--matched-to", peer] + list(source)
+        for p in cands + [peer]:
+            cmd += ["--policy", p]
+        if a.guest_locality is not None:
+            cmd += ["--guest-locality", a.guest_locality]
+        res = json.loads(run(cmd))["policies"]
+        out[peer] = res
+        if "vnuma" in res:
+            v, m = res["vnuma"], res[peer]
+            print("#   at %s's %d VMs: vnuma remote %.1f%% (%s %.1f%%), slowdown %.3f (%.3f), "
+                  "distance %.3f (%.3f), turned away %d" %
+                  (peer, m["admitted"], v["remote_share"] * 100, peer, m["remote_share"] * 100,
+                   v["slowdown"], m["slowdown"], v["distance_slowdown"], m["distance_slowdown"],
+                   v["rejected"]))
+    return out
 
 
 def summarize(rows, policies):
@@ -205,7 +240,7 @@ def summarize(rows, policies):
     for c in cands:
         k = dict(served=0, remote=0, slow=0, dslow=0, rej=0, split=0, all4=0, eff=0, ve=0, vr=0,
                  vs=0)
-        for _h, _l, _peak, _rate, res in rows:
+        for _h, _l, _peak, _rate, res, _matched in rows:
             m = res[c]
             peers = [res[p] for p in PEERS if p in res]
             served = m["served_gib_hours"] >= 0.99 * max(x["served_gib_hours"] for x in peers)
@@ -229,6 +264,34 @@ def summarize(rows, policies):
               (c, k["served"], k["remote"], k["slow"], k["dslow"], k["rej"], k["split"], k["all4"],
                k["eff"],
                "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
+
+
+def summarize_matched(rows, policies):
+    """Per candidate, at equal admitted work: in how many cases it admits
+    every VM each peer admitted, has a remote share no higher than the
+    peer with the lowest one (the remote test's peer) on that peer's VMs,
+    and a slowdown (and one from distance alone) below each peer's on the
+    peer's own VMs."""
+    cands = [p for p in policies if p not in PEERS]
+    print("\nAt equal admitted work (--matched: each pinning peer's admitted VMs replayed);"
+          "\n  all_in: admits every VM each peer admitted; remote<=: remote share at or below"
+          "\n  the remote test's peer (the lowest) on that peer's VMs; slow<: slowdown below every"
+          "\n  peer's on its own VMs; dslow<=: the same from distance alone, at or below")
+    print("%-20s %7s %9s %6s %8s" % ("candidate", "all_in", "remote<=", "slow<", "dslow<="))
+    for c in cands:
+        k = dict(all_in=0, remote=0, slow=0, dslow=0)
+        for _h, _l, _peak, _rate, res, matched in rows:
+            peers = [p for p in PEERS if p in matched]
+            if not peers:
+                continue
+            best = min(peers, key=lambda p: res[p]["remote_share"])
+            k["all_in"] += all(matched[p][c]["rejected"] == 0 for p in peers)
+            k["remote"] += (matched[best][c]["remote_share"] <=
+                            matched[best][best]["remote_share"] + 1e-9)
+            k["slow"] += all(matched[p][c]["slowdown"] < matched[p][p]["slowdown"] for p in peers)
+            k["dslow"] += all(matched[p][c]["distance_slowdown"] <=
+                              matched[p][p]["distance_slowdown"] + 1e-9 for p in peers)
+        print("%-20s %7d %9d %6d %8d" % (c, k["all_in"], k["remote"], k["slow"], k["dslow"]))
 
 
 if __name__ == "__main__":
