@@ -32,9 +32,13 @@ typedef struct {
     VnSimModel model;
     gdouble *node_cpus; /* usable CPUs per node */
     gdouble *live_latency, *live_demand, *rho;
+    /* per (vCPU node, memory node): GiB x access share x latency; per
+     * vCPU node: GiB x access share; and the nodes' CPU wait */
+    gdouble *live_cost, *live_gib_on, *wait;
     gdouble *scratch_share, *scratch_latency;
     gdouble live_gib, model_now;
     gdouble slow_integral, distance_integral, live_integral, peak_committed;
+    gdouble wait_integral, run_integral;
 } VnSim;
 
 /* vn-simulate-metrics.c */

@@ -147,6 +147,8 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
     add_number(b, "remote_share", m->remote_share);
     add_number(b, "slowdown", m->slowdown);
     add_number(b, "distance_slowdown", m->distance_slowdown);
+    add_number(b, "cpu_wait", m->cpu_wait);
+    add_number(b, "run_slowdown", m->run_slowdown);
     add_number(b, "effective_gib_hours", m->effective_gib_hours);
     add_number(b, "peak_committed", m->peak_committed);
     add_uint(b, "moves", m->moves);
@@ -221,10 +223,10 @@ print_text(const gchar *file, const gchar *matched_to, guint trace_vms, const Vn
            "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
            VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
            VN_SIM_MODEL_CONTENTION_MAX);
-    printf("%-20s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
-           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "dom_split",
-           "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown",
-           "effect_GiBh");
+    printf("%-20s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s %8s %8s\n",
+           "policy", "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un",
+           "dom_split", "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw",
+           "slowdown", "effect_GiBh", "cpu_wait", "run_slw");
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
         const VnSimMetrics *m = &r->m;
@@ -233,11 +235,12 @@ print_text(const gchar *file, const gchar *matched_to, guint trace_vms, const Vn
 
         printf("%-20s %8u %8u %12.1f %8u %6u %8u %9" G_GUINT64_FORMAT
                " %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f "
-               "%12.1f\n",
+               "%12.1f %8.3f %8.3f\n",
                vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
                m->rejected_feasible, m->split, m->split_unnecessary, m->domain_split, dist, min,
                m->imbalance, m->remote_share * 100.0, m->peak_committed * 100.0,
-               m->distance_slowdown, m->slowdown, m->effective_gib_hours);
+               m->distance_slowdown, m->slowdown, m->effective_gib_hours, m->cpu_wait,
+               m->run_slowdown);
     }
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
@@ -262,7 +265,9 @@ print_text(const gchar *file, const gchar *matched_to, guint trace_vms, const Vn
         "uniform model); peak: highest share of host memory committed; dist_slw/slowdown: "
         "expected\n"
         "memory slowdown from distance alone / with bandwidth contention (1 = all local);\n"
-        "effect_GiBh: served GiB-hours / slowdown.  The model and its sources: vnumactl(8).\n");
+        "effect_GiBh: served GiB-hours / slowdown; cpu_wait: how many times slower vCPUs run\n"
+        "for sharing their node's CPUs; run_slw: slowdown x cpu_wait.  The model and its\n"
+        "sources: vnumactl(8).\n");
 }
 
 /* A replay spans hours or months: a free-memory or CPU-busy reading taken
