@@ -147,7 +147,7 @@ vn_cmd_rebalance(int argc, char **argv)
         !vn_source_load(&o.source, &t, &load, &config, &error) ||
         !(ledger = vn_ledger_snapshot(config->state_dir, &error)))
         return vn_cli_fail(error);
-    residents = vn_ledger_residents(ledger, t);
+    residents = vn_ledger_residents(ledger, t, config->policy);
     moves = vn_rebalance_propose(t, load, config->policy, residents, &lim, &notes);
     applied = g_new0(gboolean, MAX(moves->len, 1));
 
