@@ -6,13 +6,14 @@
  * vCPUs / (usable CPUs x overcommit)), memory = committed / (total -
  * reserved).  A moved cell takes what it commits (its charge: with the
  * ledger's count, its share of the QEMU overhead too) to its new node, as
- * the next round's load will count it.  A node is hot when it exceeds the mean of the CPU nodes by
- * `threshold`.  Each round moves whole guest cells off the hottest node,
- * choosing the move that most reduces the imbalance (hottest minus mean)
- * per GiB moved, never increasing a VM's own internal distance by more
- * than it must; high-priority VMs move last and only to the least
- * contended nodes; VMs moved (or started) within `cooldown_s` stay, so
- * nothing ping-pongs; a round stops at `max_moves` or `max_memory_kib`.
+ * the next round's load will count it.  A node is hot when it exceeds
+ * the mean of the CPU nodes by `threshold`.  Each round moves whole guest
+ * cells off the hottest node, choosing the move that most reduces the
+ * imbalance (hottest minus mean) per GiB moved, never increasing a VM's
+ * own internal distance by more than it must; high-priority VMs move
+ * last and only to the least contended nodes; VMs moved (or started)
+ * within `cooldown_s` stay, so nothing ping-pongs; a round stops at
+ * `max_moves` or `max_memory_kib`.
  * A VM with an allowed CPU set moves only to nodes with CPUs in it.
  * Inside a node (vn-rebalance-domains.c), with cache domains counted
  * (vn_load_counts_domains()): a cache domain whose committed vCPUs over

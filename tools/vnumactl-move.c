@@ -23,12 +23,13 @@ quiet_libvirt(void *data, virErrorPtr e)
 
 gboolean
 vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecord *moved,
-                 GError **error)
+                 GPtrArray *steps, GError **error)
 {
     g_autoptr(VnLedger) l = vn_ledger_open(config->state_dir, error);
     g_autoptr(GError) dataplane_error = NULL;
     g_autoptr(VnLedgerRecord) rec = NULL;
-    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) own = steps ? NULL : g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *log = steps ? steps : own;
     virDomainPtr dom;
     gboolean ok;
 
@@ -136,7 +137,7 @@ undo_moves(virConnectPtr conn, const VnConfig *config, GArray *moves, guint n)
     for (guint i = n; i-- > 0;) {
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autoptr(GError) error = NULL;
-        if (!vn_cli_move_live(conn, config, m->before, &error))
+        if (!vn_cli_move_live(conn, config, m->before, NULL, &error))
             g_printerr("%s: defragment: %s not put back: %s\n", g_get_prgname(), m->vm,
                        error->message);
     }
@@ -153,7 +154,7 @@ vn_cli_defrag_apply(const gchar *uri, const VnConfig *config, const VnTopology *
     for (guint i = 0; i < moves->len; i++) {
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autofree gchar *line = move_text(t, m);
-        if (!vn_cli_move_live(conn, config, m->after, error)) {
+        if (!vn_cli_move_live(conn, config, m->after, NULL, error)) {
             g_prefix_error(error, "%s: ", line);
             /* the failed one too: some of its pins may have changed */
             undo_moves(conn, config, moves, i + 1);

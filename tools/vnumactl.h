@@ -96,9 +96,11 @@ virConnectPtr vn_cli_connect(const gchar *uri, GError **error);
  * config->state_dir with its cells where they go) applied to the running
  * domain through libvirt (vn_live_apply()), its data path following,
  * then recorded in the ledger.  A move libvirt refuses leaves the ledger
- * as it was. */
+ * as it was.  `steps` (may be NULL) gets one line per step taken (pins,
+ * the memory nodeset or migrate_pages(2) and the pages it did not move,
+ * the data path), whether the move succeeds or not. */
 gboolean vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnLedgerRecord *moved,
-                          GError **error);
+                          GPtrArray *steps, GError **error);
 /* [placement] defragment's moves of an engine run on stdout, first: one
  * line saying what they are for (or why there are none), then one line a
  * move; as an XML comment when `xml_comment` (before a domain printed by
