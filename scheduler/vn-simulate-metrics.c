@@ -46,6 +46,9 @@ vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace
     s->scratch_share = g_new0(gdouble, n * n);
     s->rho = g_new0(gdouble, n);
     s->scratch_latency = g_new0(gdouble, n);
+    s->live_cost = g_new0(gdouble, n * n);
+    s->live_gib_on = g_new0(gdouble, n);
+    s->wait = g_new0(gdouble, n);
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
         s->host_cpu_frac[i] = node_usable(t, i) ? vn_bitmap_count(cpus) : 0;
@@ -66,6 +69,9 @@ vn_sim_clear(VnSim *s)
     g_clear_pointer(&s->scratch_share, g_free);
     g_clear_pointer(&s->rho, g_free);
     g_clear_pointer(&s->scratch_latency, g_free);
+    g_clear_pointer(&s->live_cost, g_free);
+    g_clear_pointer(&s->live_gib_on, g_free);
+    g_clear_pointer(&s->wait, g_free);
 }
 
 /* max / mean of committed memory as a share of node memory; 0 when
@@ -109,7 +115,8 @@ static void
 account_model(VnSim *s, gdouble time)
 {
     gdouble hours = (time - s->model_now) / 3600.0;
-    gdouble slow = 0, dist = 0;
+    gdouble slow = 0, dist = 0, wait = 0, run = 0;
+    guint n = s->t->n_nodes;
 
     s->peak_committed = MAX(s->peak_committed, committed_now(s));
     if (hours <= 0 || s->live_gib <= 0) {
@@ -117,13 +124,22 @@ account_model(VnSim *s, gdouble time)
         return;
     }
     vn_sim_model_demand(s->t, s->live_demand, s->node_cpus, s->rho);
-    for (guint i = 0; i < s->t->n_nodes; i++) {
+    vn_sim_model_cpu_wait(s->t, s->live_demand, s->node_cpus, s->wait);
+    for (guint i = 0; i < n; i++) {
         gdouble lat = MAX(s->live_latency[i], 0.0);
         dist += lat;
         slow += lat * vn_sim_model_contention(&s->model, s->rho[i]);
     }
+    for (guint from = 0; from < n; from++) {
+        wait += MAX(s->live_gib_on[from], 0.0) * s->wait[from];
+        for (guint to = 0; to < n; to++)
+            run += MAX(s->live_cost[from * n + to], 0.0) *
+                   vn_sim_model_contention(&s->model, s->rho[to]) * s->wait[from];
+    }
     s->distance_integral += hours * dist;
     s->slow_integral += hours * slow;
+    s->wait_integral += hours * wait;
+    s->run_integral += hours * run;
     s->live_integral += hours * s->live_gib;
     s->model_now = time;
 }
@@ -142,6 +158,15 @@ model_add(VnSim *s, const VnRequest *req, const VnPlacement *p, gdouble sign)
         s->live_latency[i] += sign * gib * s->scratch_latency[i];
     for (guint i = 0; i < s->t->n_nodes * s->t->n_nodes; i++)
         s->live_demand[i] += sign * req->vcpus * s->scratch_share[i];
+    for (guint from = 0; from < s->t->n_nodes; from++)
+        for (guint to = 0; to < s->t->n_nodes; to++) {
+            gdouble share = s->scratch_share[from * s->t->n_nodes + to];
+            if (share == 0)
+                continue;
+            s->live_gib_on[from] += sign * gib * share;
+            s->live_cost[from * s->t->n_nodes + to] +=
+                sign * gib * share * vn_sim_model_latency(&s->model, s->t, from, to);
+        }
     s->live_gib += sign * gib;
 }
 
@@ -322,6 +347,8 @@ vn_sim_finish(VnSim *s, VnSimMetrics *ret)
     m.remote_share = s->remote_weight > 0 ? s->remote_weighted / s->remote_weight : 0;
     m.slowdown = s->live_integral > 0 ? s->slow_integral / s->live_integral : 1.0;
     m.distance_slowdown = s->live_integral > 0 ? s->distance_integral / s->live_integral : 1.0;
+    m.cpu_wait = s->live_integral > 0 ? s->wait_integral / s->live_integral : 1.0;
+    m.run_slowdown = s->live_integral > 0 ? s->run_integral / s->live_integral : 1.0;
     m.effective_gib_hours = m.served_gib_hours / m.slowdown;
     m.peak_committed = s->peak_committed;
     m.guest_locality = s->model.guest_locality;

@@ -96,3 +96,17 @@ vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *c
     for (guint to = 0; to < n; to++)
         ret_rho[to] = cpus[to] > 0 ? ret_rho[to] / cpus[to] : (ret_rho[to] > 0 ? 1.0 : 0.0);
 }
+
+void
+vn_sim_model_cpu_wait(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
+                      gdouble *ret_wait)
+{
+    guint n = t->n_nodes;
+
+    for (guint from = 0; from < n; from++) {
+        gdouble committed = 0;
+        for (guint to = 0; to < n; to++)
+            committed += MAX(demand[from * n + to], 0.0);
+        ret_wait[from] = cpus[from] > 0 ? MAX(1.0, committed / cpus[from]) : 1.0;
+    }
+}

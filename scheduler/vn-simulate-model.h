@@ -42,7 +42,19 @@
  * committed.
  *
  * A VM's expected slowdown is the mean over its accesses of latency x
- * contention (1 = every access local and uncontended).  Pure arithmetic.
+ * contention (1 = every access local and uncontended).
+ *
+ * CPU waiting: the contention above counts only the vCPUs that run, so a
+ * node whose committed vCPUs exceed its CPUs adds no bandwidth demand for
+ * the rest, and a policy that crowds one node's CPUs while another's idle
+ * would look cheap.  The runnable vCPUs of a node share its CPUs evenly
+ * (CFS runs n runnable tasks of equal weight "each at 1/nr_running
+ * speed": the kernel's Documentation/scheduler/sched-design-CFS.rst;
+ * every vCPU busy, the model's worst case; pinned vCPUs run only on their
+ * node's CPUs), so each runs
+ *     wait(m) = max(1, committed vCPUs on m / usable CPUs of m)
+ * times slower.  The run slowdown of an access from node m to memory on
+ * node n is latency x contention x wait(m).  Pure arithmetic.
  */
 #pragma once
 
@@ -72,6 +84,10 @@ gdouble vn_sim_model_contention(const VnSimModel *m, gdouble rho);
  * the usable CPUs per node `cpus`.  ret_rho of t->n_nodes, overwritten. */
 void vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
                          gdouble *ret_rho);
+/* Per node, the time-sharing factor wait(m) of its vCPUs from `demand`
+ * (as vn_sim_model_demand()) and `cpus`.  ret_wait of t->n_nodes. */
+void vn_sim_model_cpu_wait(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
+                           gdouble *ret_wait);
 /* The access profile of placement `p` of a VM with `vcpus` and
  * `memory_kib`: ret_share[m * t->n_nodes + n] is the share of the VM's
  * accesses made from vCPUs on node m to memory on node n (the shares sum

@@ -17,6 +17,7 @@ typedef struct {
     GPtrArray *requests;    /* of VnRequest*, one per trace VM (borrowed) */
     GPtrArray *placed;      /* of VnPlacement* or NULL, per VM (borrowed) */
     guint cursor;           /* round-robin position */
+    gboolean *admitted;     /* per VM, or NULL: set when admitted (borrowed) */
     gdouble last_arrival;   /* the imbalance window ends here */
     gdouble *host_cpu_frac; /* per node: share of the usable CPUs */
     VnSimMetrics m;
@@ -31,9 +32,13 @@ typedef struct {
     VnSimModel model;
     gdouble *node_cpus; /* usable CPUs per node */
     gdouble *live_latency, *live_demand, *rho;
+    /* per (vCPU node, memory node): GiB x access share x latency; per
+     * vCPU node: GiB x access share; and the nodes' CPU wait */
+    gdouble *live_cost, *live_gib_on, *wait;
     gdouble *scratch_share, *scratch_latency;
     gdouble live_gib, model_now;
     gdouble slow_integral, distance_integral, live_integral, peak_committed;
+    gdouble wait_integral, run_integral;
 } VnSim;
 
 /* vn-simulate-metrics.c */

@@ -6,6 +6,9 @@
  * committed, so "at that moment" means the policy's own host state.
  */
 #include "vn-simulate.h"
+
+#include <string.h>
+
 #include "vn-load-release.h"
 #include "vn-plan.h"
 #include "vn-simulate-private.h"
@@ -187,6 +190,8 @@ arrive(VnSim *s, guint i, GError **error)
     vn_sim_account_admitted(s, vm, req, p);
     vn_load_commit(s->load, s->t, s->policy, req, p);
     g_ptr_array_index(s->placed, i) = g_steal_pointer(&p);
+    if (s->admitted)
+        s->admitted[i] = TRUE;
     return TRUE;
 }
 
@@ -262,6 +267,14 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
             const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
             VnSimMetrics *ret_metrics, GError **error)
 {
+    return vn_simulate_admitted(t, initial, policy, trace, which, model, ret_metrics, NULL, error);
+}
+
+gboolean
+vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
+                     const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+                     VnSimMetrics *ret_metrics, gboolean *ret_admitted, GError **error)
+{
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
@@ -288,6 +301,9 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
     g_ptr_array_set_size(placed, trace->vms->len);
     vn_sim_init(&s, t, &by_load, trace, which, model, load, requests, placed);
+    if (ret_admitted)
+        memset(ret_admitted, 0, trace->vms->len * sizeof(gboolean));
+    s.admitted = ret_admitted;
     s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
                     : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
                     : which == VN_SIM_POLICY_VNUMA_EVEN  ? &even

@@ -72,6 +72,13 @@
  *                            uncontended access; 1 = all local, no
  *                            contention.
  *   distance_slowdown        the same with contention left out.
+ *   cpu_wait                 the mean over running GiB-hours of how many
+ *                            times slower a VM's vCPUs run for sharing
+ *                            their node's CPUs (1 = never more runnable
+ *                            vCPUs than CPUs).
+ *   run_slowdown             slowdown with that waiting: each access costs
+ *                            latency x contention x the CPU wait of the
+ *                            node its vCPU runs on.
  *   effective_gib_hours      served_gib_hours / slowdown: the work served,
  *                            discounted by the slowdown.
  *   peak_committed           the highest committed memory (guests and
@@ -129,6 +136,8 @@ typedef struct {
     /* the performance model (vn-simulate-model.h) */
     gdouble slowdown;            /* >= 1; 1 when nothing was admitted */
     gdouble distance_slowdown;   /* the same without contention */
+    gdouble cpu_wait;            /* >= 1; 1 when nothing was admitted */
+    gdouble run_slowdown;        /* slowdown x CPU wait, per access */
     gdouble effective_gib_hours; /* served_gib_hours / slowdown */
     gdouble peak_committed;      /* 0..1 */
     gdouble guest_locality;      /* the model's, as run */
@@ -149,3 +158,10 @@ typedef enum {
 gboolean vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
                      const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
                      VnSimMetrics *ret_metrics, GError **error);
+/* As vn_simulate(), and sets ret_admitted[i] (one per trace VM, written
+ * whole) to whether the policy admitted VM i: with vn_trace_subset(),
+ * other policies can be replayed on exactly the VMs this one admitted
+ * (a comparison at equal admitted work). */
+gboolean vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
+                              const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
+                              VnSimMetrics *ret_metrics, gboolean *ret_admitted, GError **error);

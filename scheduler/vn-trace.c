@@ -41,3 +41,16 @@ vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus, guint64
 
     g_array_append_val(t->vms, vm);
 }
+
+VnTrace *
+vn_trace_subset(const VnTrace *t, const gboolean *keep)
+{
+    VnTrace *r = vn_trace_new();
+
+    for (guint i = 0; i < t->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(t->vms, VnTraceVm, i);
+        if (keep[i])
+            vn_trace_add(r, vm->name, vm->time_s, vm->vcpus, vm->memory_kib, vm->duration_s);
+    }
+    return r;
+}

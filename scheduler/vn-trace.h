@@ -27,4 +27,9 @@ void vn_trace_free(VnTrace *t);
 void vn_trace_add(VnTrace *t, const gchar *name, gdouble time_s, guint vcpus, guint64 memory_kib,
                   gdouble duration_s);
 
+/* A new trace of the VMs of `t` whose `keep` (one per VM) is TRUE, in
+ * the same order and with the same times: the same arrivals and
+ * departures with the others left out. */
+VnTrace *vn_trace_subset(const VnTrace *t, const gboolean *keep);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VnTrace, vn_trace_free)

@@ -6,9 +6,14 @@ three load levels (light: under 60 % of memory committed at peak; normal;
 saturated).
 
     tools/sim-compare.py [BUILD] [--policy NAME]... [--vms N] [--seed S] [--lifetime-mix MIX]
+                         [--matched]
 
 Prints one row per host, load and policy, then per figure how often each
-candidate is best.  The synthetic hosts are written as libvirt
+candidate is best.  --matched also replays every candidate on exactly the
+VMs each pinning peer admitted (`vnumactl simulate --matched-to`): the
+figures at equal admitted work, which tell a placement that is worse from
+one that only serves more (a peer that turns VMs away runs fewer at once,
+so it splits fewer and contends less).  The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
 """
@@ -139,6 +144,8 @@ def main():
     ap.add_argument("--lifetime-mix", default="azure", choices=["azure", "short", "long"],
                     help="trace-gen's lifetime mix for every trace (held-out traces)")
     ap.add_argument("--guest-locality", default=None)
+    ap.add_argument("--matched", action="store_true",
+                    help="also compare at equal admitted work (each pinning peer's admitted VMs)")
     a = ap.parse_args()
     policies = a.policy or DEFAULT_POLICIES
     vnumactl = os.path.join(a.build, "tools", "vnumactl")
@@ -150,9 +157,9 @@ def main():
         synthetic_caps(*s).write(path)
         hosts.append((s[0], ("--capabilities", path)))
     rows = []
-    print("%-26s %-9s %5s %-20s %11s %7s %8s %11s %8s %8s" %
-          ("host", "load", "peak", "policy", "served_GiBh", "remote", "slowdown", "effect_GiBh",
-           "rej_feas", "split_un"))
+    print("%-26s %-9s %5s %-20s %11s %7s %8s %8s %11s %8s %8s" %
+          ("host", "load", "peak", "policy", "served_GiBh", "remote", "slowdown", "run_slw",
+           "effect_GiBh", "rej_feas", "split_un"))
     for hname, source in hosts:
         tib = host_gib(vnumactl, source) / 1024.0
         for lname, per_tib in LOADS:
@@ -176,16 +183,45 @@ def main():
             peak = max(m["peak_committed"] for m in res.values())
             for p in policies:
                 m = res[p]
-                print("%-26s %-9s %4.0f%% %-20s %11.1f %6.1f%% %8.3f %11.1f %8d %8d" %
+                print("%-26s %-9s %4.0f%% %-20s %11.1f %6.1f%% %8.3f %8.3f %11.1f %8d %8d" %
                       (hname, lname, peak * 100, p, m["served_gib_hours"], m["remote_share"] * 100,
-                       m["slowdown"], m["effective_gib_hours"], m["rejected_feasible"],
+                       m["slowdown"], m["run_slowdown"], m["effective_gib_hours"],
+                       m["rejected_feasible"],
                        m["split_unnecessary"]) +
                       ("  moves %d (%.0f GiB)" % (m["moves"], m["moved_gib"]) if m["moves"] else "") +
                       ("  consolidated %d (%.0f GiB)" % (m["consolidated"], m["consolidated_gib"])
                        if m["consolidated"] else ""))
-            rows.append((hname, lname, peak, rate, res))
+            matched = {}
+            if a.matched:
+                matched = compare_matched(vnumactl, source, trace, policies, a)
+            rows.append((hname, lname, peak, rate, res, matched))
         sys.stdout.flush()
     summarize(rows, policies)
+    if a.matched:
+        summarize_matched(rows, policies)
+
+
+def compare_matched(vnumactl, source, trace, policies, a):
+    """Per pinning peer: every candidate and the peer replayed on the VMs
+    the peer admitted.  Prints one line per peer for the default."""
+    cands = [p for p in policies if p not in PEERS]
+    out = {}
+    for peer in [p for p in PEERS if p in policies]:
+        cmd = [vnumactl, "simulate", "--json", "--trace", trace, "--matched-to", peer] + list(source)
+        for p in cands + [peer]:
+            cmd += ["--policy", p]
+        if a.guest_locality is not None:
+            cmd += ["--guest-locality", a.guest_locality]
+        res = json.loads(run(cmd))["policies"]
+        out[peer] = res
+        if "vnuma" in res:
+            v, m = res["vnuma"], res[peer]
+            print("#   at %s's %d VMs: vnuma remote %.1f%% (%s %.1f%%), slowdown %.3f (%.3f), "
+                  "distance %.3f (%.3f), run %.3f (%.3f), turned away %d" %
+                  (peer, m["admitted"], v["remote_share"] * 100, peer, m["remote_share"] * 100,
+                   v["slowdown"], m["slowdown"], v["distance_slowdown"], m["distance_slowdown"],
+                   v["run_slowdown"], m["run_slowdown"], v["rejected"]))
+    return out
 
 
 def summarize(rows, policies):
@@ -194,29 +230,33 @@ def summarize(rows, policies):
     cands = [p for p in policies if p not in PEERS]
     print("\n%d cases (host x load); per candidate, the cases where it" % len(rows))
     print("  served>=99%: serves >= 99 % of the best peer's GiB-h; remote<=: uniform remote share"
-          "\n  <= the best pinning peer's; slow<: expected slowdown below every peer's; dslow<=: the same"
-          "\n  from distance alone (contention left out) at or below every peer's; rej0/split0:"
+          "\n  <= the best pinning peer's; slow<=: expected slowdown at or below every peer's (a tie"
+          "\n  for the lowest is the lowest; slow<: strictly below); dslow<=: the same"
+          "\n  from distance alone (contention left out) at or below every peer's; rslow<=: run"
+          "\n  slowdown (CPU waiting on overcommitted nodes counted) at or below every peer's; rej0/split0:"
           "\n  no VM turned away that had a placement / split that one node could hold; all4: all"
           "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy;"
           "\n  vs vnuma: more effective GiB-h / lower remote share / lower slowdown than vnuma")
-    print("%-20s %11s %9s %6s %6s %5s %7s %5s %8s %14s" %
-          ("candidate", "served>=99%", "remote<=", "slow<", "dslow<=", "rej0", "split0", "all4",
-           "best_eff", "vs vnuma e/r/s"))
+    print("%-20s %11s %9s %6s %6s %7s %7s %5s %7s %5s %8s %14s" %
+          ("candidate", "served>=99%", "remote<=", "slow<", "slow<=", "dslow<=", "rslow<=", "rej0",
+           "split0", "all4", "best_eff", "vs vnuma e/r/s"))
     for c in cands:
-        k = dict(served=0, remote=0, slow=0, dslow=0, rej=0, split=0, all4=0, eff=0, ve=0, vr=0,
-                 vs=0)
-        for _h, _l, _peak, _rate, res in rows:
+        k = dict(served=0, remote=0, slow=0, slowle=0, dslow=0, rslow=0, rej=0, split=0, all4=0,
+                 eff=0, ve=0, vr=0, vs=0)
+        for _h, _l, _peak, _rate, res, _matched in rows:
             m = res[c]
             peers = [res[p] for p in PEERS if p in res]
             served = m["served_gib_hours"] >= 0.99 * max(x["served_gib_hours"] for x in peers)
             remote = m["remote_share"] <= min(x["remote_share"] for x in peers) + 1e-9
             slow = m["slowdown"] < min(x["slowdown"] for x in peers)
             dslow = m["distance_slowdown"] <= min(x["distance_slowdown"] for x in peers) + 1e-9
+            slowle = m["slowdown"] <= min(x["slowdown"] for x in peers) + 1e-9
+            rslow = m["run_slowdown"] <= min(x["run_slowdown"] for x in peers) + 1e-9
             rej = m["rejected_feasible"] == 0
             split = m["split_unnecessary"] == 0
             eff = m["effective_gib_hours"] >= max(x["effective_gib_hours"] for x in res.values())
-            for key, v in (("served", served), ("remote", remote), ("slow", slow), ("dslow", dslow),
-                           ("rej", rej),
+            for key, v in (("served", served), ("remote", remote), ("slow", slow),
+                           ("slowle", slowle), ("dslow", dslow), ("rslow", rslow), ("rej", rej),
                            ("split", split), ("eff", eff)):
                 k[key] += v
             k["all4"] += served and remote and rej and split
@@ -225,10 +265,45 @@ def summarize(rows, policies):
                 k["ve"] += m["effective_gib_hours"] > v["effective_gib_hours"] * 1.001
                 k["vr"] += m["remote_share"] < v["remote_share"] - 0.001
                 k["vs"] += m["slowdown"] < v["slowdown"] - 0.001
-        print("%-20s %11d %9d %6d %6d %5d %7d %5d %8d %14s" %
-              (c, k["served"], k["remote"], k["slow"], k["dslow"], k["rej"], k["split"], k["all4"],
+        print("%-20s %11d %9d %6d %6d %7d %7d %5d %7d %5d %8d %14s" %
+              (c, k["served"], k["remote"], k["slow"], k["slowle"], k["dslow"], k["rslow"], k["rej"],
+               k["split"], k["all4"],
                k["eff"],
                "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
+
+
+def summarize_matched(rows, policies):
+    """Per candidate, at equal admitted work: in how many cases it admits
+    every VM each peer admitted, has a remote share no higher than the
+    peer with the lowest one (the remote test's peer) on that peer's VMs,
+    and a slowdown (and one from distance alone, and the run slowdown) at or
+    below each peer's on the peer's own VMs."""
+    cands = [p for p in policies if p not in PEERS]
+    print("\nAt equal admitted work (--matched: each pinning peer's admitted VMs replayed);"
+          "\n  all_in: admits every VM each peer admitted; remote<=: remote share at or below"
+          "\n  the remote test's peer (the lowest) on that peer's VMs; slow<=: slowdown at or below"
+          "\n  every peer's on its own VMs; dslow<=: the same from distance alone; rslow<=: the"
+          "\n  same for the run slowdown (CPU waiting counted)")
+    print("%-20s %7s %9s %7s %8s %8s" % ("candidate", "all_in", "remote<=", "slow<=", "dslow<=",
+                                         "rslow<="))
+    for c in cands:
+        k = dict(all_in=0, remote=0, slow=0, dslow=0, rslow=0)
+        for _h, _l, _peak, _rate, res, matched in rows:
+            peers = [p for p in PEERS if p in matched]
+            if not peers:
+                continue
+            best = min(peers, key=lambda p: res[p]["remote_share"])
+            k["all_in"] += all(matched[p][c]["rejected"] == 0 for p in peers)
+            k["remote"] += (matched[best][c]["remote_share"] <=
+                            matched[best][best]["remote_share"] + 1e-9)
+            k["slow"] += all(matched[p][c]["slowdown"] <= matched[p][p]["slowdown"] + 1e-9
+                             for p in peers)
+            k["dslow"] += all(matched[p][c]["distance_slowdown"] <=
+                              matched[p][p]["distance_slowdown"] + 1e-9 for p in peers)
+            k["rslow"] += all(matched[p][c]["run_slowdown"] <= matched[p][p]["run_slowdown"] + 1e-9
+                              for p in peers)
+        print("%-20s %7d %9d %7d %8d %8d" % (c, k["all_in"], k["remote"], k["slow"], k["dslow"],
+                                              k["rslow"]))
 
 
 if __name__ == "__main__":

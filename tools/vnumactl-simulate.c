@@ -1,6 +1,7 @@
 /* vnumactl simulate / trace-gen: what-if replays of VM traces.
  *
- *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--json]
+ *   vnumactl simulate [SOURCE OPTIONS] --trace FILE [--policy NAME]... [--matched-to NAME]
+ *                     [--json]
  *   vnumactl trace-gen --vms N --seed S [--hours H | --rate R] [--size-mix MIX]
  *                      [--lifetime-mix MIX] [--max-memory SIZE] [--output FILE]
  *
@@ -8,7 +9,11 @@
  * (starting from its committed load: the live host's ledger, --load; not
  * from measured free memory or CPU busy) with the host policy from
  * vnuma.conf, once per policy, and prints the metrics of
- * vn-simulate.h.  --json: {"trace": {"file", "vms", "offered_gib_hours"},
+ * vn-simulate.h.  --matched-to NAME replays NAME first and then every
+ * policy on only the VMs NAME admitted (vn_trace_subset()): the figures
+ * at equal admitted work, so a policy that turns VMs away is compared
+ * with the others on the same work.  --json: {"trace": {"file", "vms",
+ * "offered_gib_hours", "matched_to" (NAME or null)},
  * "policies": {"vnuma": {...}, "first-fit": {...}, ...}}; the means of
  * split distances are null when the policy split nothing.
  */
@@ -26,6 +31,7 @@ typedef struct {
     gchar **policies;
     gboolean json;
     gdouble guest_locality;
+    gchar *matched_to;
     VnSourceOptions source;
 } SimOptions;
 
@@ -34,6 +40,7 @@ sim_options_clear(SimOptions *o)
 {
     g_free(o->trace);
     g_strfreev(o->policies);
+    g_free(o->matched_to);
     vn_source_options_clear(&o->source);
 }
 
@@ -55,6 +62,23 @@ static const VnSimPolicy all_policies[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX);
 
+/* A policy named on the command line; FALSE (message printed) on an
+ * unknown name. */
+static gboolean
+policy_from_option(const gchar *option, const gchar *name, VnSimPolicy *ret)
+{
+    g_autoptr(GString) names = NULL;
+
+    if (vn_sim_policy_from_string(name, ret))
+        return TRUE;
+    names = g_string_new(NULL);
+    for (guint k = 0; k < G_N_ELEMENTS(all_policies); k++)
+        g_string_append_printf(names, "%s%s", k ? ", " : "",
+                               vn_sim_policy_to_string(all_policies[k]));
+    vn_cli_fail_printf("--%s: '%s' is not one of %s", option, name, names->str);
+    return FALSE;
+}
+
 /* The --policy list, or every policy; FALSE (message printed) on an
  * unknown name. */
 static gboolean
@@ -69,14 +93,8 @@ policies_from_options(const SimOptions *o, GArray *ret)
     }
     for (guint i = 0; o->policies[i]; i++) {
         SimResult r = { 0 };
-        if (!vn_sim_policy_from_string(o->policies[i], &r.policy)) {
-            g_autoptr(GString) names = g_string_new(NULL);
-            for (guint k = 0; k < G_N_ELEMENTS(all_policies); k++)
-                g_string_append_printf(names, "%s%s", k ? ", " : "",
-                                       vn_sim_policy_to_string(all_policies[k]));
-            vn_cli_fail_printf("--policy: '%s' is not one of %s", o->policies[i], names->str);
+        if (!policy_from_option("policy", o->policies[i], &r.policy))
             return FALSE;
-        }
         g_array_append_val(ret, r);
     }
     return TRUE;
@@ -129,6 +147,8 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
     add_number(b, "remote_share", m->remote_share);
     add_number(b, "slowdown", m->slowdown);
     add_number(b, "distance_slowdown", m->distance_slowdown);
+    add_number(b, "cpu_wait", m->cpu_wait);
+    add_number(b, "run_slowdown", m->run_slowdown);
     add_number(b, "effective_gib_hours", m->effective_gib_hours);
     add_number(b, "peak_committed", m->peak_committed);
     add_uint(b, "moves", m->moves);
@@ -140,7 +160,7 @@ metrics_to_json(JsonBuilder *b, const VnSimMetrics *m)
 }
 
 static void
-print_json(const gchar *file, const GArray *results)
+print_json(const gchar *file, const gchar *matched_to, const GArray *results)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonNode) root = NULL;
@@ -153,6 +173,11 @@ print_json(const gchar *file, const GArray *results)
     json_builder_add_string_value(b, file);
     add_uint(b, "vms", first->vms);
     add_number(b, "offered_gib_hours", first->offered_gib_hours);
+    json_builder_set_member_name(b, "matched_to");
+    if (matched_to)
+        json_builder_add_string_value(b, matched_to);
+    else
+        json_builder_add_null_value(b);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "model");
     json_builder_begin_object(b);
@@ -181,21 +206,27 @@ distance_text(const VnSimMetrics *m, gdouble v)
 }
 
 static void
-print_text(const gchar *file, const VnTopology *t, const GArray *results)
+print_text(const gchar *file, const gchar *matched_to, guint trace_vms, const VnTopology *t,
+           const GArray *results)
 {
     const VnSimMetrics *first = &g_array_index(results, SimResult, 0).m;
 
-    printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
-           first->offered_gib_hours);
+    if (matched_to)
+        printf("trace: %s: the %u of its %u VMs that %s admitted (equal admitted work), "
+               "%.1f GiB-hours offered\n",
+               file, first->vms, trace_vms, matched_to, first->offered_gib_hours);
+    else
+        printf("trace: %s: %u VMs, %.1f GiB-hours offered\n", file, first->vms,
+               first->offered_gib_hours);
     printf("host: %s: %u nodes\n\n", t->source, t->n_nodes);
     printf("model: latency 1 + %.1f x (SLIT ratio - 1), guest locality %.2f, contention from "
            "%.0f %% of a node's CPUs to x%.1f at 100 %%\n\n",
            VN_SIM_MODEL_DISTANCE_WEIGHT, first->guest_locality, VN_SIM_MODEL_CONTENTION_KNEE * 100,
            VN_SIM_MODEL_CONTENTION_MAX);
-    printf("%-20s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s\n", "policy",
-           "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un", "dom_split",
-           "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw", "slowdown",
-           "effect_GiBh");
+    printf("%-20s %8s %8s %12s %8s %6s %8s %9s %9s %9s %9s %7s %5s %8s %8s %12s %8s %8s\n",
+           "policy", "admitted", "rejected", "served_GiBh", "rej_feas", "split", "split_un",
+           "dom_split", "split_dst", "min_dst", "imbalance", "remote", "peak", "dist_slw",
+           "slowdown", "effect_GiBh", "cpu_wait", "run_slw");
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
         const VnSimMetrics *m = &r->m;
@@ -204,11 +235,12 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
 
         printf("%-20s %8u %8u %12.1f %8u %6u %8u %9" G_GUINT64_FORMAT
                " %9s %9s %9.3f %6.1f%% %4.0f%% %8.3f %8.3f "
-               "%12.1f\n",
+               "%12.1f %8.3f %8.3f\n",
                vn_sim_policy_to_string(r->policy), m->admitted, m->rejected, m->served_gib_hours,
                m->rejected_feasible, m->split, m->split_unnecessary, m->domain_split, dist, min,
                m->imbalance, m->remote_share * 100.0, m->peak_committed * 100.0,
-               m->distance_slowdown, m->slowdown, m->effective_gib_hours);
+               m->distance_slowdown, m->slowdown, m->effective_gib_hours, m->cpu_wait,
+               m->run_slowdown);
     }
     for (guint i = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
@@ -233,7 +265,9 @@ print_text(const gchar *file, const VnTopology *t, const GArray *results)
         "uniform model); peak: highest share of host memory committed; dist_slw/slowdown: "
         "expected\n"
         "memory slowdown from distance alone / with bandwidth contention (1 = all local);\n"
-        "effect_GiBh: served GiB-hours / slowdown.  The model and its sources: vnumactl(8).\n");
+        "effect_GiBh: served GiB-hours / slowdown; cpu_wait: how many times slower vCPUs run\n"
+        "for sharing their node's CPUs; run_slw: slowdown x cpu_wait.  The model and its\n"
+        "sources: vnumactl(8).\n");
 }
 
 /* A replay spans hours or months: a free-memory or CPU-busy reading taken
@@ -264,6 +298,8 @@ vn_cmd_simulate(int argc, char **argv)
         { "guest-locality", 0, 0, G_OPTION_ARG_DOUBLE, &o.guest_locality,
           "Share of a guest cell's memory accesses kept in its own cell, 0 to 1 (default 0.8)",
           "SHARE" },
+        { "matched-to", 0, 0, G_OPTION_ARG_STRING, &o.matched_to,
+          "Replay every policy on only the VMs this policy admits (equal admitted work)", "NAME" },
         { NULL },
     };
     g_autoptr(GOptionContext) ctx = vn_cli_context_new(
@@ -274,6 +310,8 @@ vn_cmd_simulate(int argc, char **argv)
     g_autoptr(VnLoad) load = NULL;
     g_autoptr(VnConfig) config = NULL;
     g_autoptr(VnTrace) trace = NULL;
+    g_autoptr(VnTrace) replayed = NULL;
+    VnSimPolicy matched;
 
     g_option_context_set_description(
         ctx,
@@ -303,19 +341,33 @@ vn_cmd_simulate(int argc, char **argv)
         return vn_cli_fail_printf("--trace: required (a CSV file, see --help)");
     if (!policies_from_options(&o, results))
         return VN_EXIT_ERROR;
+    if (o.matched_to && !policy_from_option("matched-to", o.matched_to, &matched))
+        return VN_EXIT_ERROR;
     if (!(trace = vn_trace_load_file(o.trace, &error)) ||
         !vn_source_load(&o.source, &t, &load, &config, &error))
         return vn_cli_fail(error);
     forget_measurements(t, load);
+    if (o.matched_to) {
+        g_autofree gboolean *admitted = g_new(gboolean, trace->vms->len);
+        VnSimMetrics m;
+        if (!vn_simulate_admitted(t, load, config->policy, trace, matched, &model, &m, admitted,
+                                  &error))
+            return vn_cli_fail_printf("%s: %s", o.trace, error->message);
+        if (!m.admitted)
+            return vn_cli_fail_printf("--matched-to: %s admits none of the %u VMs of %s",
+                                      o.matched_to, m.vms, o.trace);
+        replayed = vn_trace_subset(trace, admitted);
+    }
     for (guint i = 0; i < results->len; i++) {
         SimResult *r = &g_array_index(results, SimResult, i);
-        if (!vn_simulate(t, load, config->policy, trace, r->policy, &model, &r->m, &error))
+        if (!vn_simulate(t, load, config->policy, replayed ? replayed : trace, r->policy, &model,
+                         &r->m, &error))
             return vn_cli_fail_printf("%s: %s", o.trace, error->message);
     }
     if (o.json)
-        print_json(o.trace, results);
+        print_json(o.trace, o.matched_to, results);
     else
-        print_text(o.trace, t, results);
+        print_text(o.trace, o.matched_to, trace->vms->len, t, results);
     return VN_EXIT_OK;
 }
 

@@ -147,6 +147,23 @@ test_demand_capped_by_cpus(void)
     g_assert_cmpfloat_with_epsilon(rho[1], 0.25, 1e-12);
 }
 
+/* CPU waiting: 12 vCPUs on node 0's 4 CPUs run 3 times slower; node 1's
+ * 2 vCPUs (one of them touching node 0) have CPUs to spare. */
+static void
+test_cpu_wait(void)
+{
+    g_autoptr(VnTopology) t = pair_host(21);
+    const gdouble cpus[] = { 4, 4 };
+    const gdouble both[] = { 12, 0, 1, 1 }, none[] = { 0, 0, 0, 0 };
+    gdouble wait[2];
+
+    vn_sim_model_cpu_wait(t, both, cpus, wait);
+    g_assert_cmpfloat_with_epsilon(wait[0], 3.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon(wait[1], 1.0, 1e-12);
+    vn_sim_model_cpu_wait(t, none, cpus, wait);
+    g_assert_cmpfloat_with_epsilon(wait[0], 1.0, 1e-12);
+}
+
 static VnSimMetrics
 replay(const VnTopology *t, const VnTrace *trace, VnSimPolicy which)
 {
@@ -185,6 +202,34 @@ test_saturated_node(void)
     vn_trace_add(two, "three", 3600, 3, 2 * GIB, 3600);
     m = replay(t, two, VN_SIM_POLICY_FIRST_FIT);
     g_assert_cmpfloat_with_epsilon(m.slowdown, 3.25, 1e-9);
+    /* never more vCPUs than CPUs: no waiting */
+    g_assert_cmpfloat_with_epsilon(m.cpu_wait, 1.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(m.run_slowdown, m.slowdown, 1e-9);
+}
+
+/* Two 4-vCPU, 2 GiB VMs for an hour.  first-fit puts both on node 0: 8
+ * vCPUs on 4 CPUs, so 4 run at once (rho 1, contention 4) and each waits
+ * half the time (wait 2): slowdown 4, run slowdown 8.  vnuma spreads them
+ * (a quarter of the host committed), one a node: rho 1 on each, no
+ * waiting: slowdown 4 as well, run slowdown 4.  The memory slowdown
+ * alone cannot tell the two apart. */
+static void
+test_crowded_cpus(void)
+{
+    g_autoptr(VnTopology) t = pair_host(21);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics f, v;
+
+    vn_trace_add(trace, "a", 0, 4, 2 * GIB, 3600);
+    vn_trace_add(trace, "b", 0, 4, 2 * GIB, 3600);
+    f = replay(t, trace, VN_SIM_POLICY_FIRST_FIT);
+    v = replay(t, trace, VN_SIM_POLICY_VNUMA);
+    g_assert_cmpfloat_with_epsilon(f.slowdown, 4.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(f.cpu_wait, 2.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(f.run_slowdown, 8.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(v.slowdown, 4.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(v.cpu_wait, 1.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(v.run_slowdown, 4.0, 1e-9);
 }
 
 /* The same 12 GiB VM, which no 8 GiB node holds, on a distance-12 and a
@@ -223,6 +268,8 @@ main(int argc, char **argv)
     g_test_add_func("/sim-model/contention-curve", test_contention_curve);
     g_test_add_func("/sim-model/demand-capped-by-cpus", test_demand_capped_by_cpus);
     g_test_add_func("/sim-model/saturated-node", test_saturated_node);
+    g_test_add_func("/sim-model/cpu-wait", test_cpu_wait);
+    g_test_add_func("/sim-model/crowded-cpus", test_crowded_cpus);
     g_test_add_func("/sim-model/split-vm-replay", test_split_vm_replay);
     return g_test_run();
 }

@@ -159,6 +159,49 @@ test_first_fit_rejects_feasible(void)
     g_assert_cmpfloat(f.offered_gib_hours, ==, v.offered_gib_hours);
 }
 
+/* Equal admitted work: first-fit turns "b" away; replayed on exactly the
+ * VMs it admitted, it gives the same figures with nothing turned away,
+ * and vnuma replays the same VMs. */
+static void
+test_matched(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(3, 8);
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    g_autoptr(VnTrace) sub = NULL;
+    g_autoptr(GError) error = NULL;
+    gboolean admitted[3] = { FALSE, TRUE, FALSE }, all[3];
+    VnSimMetrics f, f2, v2;
+
+    vn_trace_add(trace, "a", 0, 1, 6 * GIB, 3600);
+    vn_trace_add(trace, "b", 10, 4, 17 * GIB, 360);
+    vn_trace_add(trace, "c", 20, 2, 1 * GIB, 720);
+    g_assert_true(vn_simulate_admitted(t, NULL, policy, trace, VN_SIM_POLICY_FIRST_FIT, NULL, &f,
+                                       admitted, &error));
+    g_assert_no_error(error);
+    g_assert_true(admitted[0] && !admitted[1] && admitted[2]);
+    g_assert_true(
+        vn_simulate_admitted(t, NULL, policy, trace, VN_SIM_POLICY_VNUMA, NULL, &v2, all, &error));
+    g_assert_true(all[0] && all[1] && all[2]);
+    sub = vn_trace_subset(trace, admitted);
+    g_assert_cmpuint(sub->vms->len, ==, 2);
+    g_assert_cmpstr(g_array_index(sub->vms, VnTraceVm, 0).name, ==, "a");
+    g_assert_cmpstr(g_array_index(sub->vms, VnTraceVm, 1).name, ==, "c");
+    g_assert_cmpfloat(g_array_index(sub->vms, VnTraceVm, 1).time_s, ==, 20);
+    g_assert_cmpfloat(g_array_index(sub->vms, VnTraceVm, 1).duration_s, ==, 720);
+    f2 = simulate(t, sub, VN_SIM_POLICY_FIRST_FIT);
+    g_assert_cmpuint(f2.rejected, ==, 0);
+    g_assert_cmpfloat(f2.served_gib_hours, ==, f.served_gib_hours);
+    g_assert_cmpfloat(f2.remote_share, ==, f.remote_share);
+    g_assert_cmpfloat(f2.slowdown, ==, f.slowdown);
+    /* 6 GiB x 1 h + 1 GiB x 0.2 h, offered = served */
+    g_assert_cmpfloat_with_epsilon(f2.offered_gib_hours, 6.2, 1e-9);
+    v2 = simulate(t, sub, VN_SIM_POLICY_VNUMA);
+    g_assert_cmpuint(v2.admitted, ==, 2);
+    g_assert_cmpfloat_with_epsilon(v2.served_gib_hours, 6.2, 1e-9);
+    g_assert_cmpuint(v2.split, ==, 0);
+}
+
 /* numad sizes the node set by CPUs one to one: 6 vCPUs on 4-CPU nodes
  * take two nodes although one node holds them with overcommit. */
 static void
@@ -494,6 +537,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/load/release-roundtrip", test_release_roundtrip);
     g_test_add_func("/sim/load/release-hugepages", test_release_hugepages);
     g_test_add_func("/sim/first-fit/rejects-feasible", test_first_fit_rejects_feasible);
+    g_test_add_func("/sim/matched", test_matched);
     g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
     g_test_add_func("/sim/vnuma/consolidate-after-departure", test_consolidate_after_departure);

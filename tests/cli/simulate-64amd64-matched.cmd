@@ -1,0 +1,2 @@
+# equal admitted work: every policy replays only the VMs first-fit admitted
+simulate --topology tests/data/hwloc/64amd64-4p2n4ca2co.xml --trace tests/data/trace/azure-300.csv --policy vnuma --policy first-fit --policy round-robin --matched-to first-fit
