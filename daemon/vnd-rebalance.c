@@ -179,7 +179,7 @@ propose(VndDaemon *d, GPtrArray **ret_residents, GPtrArray **ret_notes, GError *
     if (!(load = vnd_state_load(d->state, error)) ||
         !(snap = vnd_ledger_snapshot(c->state_dir, error)))
         return NULL;
-    *ret_residents = vn_ledger_residents(snap, t);
+    *ret_residents = vn_ledger_residents(snap, t, c->policy);
     vn_rebalance_limits_init(&lim, g_get_real_time() / G_USEC_PER_SEC);
     return vn_rebalance_propose(t, load, c->policy, *ret_residents, &lim, ret_notes);
 }

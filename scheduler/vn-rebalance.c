@@ -40,8 +40,17 @@ vn_resident_new(const gchar *name, VnPriority priority, gboolean dedicated, gint
 void
 vn_resident_add_cell(VnResident *r, guint id, guint node, guint vcpus, guint64 memory_kib)
 {
-    VnResidentCell c = { .id = id, .node = node, .vcpus = vcpus, .memory_kib = memory_kib };
+    VnResidentCell c = {
+        .id = id, .node = node, .vcpus = vcpus, .memory_kib = memory_kib, .charge_kib = memory_kib
+    };
     g_array_append_val(r->cells, c);
+}
+
+void
+vn_resident_set_cell_charge(VnResident *r, guint64 charge_kib)
+{
+    g_return_if_fail(r->cells->len > 0);
+    g_array_index(r->cells, VnResidentCell, r->cells->len - 1).charge_kib = charge_kib;
 }
 
 void
@@ -197,9 +206,9 @@ static void
 shift(State *s, const VnResident *r, const VnResidentCell *c, guint from, guint to, gdouble sign)
 {
     s->vcpus[from] -= sign * c->vcpus;
-    s->mem[from] -= sign * (gdouble)c->memory_kib;
+    s->mem[from] -= sign * (gdouble)c->charge_kib;
     s->vcpus[to] += sign * c->vcpus;
-    s->mem[to] += sign * (gdouble)c->memory_kib;
+    s->mem[to] += sign * (gdouble)c->charge_kib;
     if (r->priority == VN_PRIORITY_HIGH) {
         s->high[from] -= sign * c->vcpus;
         s->high[to] += sign * c->vcpus;
@@ -227,7 +236,7 @@ consider(State *s, const VnResident *r, guint ci, guint hot, gdouble before, Can
         gdouble after, score;
         guint dist;
         if (to == hot || !is_cpu_node(s, to) || s->vcpus[to] + c->vcpus > s->vcpu_cap[to] ||
-            s->mem[to] + (gdouble)c->memory_kib > s->mem_limit[to])
+            s->mem[to] + (gdouble)c->charge_kib > s->mem_limit[to])
             continue;
         if (r->allowed_cpus && !vn_bitmap_intersects(s->t->nodes[to].cpus, r->allowed_cpus))
             continue;
@@ -308,14 +317,14 @@ shift_all(State *s, const VnResident *r, guint to, gdouble sign)
 }
 
 /* Whether every cell of `r` may gather on its node `to`: within the
- * round's moves and memory, the node's vCPU capacity and memory headroom,
- * the VM's allowed CPUs, and no node ending hot.  *ret_moved: the memory
- * that would move. */
+ * round's moves and memory, the node's vCPU capacity and memory headroom
+ * (for what the cells commit), the VM's allowed CPUs, and no node ending
+ * hot.  *ret_moved: the memory that would move. */
 static gboolean
 gather_fits(State *s, const VnResident *r, guint to, const VnRebalanceLimits *lim, guint moves_left,
             guint64 budget_kib, guint64 *ret_moved)
 {
-    guint64 kib = 0;
+    guint64 kib = 0, charge = 0;
     gdouble vcpus = 0, after;
     guint cells = 0;
 
@@ -324,11 +333,12 @@ gather_fits(State *s, const VnResident *r, guint to, const VnRebalanceLimits *li
         if (c->node == to)
             continue;
         kib += c->memory_kib;
+        charge += c->charge_kib;
         vcpus += c->vcpus;
         cells++;
     }
     if (cells > moves_left || kib > budget_kib || !is_cpu_node(s, to) ||
-        s->vcpus[to] + vcpus > s->vcpu_cap[to] || s->mem[to] + (gdouble)kib > s->mem_limit[to])
+        s->vcpus[to] + vcpus > s->vcpu_cap[to] || s->mem[to] + (gdouble)charge > s->mem_limit[to])
         return FALSE;
     if (r->allowed_cpus && !vn_bitmap_intersects(s->t->nodes[to].cpus, r->allowed_cpus))
         return FALSE;

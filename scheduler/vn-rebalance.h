@@ -4,13 +4,16 @@
  *
  * Node utilisation is max(CPU, memory): CPU = max(measured busy, committed
  * vCPUs / (usable CPUs x overcommit)), memory = committed / (total -
- * reserved).  A node is hot when it exceeds the mean of the CPU nodes by
- * `threshold`.  Each round moves whole guest cells off the hottest node,
- * choosing the move that most reduces the imbalance (hottest minus mean)
- * per GiB moved, never increasing a VM's own internal distance by more
- * than it must; high-priority VMs move last and only to the least
- * contended nodes; VMs moved (or started) within `cooldown_s` stay, so
- * nothing ping-pongs; a round stops at `max_moves` or `max_memory_kib`.
+ * reserved).  A moved cell takes what it commits (its charge: with the
+ * ledger's count, its share of the QEMU overhead too) to its new node, as
+ * the next round's load will count it.  A node is hot when it exceeds
+ * the mean of the CPU nodes by `threshold`.  Each round moves whole guest
+ * cells off the hottest node, choosing the move that most reduces the
+ * imbalance (hottest minus mean) per GiB moved, never increasing a VM's
+ * own internal distance by more than it must; high-priority VMs move
+ * last and only to the least contended nodes; VMs moved (or started)
+ * within `cooldown_s` stay, so nothing ping-pongs; a round stops at
+ * `max_moves` or `max_memory_kib`.
  * A VM with an allowed CPU set moves only to nodes with CPUs in it.
  * Inside a node (vn-rebalance-domains.c), with cache domains counted
  * (vn_load_counts_domains()): a cache domain whose committed vCPUs over
@@ -42,6 +45,11 @@ typedef struct {
     guint node; /* node index (VnTopology order) */
     guint vcpus;
     guint64 memory_kib;
+    /* What the cell commits on its node (VnNodeLoad.committed_memory_kib),
+     * which a move takes with it: memory_kib unless set apart
+     * (vn_resident_set_cell_charge()); the ledger's count is its share of
+     * the VM's QEMU overhead plus its memory, none when hugepage-backed. */
+    guint64 charge_kib;
     /* The cache domains (VnTopology.domains indices) of the cell's guest
      * dies, in die order: its vCPUs split evenly over them in vCPU order,
      * each die's pinned inside its domain (one die: the cell in one
@@ -99,6 +107,8 @@ void vn_resident_add_cell(VnResident *r, guint id, guint node, guint vcpus, guin
 /* Sets the cache domains of the guest dies of the last cell added
  * (VnResidentCell.domains; copied). */
 void vn_resident_set_cell_domains(VnResident *r, const guint *domains, guint n);
+/* Sets what the last cell added commits on its node (VnResidentCell.charge_kib). */
+void vn_resident_set_cell_charge(VnResident *r, guint64 charge_kib);
 void vn_resident_free(VnResident *r);
 void vn_move_free(VnMove *m);
 void vn_rebalance_limits_init(VnRebalanceLimits *l, gint64 now);

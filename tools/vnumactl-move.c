@@ -25,14 +25,15 @@ quiet_libvirt(void *data, virErrorPtr e)
 
 gboolean
 vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnTopology *t,
-                 const VnLedgerRecord *moved, gchar **ret_warning, GError **error)
+                 const VnLedgerRecord *moved, GPtrArray *steps, gchar **ret_warning, GError **error)
 {
     const VnLiveApplyHost host = { .t = t, .memory_mode = config->memory_mode };
     g_autofree gchar *warning = NULL;
     g_autoptr(VnLedger) l = vn_ledger_open(config->state_dir, error);
     g_autoptr(GError) dataplane_error = NULL;
     g_autoptr(VnLedgerRecord) rec = NULL;
-    g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) own = steps ? NULL : g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *log = steps ? steps : own;
     virDomainPtr dom;
     gboolean ok;
 
@@ -146,7 +147,7 @@ undo_moves(virConnectPtr conn, const VnConfig *config, const VnTopology *t, GArr
     for (guint i = n; i-- > 0;) {
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autoptr(GError) error = NULL;
-        if (!vn_cli_move_live(conn, config, t, m->before, NULL, &error))
+        if (!vn_cli_move_live(conn, config, t, m->before, NULL, NULL, &error))
             g_printerr("%s: defragment: %s not put back: %s\n", g_get_prgname(), m->vm,
                        error->message);
     }
@@ -164,7 +165,7 @@ vn_cli_defrag_apply(const gchar *uri, const VnConfig *config, const VnTopology *
         const VnEngineMove *m = &g_array_index(moves, VnEngineMove, i);
         g_autofree gchar *line = move_text(t, m);
         g_autofree gchar *warning = NULL;
-        if (!vn_cli_move_live(conn, config, t, m->after, &warning, error)) {
+        if (!vn_cli_move_live(conn, config, t, m->after, NULL, &warning, error)) {
             g_prefix_error(error, "%s: ", line);
             /* the failed one too: some of its pins may have changed */
             undo_moves(conn, config, t, moves, i + 1);

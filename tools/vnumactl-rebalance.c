@@ -5,9 +5,11 @@
  * Otherwise each move is applied live through libvirt — the cell's vCPUs
  * pinned to the target node's CPUs (each guest die's to its cache domain
  * there, vn_ledger_record_apply_move()) and the memory nodeset moved
- * (restrictive mode; the kernel migrates the pages; a move between cache
- * domains of one node leaves it) — and then recorded in the ledger;
- * a move libvirt refuses is reported and leaves the ledger as it was.
+ * (restrictive mode; the kernel migrates the pages; in strict mode
+ * migrate_pages(2) moves them; a move between cache domains of one node
+ * leaves it) — and then recorded in the ledger; a move libvirt refuses is
+ * reported and leaves the ledger as it was.  Each move's line is followed
+ * by its steps, indented (with the pages migrate_pages(2) did not move).
  * The moved VM's persistent definition follows (vn_live_apply()); when it
  * cannot, a warning on stderr and, with --json, the move's "warning".
  */
@@ -46,10 +48,11 @@ options_clear(RebalanceOptions *o)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RebalanceOptions, options_clear)
 
 /* The moved cell's record (its vCPUs on the target's usable CPUs, each
- * guest die in its cache domain), then the live move (vn_cli_move_live()). */
+ * guest die in its cache domain), then the live move (vn_cli_move_live();
+ * its steps into `steps`). */
 static gboolean
 apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, const VnLoad *load,
-           const VnMove *m, gchar **ret_warning, GError **error)
+           const VnMove *m, GPtrArray *steps, gchar **ret_warning, GError **error)
 {
     g_autoptr(VnLedger) snap = vn_ledger_snapshot(config->state_dir, error);
     g_autoptr(VnLedgerRecord) moved = NULL;
@@ -69,7 +72,7 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
                     t->nodes[m->to_node].os_id);
         return FALSE;
     }
-    return vn_cli_move_live(conn, config, t, moved, ret_warning, error);
+    return vn_cli_move_live(conn, config, t, moved, steps, ret_warning, error);
 }
 
 /* The round as vn_moves_add_json() shapes it, each move whose VM's
@@ -151,6 +154,7 @@ vn_cmd_rebalance(int argc, char **argv)
     g_autoptr(GPtrArray) residents = NULL, moves = NULL, notes = NULL;
     g_autofree gboolean *applied = NULL;
     g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) steps = NULL; /* per move: GPtrArray of lines */
     VnRebalanceLimits lim;
     virConnectPtr conn = NULL;
     int rc = VN_EXIT_OK;
@@ -161,18 +165,22 @@ vn_cmd_rebalance(int argc, char **argv)
         !vn_source_load(&o.source, &t, &load, &config, &error) ||
         !(ledger = vn_ledger_snapshot(config->state_dir, &error)))
         return vn_cli_fail(error);
-    residents = vn_ledger_residents(ledger, t);
+    residents = vn_ledger_residents(ledger, t, config->policy);
     moves = vn_rebalance_propose(t, load, config->policy, residents, &lim, &notes);
     applied = g_new0(gboolean, MAX(moves->len, 1));
     g_ptr_array_set_size(warnings, (gint)moves->len); /* a NULL a move: none */
+    steps = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    for (guint i = 0; i < moves->len; i++)
+        g_ptr_array_add(steps, g_ptr_array_new_with_free_func(g_free));
 
     if (!o.dry_run && moves->len) {
         if (!(conn = vn_cli_connect(o.uri ? o.uri : "qemu:///system", &error)))
             return vn_cli_fail(error);
         for (guint i = 0; i < moves->len; i++) {
             g_autoptr(GError) move_error = NULL;
-            applied[i] = apply_move(conn, config, t, load, g_ptr_array_index(moves, i),
-                                    (gchar **)&warnings->pdata[i], &move_error);
+            applied[i] =
+                apply_move(conn, config, t, load, g_ptr_array_index(moves, i),
+                           g_ptr_array_index(steps, i), (gchar **)&warnings->pdata[i], &move_error);
             if (!applied[i]) {
                 g_printerr("%s: %s: %s\n", g_get_prgname(),
                            ((VnMove *)g_ptr_array_index(moves, i))->vm, move_error->message);
@@ -187,13 +195,17 @@ vn_cmd_rebalance(int argc, char **argv)
         vn_cli_print_json(node);
         return rc;
     }
-    for (guint i = 0; i < moves->len; i++)
+    for (guint i = 0; i < moves->len; i++) {
+        const VnMove *m = g_ptr_array_index(moves, i);
+        const GPtrArray *done = g_ptr_array_index(steps, i);
         printf("%s %s%s\n",
                o.dry_run    ? "would move"
                : applied[i] ? "moved"
                             : "failed to move",
-               ((VnMove *)g_ptr_array_index(moves, i))->reason,
-               warnings->pdata[i] ? " (its persistent definition not updated)" : "");
+               m->reason, warnings->pdata[i] ? " (its persistent definition not updated)" : "");
+        for (guint k = 0; k < done->len; k++)
+            printf("  %s: %s\n", m->vm, (const gchar *)g_ptr_array_index(done, k));
+    }
     for (guint i = 0; i < notes->len; i++)
         printf("note: %s\n", (const gchar *)g_ptr_array_index(notes, i));
     return rc;

@@ -96,12 +96,15 @@ virConnectPtr vn_cli_connect(const gchar *uri, GError **error);
  * config->state_dir with its cells where they go, on `t`) applied to the
  * running domain through libvirt (vn_live_apply(), its persistent
  * definition following), its data path following, then recorded in the
- * ledger.  A move libvirt refuses leaves the ledger as it was.  A
- * persistent definition that could not follow is one warning line on
- * stderr and, when `ret_warning` is given, that line (else NULL) there;
- * the move stands. */
+ * ledger.  A move libvirt refuses leaves the ledger as it was.  `steps`
+ * (may be NULL) gets one line per step taken (pins, the memory nodeset or
+ * migrate_pages(2) and the pages it did not move, the data path), whether
+ * the move succeeds or not.  A persistent definition that could not
+ * follow is one warning line on stderr and, when `ret_warning` is given,
+ * that line (else NULL) there; the move stands. */
 gboolean vn_cli_move_live(virConnectPtr conn, const VnConfig *config, const VnTopology *t,
-                          const VnLedgerRecord *moved, gchar **ret_warning, GError **error);
+                          const VnLedgerRecord *moved, GPtrArray *steps, gchar **ret_warning,
+                          GError **error);
 /* [placement] defragment's moves of an engine run on stdout, first: one
  * line saying what they are for (or why there are none), then one line a
  * move; as an XML comment when `xml_comment` (before a domain printed by

@@ -266,7 +266,7 @@ set_die_domains(VnResident *vm, const VnLedgerCell *c, const VnTopology *t, guin
 }
 
 GPtrArray *
-vn_ledger_residents(const VnLedger *l, const VnTopology *t)
+vn_ledger_residents(const VnLedger *l, const VnTopology *t, const VnPolicy *policy)
 {
     GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)vn_resident_free);
     GPtrArray *records = vn_ledger_records(l);
@@ -274,6 +274,7 @@ vn_ledger_residents(const VnLedger *l, const VnTopology *t)
     for (guint i = 0; i < records->len; i++) {
         const VnLedgerRecord *r = g_ptr_array_index(records, i);
         VnResident *vm;
+        guint64 overhead;
         /* holds and other managers' VMs are not vnuma's to move */
         if (r->state != VN_LEDGER_STATE_RUNNING || r->expires || r->foreign)
             continue;
@@ -281,12 +282,14 @@ vn_ledger_residents(const VnLedger *l, const VnTopology *t)
         if (r->allowed_cpus)
             vm->allowed_cpus = vn_cpulist_parse(r->allowed_cpus, t->n_cpu_ids, NULL);
         vm->whole = r->whole;
+        overhead = cell_overhead_kib(r, policy);
         for (guint c = 0; c < r->cells->len; c++) {
             const VnLedgerCell *cell = &g_array_index(r->cells, VnLedgerCell, c);
             gint node = vn_topology_node_by_os_id(t, cell->node_os_id);
             if (node < 0)
                 continue;
             vn_resident_add_cell(vm, cell->id, (guint)node, cell->vcpus, cell->memory_kib);
+            vn_resident_set_cell_charge(vm, cell_memory_charge(r, cell, overhead));
             if (!r->dedicated)
                 set_die_domains(vm, cell, t, (guint)node);
         }

@@ -232,9 +232,11 @@ void vn_ledger_to_load(const VnLedger *l, const VnTopology *t, const VnPolicy *p
 
 /* The running domains of `l` as the rebalancer's residents on `t`
  * (vn-ledger-load.c): reserved starts and holds with `expires` are not
- * movable and left out, as are cells on nodes `t` does not have.  Returns
- * a GPtrArray of VnResident* (transfer full). */
-GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t);
+ * movable and left out, as are cells on nodes `t` does not have.  Each
+ * cell's charge (VnResidentCell.charge_kib) is what vn_ledger_to_load()
+ * counts for it with `policy`: a moved cell takes its share of the QEMU
+ * overhead along.  Returns a GPtrArray of VnResident* (transfer full). */
+GPtrArray *vn_ledger_residents(const VnLedger *l, const VnTopology *t, const VnPolicy *policy);
 
 /* Applies the rebalancer's move `m` (vn_rebalance_propose() on `t`,
  * `load`, `policy`) to the copy `r` of the moved VM's record

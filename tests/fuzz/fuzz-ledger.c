@@ -39,7 +39,7 @@ use(gpointer data)
     GPtrArray *records = vn_ledger_records(l);
 
     vn_ledger_to_load(l, vn_fuzz_topology(), vn_fuzz_policy(), NULL, load);
-    residents = vn_ledger_residents(l, vn_fuzz_topology());
+    residents = vn_ledger_residents(l, vn_fuzz_topology(), vn_fuzz_policy());
     for (guint i = 0; i < records->len; i++) {
         g_autofree gchar *reason = NULL;
 

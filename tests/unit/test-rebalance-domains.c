@@ -221,7 +221,7 @@ round_propose(Round *x, guint max_moves)
 
     x->load = vn_load_copy(x->h.load);
     vn_ledger_to_load(x->ledger, x->h.t, x->h.policy, NULL, x->load);
-    x->residents = vn_ledger_residents(x->ledger, x->h.t);
+    x->residents = vn_ledger_residents(x->ledger, x->h.t, x->h.policy);
     vn_rebalance_limits_init(&lim, 100000);
     lim.max_moves = max_moves;
     return vn_rebalance_propose(x->h.t, x->load, x->h.policy, x->residents, &lim, &x->notes);

@@ -262,6 +262,77 @@ test_consolidate(void)
     }
 }
 
+/* A VM of two 1 GiB cells on nodes `n0` and `n1`, each cell committing
+ * `charge_gib` there (its memory and its share of the QEMU overhead, as
+ * the ledger counts it). */
+static void
+add_charged(Fixture *f, guint n0, guint n1, guint charge_gib)
+{
+    VnResident *r = vn_resident_new("split", VN_PRIORITY_NORMAL, FALSE, 0);
+    const guint nodes[] = { n0, n1 };
+
+    for (guint i = 0; i < 2; i++) {
+        vn_resident_add_cell(r, i, nodes[i], 1, GIB);
+        vn_resident_set_cell_charge(r, charge_gib * GIB);
+        f->h.load->nodes[nodes[i]].committed_vcpus += 1;
+        f->h.load->nodes[nodes[i]].committed_memory_kib += charge_gib * GIB;
+    }
+    g_ptr_array_add(f->vms, r);
+}
+
+/* A moved cell takes its whole charge along (its QEMU overhead share
+ * too), as the next round's load, from the ledger, counts it.  Four
+ * nodes of 16 GiB; one VM on each of nodes 2 and 3; "split" has a 1 GiB
+ * cell on node 0 and one on node 1.
+ * With cells charging 4 GiB (3 GiB of overhead each) and 5 GiB VMs on
+ * nodes 2 and 3: 4, 4, 5, 5 GiB, the hottest 0.5/16 above the mean of
+ * 4.5.  Gathered, node 0 would hold 8 GiB, 3.5/16 = 0.22 above the mean:
+ * hot, so nothing moves (counting the guest memory alone, 5 and 3 GiB,
+ * it looked balanced); and from that state the next round would split it
+ * again (one cell off node 0): the ping-pong the refusal avoids.
+ * With cells charging 2 GiB and 3 GiB VMs: 2, 2, 3, 3; gathered 4, 0,
+ * 3, 3, the hottest 1.5/16 above the mean of 2.5: within the threshold,
+ * the 1 GiB cell moves, and the round after has nothing to do. */
+static void
+test_consolidate_takes_overhead(void)
+{
+    for (guint c = 0; c < 2; c++) {
+        Fixture f;
+        g_autoptr(GPtrArray) moves = NULL, notes = NULL, again = NULL;
+        fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+        add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, 2, 1, c == 0 ? 5 : 3);
+        add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, 3, 1, c == 0 ? 5 : 3);
+        add_charged(&f, 0, 1, c == 0 ? 4 : 2);
+        moves = propose(&f, &notes);
+        g_assert_nonnull(strstr(g_ptr_array_index(notes, 0), "balanced"));
+        if (c == 0) {
+            g_assert_cmpuint(moves->len, ==, 0);
+        } else {
+            const VnMove *m;
+            g_assert_cmpuint(moves->len, ==, 1);
+            m = g_ptr_array_index(moves, 0);
+            g_assert_cmpstr(m->vm, ==, "split");
+            g_assert_cmpuint(m->from_node, ==, 1);
+            g_assert_cmpuint(m->to_node, ==, 0);
+            g_assert_cmpuint(m->memory_kib, ==, GIB);
+            g_assert_cmpfloat_with_epsilon(m->imbalance_before, 0.5 / 16, 1e-9);
+            g_assert_cmpfloat_with_epsilon(m->imbalance_after, 1.5 / 16, 1e-9);
+        }
+        fixture_clear(&f);
+
+        /* the VM gathered on node 0: the next round */
+        fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+        add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, 2, 1, c == 0 ? 5 : 3);
+        add_vm(&f, "vm", VN_PRIORITY_NORMAL, 0, 1, 3, 1, c == 0 ? 5 : 3);
+        add_charged(&f, 0, 0, c == 0 ? 4 : 2);
+        again = propose(&f, NULL);
+        g_assert_cmpuint(again->len, ==, c == 0 ? 1 : 0);
+        if (c == 0)
+            g_assert_cmpuint(((VnMove *)g_ptr_array_index(again, 0))->from_node, ==, 0);
+        fixture_clear(&f);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -275,5 +346,6 @@ main(int argc, char **argv)
     g_test_add_func("/rebalance/lone-vm-stays", test_lone_vm_stays);
     g_test_add_func("/rebalance/allowed-set", test_allowed_set);
     g_test_add_func("/rebalance/consolidate", test_consolidate);
+    g_test_add_func("/rebalance/consolidate-takes-overhead", test_consolidate_takes_overhead);
     return g_test_run();
 }

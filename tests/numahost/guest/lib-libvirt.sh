@@ -240,6 +240,26 @@ wait_pages_on() {
     echo "$_pg"
 }
 
+# blocks_pages PID MIB...: "N0=.. total=.." (nodes in order) over one
+# anonymous VMA of each size given (the guest's cell RAM blocks)
+blocks_pages() {
+    local pid=$1 range rest size want
+    shift
+    want=" $* "
+    while read -r range rest; do
+        size=$(( (16#${range#*-} - 16#${range%-*}) >> 20 ))
+        case $want in *" $size "*)
+            want=${want/ $size / }
+            grep "^${range%-*} " "/proc/$pid/numa_maps" ;;
+        esac
+    done < "/proc/$pid/maps" | tr ' ' '\n' |
+        awk -F= '/^N[0-9]+=/ { n[substr($1, 2) + 0] += $2; t += $2 }
+                 END { for (k = 0; k < 1024; k++) if (k in n) printf "N%d=%d ", k, n[k]
+                       printf "total=%d", t }'
+}
+# pages_on PAGES NODE: the pages on NODE of a count like blocks_pages'
+pages_on() { echo "$1" | tr ' ' '\n' | awk -F= -v k="N$2" '$1 == k { n = $2 } END { print n + 0 }'; }
+
 # cpus_within LIST OUTER: every CPU of cpulist LIST is in cpulist OUTER
 cpus_within() {
     [ -n "$1" ] && [ -n "$2" ] || return 1
