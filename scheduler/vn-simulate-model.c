@@ -75,6 +75,17 @@ vn_sim_model_profile(const VnSimModel *m, const VnTopology *t, const VnPlacement
     }
 }
 
+/* The vCPUs committed on node `from`: its row of `demand` (n x n). */
+static gdouble
+committed_on(const gdouble *demand, guint n, guint from)
+{
+    gdouble committed = 0;
+
+    for (guint to = 0; to < n; to++)
+        committed += MAX(demand[from * n + to], 0.0);
+    return committed;
+}
+
 void
 vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *cpus,
                     gdouble *ret_rho)
@@ -83,9 +94,7 @@ vn_sim_model_demand(const VnTopology *t, const gdouble *demand, const gdouble *c
 
     memset(ret_rho, 0, sizeof(gdouble) * n);
     for (guint from = 0; from < n; from++) {
-        gdouble committed = 0, running;
-        for (guint to = 0; to < n; to++)
-            committed += MAX(demand[from * n + to], 0.0);
+        gdouble committed = committed_on(demand, n, from), running;
         if (committed <= 0)
             continue;
         /* a node's CPUs run at most as many vCPUs as they are */
@@ -103,10 +112,7 @@ vn_sim_model_cpu_wait(const VnTopology *t, const gdouble *demand, const gdouble 
 {
     guint n = t->n_nodes;
 
-    for (guint from = 0; from < n; from++) {
-        gdouble committed = 0;
-        for (guint to = 0; to < n; to++)
-            committed += MAX(demand[from * n + to], 0.0);
-        ret_wait[from] = cpus[from] > 0 ? MAX(1.0, committed / cpus[from]) : 1.0;
-    }
+    for (guint from = 0; from < n; from++)
+        ret_wait[from] =
+            cpus[from] > 0 ? MAX(1.0, committed_on(demand, n, from) / cpus[from]) : 1.0;
 }
