@@ -518,8 +518,8 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
         g_ptr_array_add(moves, m);
     }
     if (moves->len == lim->max_moves)
-        g_ptr_array_add(
-            notes, g_strdup_printf("stopped at the budget of %u moves per round", lim->max_moves));
+        g_ptr_array_add(notes, g_strdup_printf("stopped at the budget of %u move%s per round",
+                                               lim->max_moves, lim->max_moves == 1 ? "" : "s"));
     state_clear(&s);
     vn_domain_room_clear(&room);
     if (ret_notes)

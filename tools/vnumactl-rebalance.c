@@ -10,8 +10,9 @@
  * leaves it) — and then recorded in the ledger; a move libvirt refuses is
  * reported and leaves the ledger as it was.  Each move's line is followed
  * by its steps, indented (with the pages migrate_pages(2) did not move).
- * The moved VM's persistent definition follows (vn_live_apply()); when it
- * cannot, a warning on stderr and, with --json, the move's "warning".
+ * With --json a move's steps are its "steps".  The moved VM's persistent
+ * definition follows (vn_live_apply()); when it cannot, a warning on
+ * stderr and, with --json, the move's "warning".
  */
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -75,11 +76,12 @@ apply_move(virConnectPtr conn, const VnConfig *config, const VnTopology *t, cons
     return vn_cli_move_live(conn, config, t, moved, steps, ret_warning, error);
 }
 
-/* The round as vn_moves_add_json() shapes it, each move whose VM's
- * persistent definition did not follow with its "warning". */
+/* The round as vn_moves_add_json() shapes it, each move made live with
+ * its "steps" (the lines the text output indents under it) and each move
+ * whose VM's persistent definition did not follow with its "warning". */
 static JsonNode *
 moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gboolean *applied,
-              gchar **warnings)
+              GPtrArray *steps, gchar **warnings)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     JsonNode *root;
@@ -90,10 +92,19 @@ moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gbo
     json_builder_end_object(b);
     root = json_builder_get_root(b);
     a = json_object_get_array_member(json_node_get_object(root), "moves");
-    for (guint i = 0; i < moves->len; i++)
+    for (guint i = 0; i < moves->len; i++) {
+        JsonObject *move = json_array_get_object_element(a, i);
+        const GPtrArray *done = g_ptr_array_index(steps, i);
+
+        if (done->len) {
+            JsonArray *lines = json_array_sized_new(done->len);
+            for (guint k = 0; k < done->len; k++)
+                json_array_add_string_element(lines, g_ptr_array_index(done, k));
+            json_object_set_array_member(move, "steps", lines);
+        }
         if (warnings[i])
-            json_object_set_string_member(json_array_get_object_element(a, i), "warning",
-                                          warnings[i]);
+            json_object_set_string_member(move, "warning", warnings[i]);
+    }
     return root;
 }
 
@@ -191,7 +202,7 @@ vn_cmd_rebalance(int argc, char **argv)
     }
     if (o.json) {
         g_autoptr(JsonNode) node =
-            moves_to_json(t, moves, notes, applied, (gchar **)warnings->pdata);
+            moves_to_json(t, moves, notes, applied, steps, (gchar **)warnings->pdata);
         vn_cli_print_json(node);
         return rc;
     }

@@ -354,8 +354,8 @@ vn_cmd_simulate(int argc, char **argv)
                                   &error))
             return vn_cli_fail_printf("%s: %s", o.trace, error->message);
         if (!m.admitted)
-            return vn_cli_fail_printf("--matched-to: %s admits none of the %u VMs of %s",
-                                      o.matched_to, m.vms, o.trace);
+            return vn_cli_fail_printf("--matched-to: %s admits none of the %u VM%s of %s",
+                                      o.matched_to, m.vms, m.vms == 1 ? "" : "s", o.trace);
         replayed = vn_trace_subset(trace, admitted);
     }
     for (guint i = 0; i < results->len; i++) {
