@@ -79,6 +79,7 @@ compute_cpu(VnPlanCtx *c, guint i)
         n_free += (guint)__builtin_popcountll(host & ~c->load->dedicated_cpus->words[w]);
     }
 
+    cap->shared_cpus = n_free;
     if (!c->req->dedicated) {
         gdouble capacity = n_free * c->policy->cpu_overcommit;
         guint whole = (guint)capacity;
@@ -304,6 +305,19 @@ vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
         c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
 
     return cap->cpu_util + vcpus / cap->vcpu_capacity + contention;
+}
+
+gdouble
+vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    gdouble rho;
+
+    if (c->req->dedicated || cap->shared_cpus == 0)
+        return 0.0;
+    rho = (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / cap->shared_cpus;
+    return VN_BALANCE_DENSITY_WEIGHT *
+           CLAMP((rho - VN_BALANCE_DENSITY_KNEE) / (1.0 - VN_BALANCE_DENSITY_KNEE), 0.0, 1.0);
 }
 
 gdouble

@@ -104,16 +104,18 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 {
     gboolean packing = c->balance == VN_BALANCE_MEMORY_PACKING;
     guint internal = 0, dev = 0;
-    gdouble load = 0.0, load_sum = 0.0, cpu = 0.0, free_share = 0.0, balance;
+    gdouble load = 0.0, ranked = 0.0, ranked_sum = 0.0, cpu = 0.0, free_share = 0.0, balance;
 
     for (guint i = 0; i < s->k; i++) {
         gdouble util = vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
+        gdouble density = vn_plan_node_density_after(c, s->nodes[i], s->vcpus[i]);
         for (guint j = i + 1; j < s->k; j++)
             internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
         load = MAX(load, util);
-        load_sum += util;
+        ranked = MAX(ranked, util + density);
+        ranked_sum += util + density;
         if (packing) {
-            cpu = MAX(cpu, vn_plan_node_cpu_after(c, s->nodes[i], s->vcpus[i]));
+            cpu = MAX(cpu, vn_plan_node_cpu_after(c, s->nodes[i], s->vcpus[i]) + density);
             free_share = MAX(free_share, vn_plan_node_free_after(c, s->nodes[i], s->mem_kib[i]));
         }
     }
@@ -131,9 +133,9 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
     if (packing)
         balance = cpu + VN_BALANCE_PACKING_FREE_WEIGHT * free_share;
     else if (c->balance == VN_BALANCE_KEEP_HOLE)
-        balance = vn_plan_hole_lost(c, s) + VN_BALANCE_HOLE_LOAD_WEIGHT * load;
+        balance = vn_plan_hole_lost(c, s) + VN_BALANCE_HOLE_LOAD_WEIGHT * ranked;
     else
-        balance = load + VN_BALANCE_LOAD_MEAN_WEIGHT * load_sum / s->k;
+        balance = ranked + VN_BALANCE_LOAD_MEAN_WEIGHT * ranked_sum / s->k;
     if (c->policy->split == VN_SPLIT_FILL && s->k > 1)
         balance += VN_SPLIT_FILL_REMOTE_WEIGHT * remote_share(c, s);
     /* Lexicographic: distance, then devices, then balance (< 10). */

@@ -235,14 +235,15 @@ def summarize(rows, policies):
           "\n  from distance alone (contention left out) at or below every peer's; rslow<=: run"
           "\n  slowdown (CPU waiting on overcommitted nodes counted) at or below every peer's; rej0/split0:"
           "\n  no VM turned away that had a placement / split that one node could hold; all4: all"
-          "\n  of served, remote, rej0, split0; best_eff: highest effective GiB-h of every policy;"
+          "\n  of served, remote, rej0, split0; all5: all4 and slow<= (every test of the placement"
+          "\n  quality issue); best_eff: highest effective GiB-h of every policy;"
           "\n  vs vnuma: more effective GiB-h / lower remote share / lower slowdown than vnuma")
-    print("%-20s %11s %9s %6s %6s %7s %7s %5s %7s %5s %8s %14s" %
+    print("%-20s %11s %9s %6s %6s %7s %7s %5s %7s %5s %5s %8s %14s" %
           ("candidate", "served>=99%", "remote<=", "slow<", "slow<=", "dslow<=", "rslow<=", "rej0",
-           "split0", "all4", "best_eff", "vs vnuma e/r/s"))
+           "split0", "all4", "all5", "best_eff", "vs vnuma e/r/s"))
     for c in cands:
         k = dict(served=0, remote=0, slow=0, slowle=0, dslow=0, rslow=0, rej=0, split=0, all4=0,
-                 eff=0, ve=0, vr=0, vs=0)
+                 all5=0, eff=0, ve=0, vr=0, vs=0)
         for _h, _l, _peak, _rate, res, _matched in rows:
             m = res[c]
             peers = [res[p] for p in PEERS if p in res]
@@ -260,14 +261,15 @@ def summarize(rows, policies):
                            ("split", split), ("eff", eff)):
                 k[key] += v
             k["all4"] += served and remote and rej and split
+            k["all5"] += served and remote and rej and split and slowle
             if "vnuma" in res:
                 v = res["vnuma"]
                 k["ve"] += m["effective_gib_hours"] > v["effective_gib_hours"] * 1.001
                 k["vr"] += m["remote_share"] < v["remote_share"] - 0.001
                 k["vs"] += m["slowdown"] < v["slowdown"] - 0.001
-        print("%-20s %11d %9d %6d %6d %7d %7d %5d %7d %5d %8d %14s" %
+        print("%-20s %11d %9d %6d %6d %7d %7d %5d %7d %5d %5d %8d %14s" %
               (c, k["served"], k["remote"], k["slow"], k["slowle"], k["dslow"], k["rslow"], k["rej"],
-               k["split"], k["all4"],
+               k["split"], k["all4"], k["all5"],
                k["eff"],
                "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
 

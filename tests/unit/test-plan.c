@@ -49,6 +49,37 @@ test_least_loaded(void)
     vn_test_host_clear(&h);
 }
 
+/* Crowded CPUs rank a node worse (VN_BALANCE_DENSITY_WEIGHT): two nodes
+ * of 4 CPUs and 64 GiB, a VM of 2 vCPUs and 8 GiB.  Node 0 holds 8 GiB,
+ * node 1 20 GiB.  With no vCPUs on node 0 its load after placement is
+ * max(2 / 16, 16 / 64) = 0.25 against node 1's max(2 / 16, 28 / 64) =
+ * 0.44, and it takes the VM (2 / 4 = 0.5 CPUs busy: at the knee, no
+ * crowding).  With 3 shared vCPUs on node 0 its CPU use counted against the
+ * 4x overcommitted capacity is still only (3 + 2) / 16 = 0.31, but 5
+ * vCPUs for 4 CPUs is past the knee all the way: 0.31 + 1.0 against node
+ * 1's 0.44, and node 1 takes it. */
+static void
+test_crowded_cpus(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(2, 8);
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 64));
+    h.load->nodes[0].committed_memory_kib = 8 * GIB;
+    h.load->nodes[1].committed_memory_kib = 20 * GIB;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+    }
+    h.load->nodes[0].committed_vcpus = 3;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
+    }
+    vn_test_host_clear(&h);
+}
+
 /* Page cache is not load: a node whose free memory is low only because
  * the kernel keeps file pages there (a dpkg run, a backup) still holds a
  * VM, and is not ranked busier than a node with less room in all. */
@@ -787,6 +818,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/topology/cpu-id-too-large", test_cpu_id_too_large);
     g_test_add_func("/plan/fit/least-loaded", test_least_loaded);
     g_test_add_func("/plan/fit/spread", test_spread);
+    g_test_add_func("/plan/fit/crowded-cpus", test_crowded_cpus);
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
     g_test_add_func("/plan/split/fill/intel-2s", test_fill_oracle_2s);
