@@ -291,6 +291,17 @@ nodes_string(const VnTopology *t, const guint *nodes, guint k)
     return g_string_free(s, FALSE);
 }
 
+/* ", N vCPUs on its M CPUs" when node `node` would be crowded past the
+ * knee after `vcpus` more (vn_plan_node_density_after()), else "". */
+static gchar *
+crowded_note(const VnPlanCtx *c, guint node, guint vcpus)
+{
+    if (vn_plan_node_density_after(c, node, vcpus) <= 0.0)
+        return g_strdup("");
+    return g_strdup_printf(", %u vCPUs on its %u CPUs (crowded past half)",
+                           c->load->nodes[node].committed_vcpus + vcpus, c->cap[node].shared_cpus);
+}
+
 static void
 explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 {
@@ -350,17 +361,19 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
      * size tried, so the chosen one is not always the first. */
     for (guint i = 0, shown = 0; i < p->candidates->len && shown < 2; i++) {
         const VnCandidate *cand = g_ptr_array_index(p->candidates, i);
-        g_autofree gchar *alt = NULL;
+        g_autofree gchar *alt = NULL, *crowded = NULL;
         if (!cand->feasible || cand->chosen)
             continue;
         shown++;
         alt = nodes_string(c->t, (const guint *)cand->nodes->data, cand->nodes->len);
+        if (cand->nodes->len == 1)
+            crowded = crowded_note(c, g_array_index(cand->nodes, guint, 0), c->req->vcpus);
         if (cand->nodes->len == 1 && !c->n_dev)
-            vn_placement_add_reason(p, "not node %s: load after placement %.0f%%", alt,
-                                    cand->load_after * 100.0);
+            vn_placement_add_reason(p, "not node %s: load after placement %.0f%%%s", alt,
+                                    cand->load_after * 100.0, crowded);
         else if (cand->nodes->len == 1)
-            vn_placement_add_reason(p, "not node %s: device distance %u, load after %.0f%%", alt,
-                                    cand->device_distance, cand->load_after * 100.0);
+            vn_placement_add_reason(p, "not node %s: device distance %u, load after %.0f%%%s", alt,
+                                    cand->device_distance, cand->load_after * 100.0, crowded);
         else
             vn_placement_add_reason(
                 p, "not nodes %s: internal distance %u, device distance %u, load after %.0f%%", alt,

@@ -57,7 +57,9 @@ test_least_loaded(void)
  * crowding).  With 3 shared vCPUs on node 0 its CPU use counted against the
  * 4x overcommitted capacity is still only (3 + 2) / 16 = 0.31, but 5
  * vCPUs for 4 CPUs is past the knee all the way: 0.31 + 1.0 against node
- * 1's 0.44, and node 1 takes it. */
+ * 1's 0.44, and node 1 takes it; its reasons say so. */
+static gboolean has_reason(GPtrArray *reasons, const gchar *text);
+
 static void
 test_crowded_cpus(void)
 {
@@ -76,6 +78,9 @@ test_crowded_cpus(void)
         g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         vn_test_assert_invariants(&h, r, p);
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
+        /* and the explanation says why the less loaded node lost */
+        g_assert_true(has_reason(p->reasons, "not node 0: load after placement 31%, 5 vCPUs on "
+                                             "its 4 CPUs (crowded past half)"));
     }
     vn_test_host_clear(&h);
 }
