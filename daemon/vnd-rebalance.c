@@ -40,7 +40,7 @@ moves_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes)
 
     json_builder_begin_object(b);
     vn_json_add_bool(b, "dry_run", TRUE);
-    vn_moves_add_json(b, t, moves, notes, NULL);
+    vn_moves_add_json(b, t, moves, notes, NULL, NULL, NULL);
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }

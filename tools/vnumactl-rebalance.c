@@ -84,28 +84,11 @@ moves_to_json(const VnTopology *t, GPtrArray *moves, GPtrArray *notes, const gbo
               GPtrArray *steps, gchar **warnings)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
-    JsonNode *root;
-    JsonArray *a;
 
     json_builder_begin_object(b);
-    vn_moves_add_json(b, t, moves, notes, applied);
+    vn_moves_add_json(b, t, moves, notes, applied, steps, warnings);
     json_builder_end_object(b);
-    root = json_builder_get_root(b);
-    a = json_object_get_array_member(json_node_get_object(root), "moves");
-    for (guint i = 0; i < moves->len; i++) {
-        JsonObject *move = json_array_get_object_element(a, i);
-        const GPtrArray *done = g_ptr_array_index(steps, i);
-
-        if (done->len) {
-            JsonArray *lines = json_array_sized_new(done->len);
-            for (guint k = 0; k < done->len; k++)
-                json_array_add_string_element(lines, g_ptr_array_index(done, k));
-            json_object_set_array_member(move, "steps", lines);
-        }
-        if (warnings[i])
-            json_object_set_string_member(move, "warning", warnings[i]);
-    }
-    return root;
+    return json_builder_get_root(b);
 }
 
 static gboolean

@@ -152,7 +152,8 @@ vn_move_add_json_members(JsonBuilder *b, const VnTopology *t, const gchar *vm, g
 }
 
 static void
-add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
+add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied, GPtrArray *steps,
+         const gchar *warning)
 {
     json_builder_begin_object(b);
     vn_move_add_json_members(b, t, m->vm, m->cell, m->from_node, m->to_node, m->vcpus,
@@ -171,17 +172,22 @@ add_move(JsonBuilder *b, const VnTopology *t, const VnMove *m, gboolean applied)
     }
     vn_json_add_string(b, "reason", m->reason);
     vn_json_add_bool(b, "applied", applied);
+    if (steps && steps->len)
+        vn_json_add_strings(b, "steps", steps);
+    if (warning)
+        vn_json_add_string(b, "warning", warning);
     json_builder_end_object(b);
 }
 
 void
 vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArray *notes,
-                  const gboolean *applied)
+                  const gboolean *applied, GPtrArray *steps, gchar **warnings)
 {
     json_builder_set_member_name(b, "moves");
     json_builder_begin_array(b);
     for (guint i = 0; i < moves->len; i++)
-        add_move(b, t, g_ptr_array_index(moves, i), applied && applied[i]);
+        add_move(b, t, g_ptr_array_index(moves, i), applied && applied[i],
+                 steps ? g_ptr_array_index(steps, i) : NULL, warnings ? warnings[i] : NULL);
     json_builder_end_array(b);
     vn_json_add_strings(b, "notes", notes);
 }

@@ -29,11 +29,13 @@ JsonNode *vn_plan_error_to_json(const GError *error, GPtrArray *reasons);
  * round, the shape `vnumactl rebalance --json` prints and POST
  * /v1/rebalance answers:
  *   "moves": [{"vm", "cell", "from", "to", "vcpus", "memory_mib", "reason",
- *              "applied"}], "notes": [...]
+ *              "applied", "steps", "warning"}], "notes": [...]
  * "from"/"to" are host kernel node numbers.  `applied` (NULL: none) holds
- * one flag per move; `notes` may be NULL. */
+ * one flag per move; `steps` (NULL: none) one GPtrArray of lines per move,
+ * "steps" given for a move with lines; `warnings` (NULL: none) one string
+ * or NULL per move, "warning" given when set; `notes` may be NULL. */
 void vn_moves_add_json(JsonBuilder *b, const VnTopology *t, GPtrArray *moves, GPtrArray *notes,
-                       const gboolean *applied);
+                       const gboolean *applied, GPtrArray *steps, gchar **warnings);
 /* The members every live move of a guest cell shares, in the object being
  * built in `b`: "vm", "cell", "from", "to" (host kernel node numbers of
  * the node indices given), "vcpus", "memory_mib".  The rebalancer's moves
