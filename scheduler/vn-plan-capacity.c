@@ -161,13 +161,9 @@ rank_rooms(VnPlanCtx *c)
 {
     c->by_room = g_new(guint, MAX(c->n, 1));
     c->n_by_room = 0;
-    c->hole_base_kib = 0;
-    for (guint i = 0; i < c->n; i++) {
-        if (!c->cap[i].usable)
-            continue;
-        c->by_room[c->n_by_room++] = i;
-        c->hole_base_kib = MAX(c->hole_base_kib, c->cap[i].mem_base_kib);
-    }
+    for (guint i = 0; i < c->n; i++)
+        if (c->cap[i].usable)
+            c->by_room[c->n_by_room++] = i;
     g_qsort_with_data(c->by_room, (gint)c->n_by_room, sizeof(guint), room_cmp, c);
 }
 
@@ -176,7 +172,7 @@ vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s)
 {
     guint64 hole = 0;
 
-    if (!c->hole_base_kib)
+    if (!c->largest_base_kib)
         return 0.0;
     for (guint i = 0; i < s->k; i++) {
         guint64 room = c->cap[s->nodes[i]].mem_kib;
@@ -193,7 +189,7 @@ vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s)
             break;
         }
     }
-    return CLAMP(1.0 - (gdouble)hole / (gdouble)c->hole_base_kib, 0.0, 1.0);
+    return CLAMP(1.0 - (gdouble)hole / (gdouble)c->largest_base_kib, 0.0, 1.0);
 }
 
 /* The committed share of the memory of the nodes with CPUs and memory
@@ -265,6 +261,10 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
         compute_cpu(c, i);
         compute_memory(c, i, overhead_per_cell_kib);
     }
+    c->largest_base_kib = 0;
+    for (guint i = 0; i < c->n; i++)
+        if (c->cap[i].usable)
+            c->largest_base_kib = MAX(c->largest_base_kib, c->cap[i].mem_base_kib);
     choose_balance(c);
     if (c->balance == VN_BALANCE_KEEP_HOLE)
         rank_rooms(c);
@@ -308,7 +308,7 @@ vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
 }
 
 gdouble
-vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus)
+vn_plan_node_crowding(const VnPlanCtx *c, guint node, guint vcpus)
 {
     const VnNodeCap *cap = &c->cap[node];
     gdouble rho;
@@ -316,8 +316,31 @@ vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus)
     if (c->req->dedicated || cap->shared_cpus == 0)
         return 0.0;
     rho = (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / cap->shared_cpus;
-    return VN_BALANCE_DENSITY_WEIGHT *
-           CLAMP((rho - VN_BALANCE_DENSITY_KNEE) / (1.0 - VN_BALANCE_DENSITY_KNEE), 0.0, 1.0);
+    return CLAMP((rho - VN_BALANCE_DENSITY_KNEE) / (1.0 - VN_BALANCE_DENSITY_KNEE), 0.0, 1.0) +
+           VN_BALANCE_DENSITY_OVER_SLOPE * MAX(0.0, rho - 1.0) / (1.0 - VN_BALANCE_DENSITY_KNEE);
+}
+
+gdouble
+vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
+{
+    gdouble before = vn_plan_node_crowding(c, node, 0);
+    gdouble after = vn_plan_node_crowding(c, node, vcpus);
+    gdouble held, added;
+
+    if (after <= 0.0 || c->largest_base_kib == 0)
+        return 0.0;
+    held = (gdouble)c->load->nodes[node].committed_memory_kib / (gdouble)c->largest_base_kib;
+    added = (gdouble)mem_kib / (gdouble)c->largest_base_kib;
+    return VN_BALANCE_DENSITY_WEIGHT * (after * (held + added) - before * held);
+}
+
+guint
+vn_plan_node_uncrowded_vcpus(const VnPlanCtx *c, guint node)
+{
+    guint knee = (guint)(c->cap[node].shared_cpus * VN_BALANCE_DENSITY_KNEE);
+    guint committed = c->load->nodes[node].committed_vcpus;
+
+    return knee > committed ? knee - committed : 0;
 }
 
 gdouble

@@ -108,7 +108,7 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 
     for (guint i = 0; i < s->k; i++) {
         gdouble util = vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
-        gdouble density = vn_plan_node_density_after(c, s->nodes[i], s->vcpus[i]);
+        gdouble density = vn_plan_node_density_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
         for (guint j = i + 1; j < s->k; j++)
             internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
         load = MAX(load, util);

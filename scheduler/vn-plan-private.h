@@ -41,13 +41,15 @@ typedef struct {
                             * assignment (vn-plan-cells.c) */
     gint *dev_node;          /* device node indices (-1 unknown) */
     guint n_dev;
-    guint64 *scratch; /* 8 * n words for the split: no allocation per
+    guint64 *scratch; /* 9 * n words for the split: no allocation per
                             * evaluated set */
     /* balance keep-hole: usable nodes by guest memory they can take,
-     * largest first, and the largest node's memory less reservation */
+     * largest first */
     guint *by_room;
     guint n_by_room;
-    guint64 hole_base_kib;
+    /* the largest usable node's memory less reservation: keep-hole's
+     * base, and the unit of memory the crowding term weighs */
+    guint64 largest_base_kib;
     /* tiers: the mode this plan applies (vn-plan-tiers.c), and whether
      * CPU-less slow nodes take memory-only cells in the capacity */
     VnTiers tiers;
@@ -82,12 +84,20 @@ const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
 gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
 gdouble vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus);
 gdouble vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib);
-/* Balance, every mode: the crowding of a node's CPUs after placement,
- * VN_BALANCE_DENSITY_WEIGHT x clamp((rho - knee) / (1 - knee), 0, 1) with
- * rho its committed shared vCPUs over its shared CPUs (not the
- * overcommitted capacity) and knee VN_BALANCE_DENSITY_KNEE; 0 for a
- * dedicated request. */
-gdouble vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus);
+/* The crowding of a node's CPUs after `vcpus` more shared vCPUs:
+ * clamp((rho - knee) / (1 - knee), 0, 1) + over_slope x max(0, rho - 1) /
+ * (1 - knee), rho its committed shared vCPUs over its shared CPUs (not the
+ * overcommitted capacity), knee VN_BALANCE_DENSITY_KNEE, over_slope
+ * VN_BALANCE_DENSITY_OVER_SLOPE; 0 for a dedicated request. */
+gdouble vn_plan_node_crowding(const VnPlanCtx *c, guint node, guint vcpus);
+/* Balance, every mode: the crowding this placement adds on a node,
+ * weighed by the memory it slows (VN_BALANCE_DENSITY_WEIGHT x (after x
+ * (held + added) - before x held), held the node's committed memory and
+ * added the VM's `mem_kib` there, as shares of the largest node's memory:
+ * the same GiB weigh the same on every node). */
+gdouble vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
+/* Shared vCPUs a node takes before its crowding knee (0 past it). */
+guint vn_plan_node_uncrowded_vcpus(const VnPlanCtx *c, guint node);
 /* Balance keep-hole: 1 - the largest guest memory any node can take
  * after `s` is placed, as a share of the largest node (0..1). */
 gdouble vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s);
@@ -105,20 +115,30 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
  * the busiest member's (a filled split's fullest member is full whatever
  * the set; without it the first set found would win). */
 #define VN_BALANCE_LOAD_MEAN_WEIGHT 1e-3
-/* Balance, every mode: a node whose shared vCPUs pass half its CPUs
- * (the knee) ranks worse, by up to VN_BALANCE_DENSITY_WEIGHT once they
- * are as many as its CPUs (a point of load for a point of crowding past
- * the knee).  The load and packing figures count CPU use against the
+/* Balance, every mode: placing vCPUs on a node whose shared vCPUs pass
+ * half its CPUs (the knee) slows the memory accesses that land there:
+ * its memory bandwidth and run queues fill (vn-simulate-model.h: the same
+ * knee), while the load and packing figures count CPU use against the
  * overcommitted capacity (4x by default), where a node whose every CPU
- * already runs a vCPU looks a quarter used; its memory bandwidth and run
- * queues are full by then (vn-simulate-model.h: the same knee).  Not in
- * the growth of candidate sets, which stays least loaded (the nearest set
- * first).  Measured with tools/sim-compare.py over 360 host x trace cases
- * (README): with weight 1 the default met every placement test in 134
- * against 117 without the term, the same all but the slowdown in 306
- * against 303; weight 3: 133 and 301. */
+ * already runs a vCPU looks a quarter used.  The term is the rise of the
+ * crowding curve times the memory it slows, the node's and the VM's share
+ * there, as shares of the node's memory (a point of load for a node full
+ * of memory going from the knee to one vCPU a CPU): a VM with much memory
+ * goes where CPUs are free, a small one may take CPUs on a node whose
+ * memory is little used.  Not in the growth of candidate sets, which
+ * stays least loaded (the nearest set first).  Measured with
+ * tools/sim-compare.py over 360 host x trace cases (README). */
 #define VN_BALANCE_DENSITY_WEIGHT 1.0
 #define VN_BALANCE_DENSITY_KNEE 0.5
+/* Past one vCPU a CPU the memory bandwidth is full but the run queues
+ * keep growing (CFS runs n runnable vCPUs each at 1/n speed): the
+ * crowding keeps rising at a quarter of its slope below, so a node
+ * already full is not free to crowd further.  Measured (README): 0.25
+ * against a crowding that stops at one vCPU a CPU, every test of the
+ * placement quality issue met in 170 of 360 against 169, the four without
+ * the slowdown 305 against 301, the lowest run slowdown 142 against 125;
+ * at the full slope (1.0), 146, 297 and 143. */
+#define VN_BALANCE_DENSITY_OVER_SLOPE 0.25
 gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
 
 /* vn-plan-cells.c: guest cells of their own sizes (VnRequest.cell_sizes).

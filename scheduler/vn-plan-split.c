@@ -4,7 +4,8 @@
  * (VnSplit): fill puts as much of the VM as fits on the member with the
  * most room and the rest on the others, vCPUs following memory (the
  * remote share of a split VM is 1 - sum of each cell's share squared:
- * the more of it on one node, the less remote); even shares it equally,
+ * the more of it on one node, the less remote), each member's vCPUs under
+ * half its CPUs where the set has room for that (fill_uncrowded()); even shares it equally,
  * uneven only where a node's capacity forces it (the shortfall moves to
  * the nodes with room, in node order).  Fixed guest cells are identical;
  * guest cells of their own sizes are assigned whole to nodes instead:
@@ -241,6 +242,33 @@ split_fill(const VnPlanCtx *c, VnNodeSet *s, const guint64 *vcap, const guint64 
            fill_vcpus(vunits, s->k, vcap, memory_only, mout, target, vout);
 }
 
+/* Split fill keeps each member's vCPUs under its crowding knee when the
+ * set can (vn_plan_node_uncrowded_vcpus() covers the VM on every member
+ * with CPUs): `vcap` becomes that room.  The memory then follows the
+ * vCPUs as usual: 16 vCPUs and 64 GiB on two 16-CPU nodes are 8 and 8,
+ * 32 GiB each, not 15 vCPUs and 60 GiB on one node, whose memory
+ * bandwidth the 15 would fill.  Dedicated vCPUs have CPUs of their own. */
+static void
+fill_uncrowded(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, guint64 *vcap)
+{
+    guint64 *room = c->scratch + 8 * (gsize)c->n, sum = 0;
+
+    if (c->req->dedicated)
+        return;
+    for (guint i = 0; i < s->k; i++) {
+        room[i] = memory_only[i]
+                      ? 0
+                      : MIN(vcap[i], vn_plan_node_uncrowded_vcpus(c, s->nodes[i]) / c->vcpu_unit);
+        if (!memory_only[i] && room[i] < 1)
+            return;
+        sum += room[i];
+    }
+    if (sum < c->req->vcpus / c->vcpu_unit)
+        return;
+    for (guint i = 0; i < s->k; i++)
+        vcap[i] = room[i];
+}
+
 static gboolean
 split_auto(const VnPlanCtx *c, VnNodeSet *s)
 {
@@ -257,6 +285,7 @@ split_auto(const VnPlanCtx *c, VnNodeSet *s)
         memory_only[i] = cap->memory_only;
     }
     if (c->policy->split == VN_SPLIT_FILL && s->k > 1) {
+        fill_uncrowded(c, s, memory_only, vcap);
         if (!split_fill(c, s, vcap, mcap, memory_only, vout, mout))
             return FALSE;
     } else if (!water_fill(vunits, s->k, vcap, memory_only, vout) ||

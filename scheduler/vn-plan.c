@@ -189,9 +189,9 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
         c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
         c->mshare_fixed = (munits + req->cells - 1) / req->cells;
     }
-    /* 4 words per node for the split, a gboolean per node, and 3 words
+    /* 4 words per node for the split, a gboolean per node, and 4 words
      * per node for the fill split (vn-plan-split.c) */
-    c->scratch = g_new(guint64, 8 * (gsize)MAX(c->n, 1));
+    c->scratch = g_new(guint64, 9 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
     if (c->sizes)
@@ -291,15 +291,23 @@ nodes_string(const VnTopology *t, const guint *nodes, guint k)
     return g_string_free(s, FALSE);
 }
 
-/* ", N vCPUs on its M CPUs" when node `node` would be crowded past the
- * knee after `vcpus` more (vn_plan_node_density_after()), else "". */
+/* ", N vCPUs on its M CPUs, crowded past half: A to B on X" when node
+ * `node` would be crowded past the knee after `vcpus` more: its crowding
+ * before and after (vn_plan_node_crowding()) and the memory there whose
+ * accesses it slows, the node's committed memory and `mem_kib` of the VM
+ * (what vn_plan_node_density_after() weighs); else "". */
 static gchar *
-crowded_note(const VnPlanCtx *c, guint node, guint vcpus)
+crowded_note(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
 {
-    if (vn_plan_node_density_after(c, node, vcpus) <= 0.0)
+    gdouble after = vn_plan_node_crowding(c, node, vcpus);
+    g_autofree gchar *memory = NULL;
+
+    if (after <= 0.0)
         return g_strdup("");
-    return g_strdup_printf(", %u vCPUs on its %u CPUs (crowded past half)",
-                           c->load->nodes[node].committed_vcpus + vcpus, c->cap[node].shared_cpus);
+    memory = vn_plan_format_kib(c->load->nodes[node].committed_memory_kib + mem_kib);
+    return g_strdup_printf(", %u vCPUs on its %u CPUs, crowded past half: %.2f to %.2f on %s",
+                           c->load->nodes[node].committed_vcpus + vcpus, c->cap[node].shared_cpus,
+                           vn_plan_node_crowding(c, node, 0), after, memory);
 }
 
 static void
@@ -323,10 +331,11 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
     else if (p->interleave)
         vn_placement_add_reason(
             p, "larger than any single node's free capacity: memory over %u nodes", set->k);
-    else if (set->k == 1)
-        vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%)", nodes,
-                                set->load_after * 100.0);
-    else
+    else if (set->k == 1) {
+        g_autofree gchar *crowded = crowded_note(c, set->nodes[0], set->vcpus[0], set->mem_kib[0]);
+        vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%%s)",
+                                nodes, set->load_after * 100.0, crowded);
+    } else
         vn_placement_add_reason(
             p, "larger than any single node's free capacity: %u cells on %u nodes", set->k, set->k);
     if (set->k > 1)
@@ -367,7 +376,8 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
         shown++;
         alt = nodes_string(c->t, (const guint *)cand->nodes->data, cand->nodes->len);
         if (cand->nodes->len == 1)
-            crowded = crowded_note(c, g_array_index(cand->nodes, guint, 0), c->req->vcpus);
+            crowded = crowded_note(c, g_array_index(cand->nodes, guint, 0), c->req->vcpus,
+                                   c->req->memory_kib);
         if (cand->nodes->len == 1 && !c->n_dev)
             vn_placement_add_reason(p, "not node %s: load after placement %.0f%%%s", alt,
                                     cand->load_after * 100.0, crowded);

@@ -199,6 +199,8 @@ def main():
     summarize(rows, policies)
     if a.matched:
         summarize_matched(rows, policies)
+    if "vnuma" in policies:
+        list_misses(rows, "vnuma")
 
 
 def compare_matched(vnumactl, source, trace, policies, a):
@@ -272,6 +274,64 @@ def summarize(rows, policies):
                k["split"], k["all4"], k["all5"],
                k["eff"],
                "%d/%d/%d" % (k["ve"], k["vr"], k["vs"])))
+
+
+def vms(n):
+    return "no VMs" if n == 0 else "1 VM" if n == 1 else "%d VMs" % n
+
+
+def misses_of(res, c):
+    """The issue's tests that candidate c misses in one case, each as a
+    line naming the figure, the peer that sets the bar and what that peer
+    did for it (turned VMs away, served less)."""
+    m = res[c]
+    peers = [p for p in PEERS if p in res]
+    out = []
+
+    def peer_did(p):
+        x = res[p]
+        return ("%s turned away %s that had a placement and served %.1f %% of %s's GiB-h "
+                "(effective GiB-h %.0f against %s's %.0f)" %
+                (p, vms(x["rejected_feasible"]), 100.0 * x["served_gib_hours"] / m["served_gib_hours"],
+                 c, x["effective_gib_hours"], c, m["effective_gib_hours"]))
+
+    best = max(peers, key=lambda p: res[p]["served_gib_hours"])
+    if m["served_gib_hours"] < 0.99 * res[best]["served_gib_hours"]:
+        out.append("served %.0f GiB-h, %.1f %% of %s's %.0f" %
+                   (m["served_gib_hours"], 100.0 * m["served_gib_hours"] /
+                    res[best]["served_gib_hours"], best, res[best]["served_gib_hours"]))
+    best = min(peers, key=lambda p: res[p]["remote_share"])
+    if m["remote_share"] > res[best]["remote_share"] + 1e-9:
+        out.append("remote share %.1f %% against %s's %.1f %%; %s" %
+                   (m["remote_share"] * 100, best, res[best]["remote_share"] * 100, peer_did(best)))
+    best = min(peers, key=lambda p: res[p]["slowdown"])
+    if m["slowdown"] > res[best]["slowdown"] + 1e-9:
+        out.append("slowdown %.3f against %s's %.3f; %s" %
+                   (m["slowdown"], best, res[best]["slowdown"], peer_did(best)))
+    if m["rejected_feasible"]:
+        out.append("turned away %s that had a placement" % vms(m["rejected_feasible"]))
+    if m["split_unnecessary"]:
+        out.append("split %s that one node could hold" % vms(m["split_unnecessary"]))
+    return out
+
+
+def list_misses(rows, c):
+    """Every case where c misses a test of the placement quality issue,
+    with what the peer that beats it did (the cases a reader must judge);
+    with --matched also c's slowdown on that peer's own VMs."""
+    lines, met = [], 0
+    for hname, lname, _peak, _rate, res, matched in rows:
+        whys = misses_of(res, c)
+        met += not whys
+        for why in whys:
+            peer = why.split("'s ")[0].split()[-1] if why.startswith("slowdown") else None
+            if peer in matched:
+                why += "; on %s's own VMs %s's slowdown is %.3f" % (
+                    peer, c, matched[peer][c]["slowdown"])
+            lines.append("  %s %s: %s" % (hname, lname, why))
+    print("\nCases where %s misses a test of the placement quality issue (%d of %d meet all"
+          " five; the bar is the best peer's):" % (c, met, len(rows)))
+    print("\n".join(lines) if lines else "  none")
 
 
 def summarize_matched(rows, policies):

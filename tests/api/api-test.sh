@@ -707,7 +707,7 @@ S=$S_main
 # --- [placement] defragment = propose: POST /v1/plan answers the moves -------------
 # The fixture ledger (tests/data/ledger/defrag) on its host, 4 nodes of
 # 1 GiB: a 2-vCPU 512 MiB VM fits no node and is placed split over nodes
-# 1 and 2; moving small0 from node 0 to node 1 would fit it on node 0
+# 0 and 1; moving small0 from node 0 to node 3 would fit it on node 0
 # (the arithmetic: tests/unit/test-engine-defrag.c).  Nothing moves.
 mkdir -p "$tmp/state10"
 cp "$data/ledger/defrag/ledger.json" "$tmp/state10/"
@@ -715,14 +715,14 @@ printf '[placement]\ndefragment = propose\n' >"$tmp/defrag.conf"
 VNUMA_CONFIG=$tmp/defrag.conf VNUMA_STATE_DIR=$tmp/state10 start defrag "$tmp/defrag.sock" \
     --synthetic 'numa:4(memory=1GiB) core:2 pu:1' || nok "defragment: daemon starts"
 S_main=$S; S=$tmp/defrag.sock
-defrag_moves='{"mode": "propose", "moves": [{"vm": "small0", "cell": 0, "from": 0, "to": 1, "vcpus": 1, "memory_mib": 128}], "node": 0, "placed_after_moves": false}'
+defrag_moves='{"mode": "propose", "moves": [{"vm": "small0", "cell": 0, "from": 0, "to": 3, "vcpus": 1, "memory_mib": 128}], "node": 0, "placed_after_moves": false}'
 expect POST /v1/plan '{"vcpus": 2, "memory_mib": 512}' 200
-check "defragment = propose: placed split over nodes 1,2" jqb '[.placement.cells[].node] == [1, 2]'
-check "defragment = propose: the move of small0 node 0 -> 1 that fits it on node 0" \
+check "defragment = propose: placed split over nodes 0,1" jqb '[.placement.cells[].node] == [0, 1]'
+check "defragment = propose: the move of small0 node 0 -> 3 that fits it on node 0" \
     jqb --argjson d "$defrag_moves" '.defragment == $d'
 req POST /v1/plan "$(jq -n --rawfile x "$data/domain/split-512m.xml" '{domain_xml: $x}')"
 check "defragment = propose, domain_xml: 200, split XML and the same move" \
-    jqb --argjson d "$defrag_moves" '.defragment == $d and (.xml | contains("nodeset=\u00271-2\u0027"))'
+    jqb --argjson d "$defrag_moves" '.defragment == $d and (.xml | contains("nodeset=\u00270-1\u0027"))'
 expect POST /v1/plan '{"vcpus": 1, "memory_mib": 128}' 200
 check "defragment = propose: a VM that fits one node gets no defragment member" jqb 'has("defragment") | not'
 expect POST /v1/fit '{"vcpus": 2, "memory_mib": 512}' 200

@@ -240,6 +240,29 @@ vn_test_remote_share(const VnRequest *r, const VnPlacement *p)
     return 1.0 - local;
 }
 
+/* Split fill keeps each member's vCPUs under half its CPUs when the
+ * members have that room for the whole VM (every member at least one):
+ * then that room is the vCPU cap the fill works within. */
+static void
+uncrowded_caps(const VnTestHost *h, const VnRequest *r, const VnPlacement *p, OracleCaps *o)
+{
+    guint room[64], sum = 0;
+
+    for (guint i = 0; i < p->cells->len; i++) {
+        const VnCell *c = &g_array_index(p->cells, VnCell, i);
+        guint half = vn_bitmap_count(h->t->nodes[c->node].cpus) / 2;
+        guint have = h->load->nodes[c->node].committed_vcpus;
+        room[i] = MIN(half > have ? half - have : 0, o->vcpu_cap[c->node]);
+        if (room[i] < 1)
+            return;
+        sum += room[i];
+    }
+    if (r->dedicated || sum < r->vcpus)
+        return;
+    for (guint i = 0; i < p->cells->len; i++)
+        o->vcpu_cap[g_array_index(p->cells, VnCell, i).node] = room[i];
+}
+
 void
 vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement *p)
 {
@@ -252,6 +275,7 @@ vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement
     g_assert_cmpuint(k, >=, 2);
     g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
     oracle_caps(h, r, k, &o);
+    uncrowded_caps(h, r, p, &o);
     for (guint i = 0; i < k; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         gdouble target = (gdouble)r->vcpus * (gdouble)c->memory_kib / (gdouble)r->memory_kib;

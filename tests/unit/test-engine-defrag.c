@@ -21,16 +21,35 @@
  *                    node 1, 2: 1048576 - 52425 - 499712 = 496439
  *                    node 3: 1048576 - 52425 - 696320 = 299831
  *   the new VM       524288 + 40960 = 565248 > 496439: no node holds it,
- *                    split over nodes 1 and 2 (the most room), 256 MiB each
+ *                    split over two nodes, 1 vCPU and 256 MiB each.  The
+ *                    host is 58 % committed: memory packing, CPU use after
+ *                    placement + the crowding term of the busiest member,
+ *                    then 0.3 x the most free memory a member leaves.  The
+ *                    crowding term weighs the rise of a node's crowding
+ *                    by the memory it slows, over the largest node's
+ *                    memory (1048576, no reservation here).  Node 0's 2
+ *                    vCPUs already fill its 2 CPUs (crowding 1); a third
+ *                    adds only the slope past one vCPU a CPU, 0.25 x 0.5 /
+ *                    0.5: (2 + 1) / 8 + (1.25 x (540672 + 262144) - 540672)
+ *                    / 1048576 = 0.375 + 0.44 = 0.82.  Node
+ *                    1's 1 vCPU is at the knee: a second crowds its 499712
+ *                    as well, 2 / 8 + 761856 / 1048576 = 0.98, node 2 the
+ *                    same.  The sets the growth finds (it ranks load alone)
+ *                    are {0,1}, {1,2} and {1,3}; node 1 is the busiest of
+ *                    each (0.98) and leaves the most free memory (0.22), a
+ *                    tie the first found keeps: nodes 0 and 1.
  * Defragmentation (vn_rebalance_make_room(), budget 2 moves, 16 GiB) tries
  * the nodes with the most room first: node 1 and node 2 each hold one VM
  * of 499712 with overhead, which no other node has room for (496439 at
  * most): no move.  Node 0, smallest first: small0 frees 131072 + 40960 =
  * 172032, and 455479 + 172032 = 627511 >= 565248: one move, small0 from
- * node 0 to node 1 (room 496439 >= 172032; nodes 1 and 2 tie on room and
- * on 1 committed vCPU each, node 3 has 2: the first, node 1).  Then the
- * VM is whole on node 0 (2 vCPUs on CPUs 0-1 next to mid0's 1: 3 of the
- * 8 the 4.0 overcommit allows).
+ * node 0 to node 3 (room 299831 >= 172032): big3's 2 vCPUs already fill
+ * node 3's CPUs, so small0 adds only the slope past one vCPU a CPU there
+ * (3 / 8 + (1.25 x (696320 + 131072) - 696320) / 1048576 = 0.70), where
+ * on node 1 or 2 it would crowd their 488 MiB from the knee (2 / 8 +
+ * 630784 / 1048576 = 0.85).  Then the VM is whole
+ * on node 0 (2 vCPUs on CPUs 0-1 next to mid0's 1: 3 of the 8 the 4.0
+ * overcommit allows).
  */
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -136,20 +155,27 @@ assert_cell(const VnPlacement *p, guint i, guint node_os_id, const gchar *cpus, 
     g_assert_cmpuint(c->memory_kib, ==, memory_kib);
 }
 
-/* The split of the header: cell 0 on node 1, cell 1 on node 2, 1 vCPU and
- * 256 MiB each, and the planner saying why. */
+/* A split like the header's: cell 0 on node `a` (CPUs `a_cpus`), cell 1 on
+ * node `b`, 1 vCPU and 256 MiB each, and the planner saying why. */
 static void
-assert_split(const VnPlacement *p)
+assert_split_on(const VnPlacement *p, guint a, const gchar *a_cpus, guint b, const gchar *b_cpus)
 {
     gboolean said = FALSE;
 
     g_assert_cmpuint(p->cells->len, ==, 2);
-    assert_cell(p, 0, 1, "2-3", 1, 256 * MIB);
-    assert_cell(p, 1, 2, "4-5", 1, 256 * MIB);
+    assert_cell(p, 0, a, a_cpus, 1, 256 * MIB);
+    assert_cell(p, 1, b, b_cpus, 1, 256 * MIB);
     for (guint i = 0; i < p->reasons->len; i++)
         said |= g_str_has_prefix(g_ptr_array_index(p->reasons, i),
                                  "larger than any single node's free capacity");
     g_assert_true(said);
+}
+
+/* The split of the header: nodes 0 and 1. */
+static void
+assert_split(const VnPlacement *p)
+{
+    assert_split_on(p, 0, "0-1", 1, "2-3");
 }
 
 static void
@@ -226,7 +252,7 @@ test_propose(void)
     run(&f, VN_DEFRAGMENT_PROPOSE, NULL);
     /* placed as without defragmentation, the moves beside it */
     assert_split(f.res.placement);
-    assert_one_move(&f.res, "small0", 0, 1, 128 * MIB, "2-3");
+    assert_one_move(&f.res, "small0", 0, 3, 128 * MIB, "6-7");
     g_assert_cmpuint(f.res.defrag_node, ==, 0);
     g_assert_null(f.res.split);
     g_assert_null(f.res.split_xml);
@@ -241,7 +267,7 @@ test_apply(void)
 
     fixture_init(&f, HOST_1G, 5);
     run(&f, VN_DEFRAGMENT_APPLY, NULL);
-    assert_one_move(&f.res, "small0", 0, 1, 128 * MIB, "2-3");
+    assert_one_move(&f.res, "small0", 0, 3, 128 * MIB, "6-7");
     g_assert_cmpuint(f.res.defrag_node, ==, 0);
     /* the placement after the moves: whole on node 0 */
     g_assert_cmpuint(f.res.placement->cells->len, ==, 1);
@@ -277,7 +303,7 @@ test_smallest_enough(void)
 
     fixture_init(&f, HOST_1G, 10);
     run(&f, VN_DEFRAGMENT_PROPOSE, NULL);
-    assert_one_move(&f.res, "small0", 0, 1, 128 * MIB, "2-3");
+    assert_one_move(&f.res, "small0", 0, 3, 128 * MIB, "6-7");
     fixture_clear(&f);
 }
 
@@ -337,13 +363,13 @@ test_allowed_cpus(void)
     g_assert_cmpuint(f.res.placement->cells->len, ==, 1);
     assert_cell(f.res.placement, 0, 1, "2-3", 2, 512 * MIB);
     g_assert_nonnull(f.res.split);
-    assert_split(f.res.split);
+    assert_split_on(f.res.split, 1, "2-3", 2, "4-5");
     fixture_clear(&f);
 
     /* without the CPU set node 0's smaller move wins */
     fixture_init(&f, HOST_1G, 4);
     run(&f, VN_DEFRAGMENT_APPLY, NULL);
-    assert_one_move(&f.res, "small0", 0, 1, 128 * MIB, "2-3");
+    assert_one_move(&f.res, "small0", 0, 3, 128 * MIB, "6-7");
     fixture_clear(&f);
 }
 
@@ -540,7 +566,7 @@ test_json(void)
     g_assert_cmpstr(json_object_get_string_member(m, "vm"), ==, "small0");
     g_assert_cmpint(json_object_get_int_member(m, "cell"), ==, 0);
     g_assert_cmpint(json_object_get_int_member(m, "from"), ==, 0);
-    g_assert_cmpint(json_object_get_int_member(m, "to"), ==, 1);
+    g_assert_cmpint(json_object_get_int_member(m, "to"), ==, 3);
     g_assert_cmpint(json_object_get_int_member(m, "vcpus"), ==, 1);
     g_assert_cmpint(json_object_get_int_member(m, "memory_mib"), ==, 128);
     g_assert_cmpint(json_object_get_int_member(d, "node"), ==, 0);

@@ -854,9 +854,9 @@ test_concurrent_prepares(Fixture *f, gconstpointer data)
  * lstopo's export of "numa:4(memory=1GiB) core:2 pu:1"), the domain
  * tests/data/domain/split-512m.xml (the arithmetic: test-engine-defrag.c).
  * No node holds the 2-vCPU 512 MiB VM alone; moving small0 from node 0 to
- * node 1 lets node 0 hold it.  apply: small0's record is on node 1, marked
+ * node 3 lets node 0 hold it.  apply: small0's record is on node 3, marked
  * for a live apply started at once (the helper's log says so), and the VM
- * reserved whole on node 0; propose: the VM split over nodes 1 and 2,
+ * reserved whole on node 0; propose: the VM split over nodes 0 and 1,
  * small0 left on node 0, the decision names the move. */
 static void
 run_defrag_prepare(Fixture *f, const gchar *mode)
@@ -911,7 +911,7 @@ test_prepare_defragment_apply(Fixture *f, gconstpointer data)
     g_assert_cmpuint(vm->cells->len, ==, 1);
     g_assert_cmpuint(record_node(l, "vnt-split", 0), ==, 0);
     g_assert_true(vm->needs_apply);
-    g_assert_cmpuint(record_node(l, "small0", 0), ==, 1);
+    g_assert_cmpuint(record_node(l, "small0", 0), ==, 3);
     g_assert_true(moved->needs_apply);
     g_assert_cmpint(moved->state, ==, VN_LEDGER_STATE_RUNNING);
     /* the others stay where they were, nothing to apply */
@@ -927,7 +927,7 @@ test_prepare_defragment_apply(Fixture *f, gconstpointer data)
     }
     g_assert_cmpstr(log, ==, "helper apply small0\n");
     g_autofree gchar *history = read_state_file(f, "history.log");
-    g_assert_nonnull(strstr(history, "planned on one node after moving small0 node 0 -> 1"));
+    g_assert_nonnull(strstr(history, "planned on one node after moving small0 node 0 -> 3"));
 }
 
 static void
@@ -945,7 +945,7 @@ test_prepare_defragment_propose(Fixture *f, gconstpointer data)
     g_assert_cmpstr(log, ==, "");
     g_autofree gchar *history = read_state_file(f, "history.log");
     g_assert_nonnull(
-        strstr(history, "defragment = propose: moving small0 node 0 -> 1 would let it fit node 0"));
+        strstr(history, "defragment = propose: moving small0 node 0 -> 3 would let it fit node 0"));
 }
 
 /* [placement] consolidate at a VM's stop, on the ledger fixture

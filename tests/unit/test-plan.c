@@ -55,9 +55,19 @@ test_least_loaded(void)
  * max(2 / 16, 16 / 64) = 0.25 against node 1's max(2 / 16, 28 / 64) =
  * 0.44, and it takes the VM (2 / 4 = 0.5 CPUs busy: at the knee, no
  * crowding).  With 3 shared vCPUs on node 0 its CPU use counted against the
- * 4x overcommitted capacity is still only (3 + 2) / 16 = 0.31, but 5
- * vCPUs for 4 CPUs is past the knee all the way: 0.31 + 1.0 against node
- * 1's 0.44, and node 1 takes it; its reasons say so. */
+ * 4x overcommitted capacity is still only (3 + 2) / 16 = 0.31, but its
+ * crowding rises from (3 / 4 - 0.5) / 0.5 = 0.5 to 1 + 0.25 x (5 / 4 - 1)
+ * / 0.5 = 1.125 (5 vCPUs for 4 CPUs: full, and a quarter of the slope past
+ * one a CPU), slowing its 8 GiB and the VM's 8: 1.125 x 16 - 0.5 x 8 =
+ * 14 GiB, 14 / 64 = 0.22 of load: 0.53 against node 1's 0.44, and node 1
+ * takes it; its reasons say so.
+ * The same crowding weighs little where little memory is: node 0 with 3
+ * vCPUs and 4 GiB, node 1 with 1 vCPU and 40 GiB, a VM of 1 vCPU and
+ * 2 GiB.  Node 0: max(4 / 16, (3.2 + 4 + 2) / 64) = 0.25 (3.2: the 5 %
+ * headroom), crowding 0.5 to 1 over 4 + 2 GiB, 1 x 6 - 0.5 x 4 = 4 GiB,
+ * 4 / 64 = 0.06: 0.31.  Node 1: max(2 / 16, (3.2 + 40 + 2) / 64) = 0.71,
+ * at the knee.  Node 0 takes it (a point of load for any crowding would
+ * have given 1.25 and node 1). */
 static gboolean has_reason(GPtrArray *reasons, const gchar *text);
 
 static void
@@ -80,7 +90,20 @@ test_crowded_cpus(void)
         g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
         /* and the explanation says why the less loaded node lost */
         g_assert_true(has_reason(p->reasons, "not node 0: load after placement 31%, 5 vCPUs on "
-                                             "its 4 CPUs (crowded past half)"));
+                                             "its 4 CPUs, crowded past half: 0.50 to 1.12 on "
+                                             "16.0 GiB"));
+    }
+    h.load->nodes[0].committed_memory_kib = 4 * GIB;
+    h.load->nodes[1].committed_memory_kib = 40 * GIB;
+    h.load->nodes[1].committed_vcpus = 1;
+    {
+        g_autoptr(VnRequest) small = vn_test_request(1, 2);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, small);
+        vn_test_assert_invariants(&h, small, p);
+        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
+        g_assert_true(has_reason(p->reasons, "fits on one node: node 0 (load after placement 25%, "
+                                             "4 vCPUs on its 4 CPUs, crowded past half: 0.50 "
+                                             "to 1.00 on 6.0 GiB)"));
     }
     vn_test_host_clear(&h);
 }
@@ -135,48 +158,56 @@ test_spread(void)
     vn_test_host_clear(&h);
 }
 
-/* 48 GiB on 32 GiB nodes: the nearest pair (distance 12).  Split fill
- * (the default) puts on the first node all it can take, the node less
- * the headroom and its half of the overhead, in whole MiB, the rest to
- * the second; vCPUs in proportion (16 x 30921 / 49152 = 10.07, and
- * 5.93), the vCPU rounding leaves over going to the larger cell.
- * Split even gives identical cells. */
+/* 48 GiB on 32 GiB nodes of 16 CPUs: the nearest pair (distance 12).
+ * With 4 vCPUs, split fill (the default) puts on the first node all it
+ * can take, the node less the headroom and its half of the overhead, in
+ * whole MiB, the rest to the second; vCPUs in proportion (4 x 30921 /
+ * 49152 = 2.52, and 1.48), the vCPU rounding leaves over going to the
+ * larger cell.  With 16 vCPUs the same fill would put 11 on the first
+ * node, past half its 16 CPUs, where its memory bandwidth fills: each
+ * member keeps to its 8 uncrowded CPUs while the pair has them, and the
+ * memory follows, 24 GiB each.  Split even gives identical cells. */
 static void
 test_larger_than_node_epyc(void)
 {
     VnTestHost h;
-    g_autoptr(VnRequest) r = vn_test_request(16, 48);
     const VnSplit splits[] = { VN_SPLIT_FILL, VN_SPLIT_EVEN };
+    const guint vcpus[] = { 4, 16 };
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_EPYC_2S_NPS4, 0, 8, 2, 32));
-    for (guint i = 0; i < G_N_ELEMENTS(splits); i++) {
-        g_autoptr(VnPlacement) p = NULL;
-        guint64 node_kib = 32 * GIB, overhead_kib = (32 + 8 * 48) * 1024;
-        guint64 room_mib = (node_kib - node_kib / 100 * 5 - overhead_kib / 2) / 1024;
-        const VnCell *a, *b;
+    for (guint v = 0; v < G_N_ELEMENTS(vcpus); v++)
+        for (guint i = 0; i < G_N_ELEMENTS(splits); i++) {
+            g_autoptr(VnRequest) r = vn_test_request(vcpus[v], 48);
+            g_autoptr(VnPlacement) p = NULL;
+            guint64 node_kib = 32 * GIB, overhead_kib = (32 + 8 * 48) * 1024;
+            guint64 room_mib = (node_kib - node_kib / 100 * 5 - overhead_kib / 2) / 1024;
+            const VnCell *a, *b;
 
-        h.policy->split = splits[i];
-        p = vn_test_plan_ok(&h, r);
-        vn_test_assert_invariants(&h, r, p);
-        g_assert_cmpuint(p->cells->len, ==, 2);
-        a = &g_array_index(p->cells, VnCell, 0);
-        b = &g_array_index(p->cells, VnCell, 1);
-        g_assert_cmpuint(vn_topology_distance(h.t, a->node, b->node), ==, 12);
-        if (splits[i] == VN_SPLIT_EVEN) {
-            g_assert_cmpuint(a->n_vcpus, ==, 8);
-            g_assert_cmpuint(a->memory_kib, ==, 24 * GIB);
-            g_assert_cmpfloat(vn_test_remote_share(r, p), ==, 0.5);
-            continue;
+            h.policy->split = splits[i];
+            p = vn_test_plan_ok(&h, r);
+            vn_test_assert_invariants(&h, r, p);
+            g_assert_cmpuint(p->cells->len, ==, 2);
+            a = &g_array_index(p->cells, VnCell, 0);
+            b = &g_array_index(p->cells, VnCell, 1);
+            g_assert_cmpuint(vn_topology_distance(h.t, a->node, b->node), ==, 12);
+            if (splits[i] == VN_SPLIT_EVEN || vcpus[v] == 16) {
+                g_assert_cmpuint(a->n_vcpus, ==, vcpus[v] / 2);
+                g_assert_cmpuint(b->n_vcpus, ==, vcpus[v] / 2);
+                g_assert_cmpuint(a->memory_kib, ==, 24 * GIB);
+                g_assert_cmpfloat(vn_test_remote_share(r, p), ==, 0.5);
+                if (splits[i] == VN_SPLIT_FILL)
+                    vn_test_assert_filled(&h, r, p);
+                continue;
+            }
+            g_assert_cmpuint(room_mib, ==, 30921);
+            g_assert_cmpuint(a->memory_kib, ==, room_mib * 1024);
+            g_assert_cmpuint(b->memory_kib, ==, 48 * GIB - room_mib * 1024);
+            g_assert_cmpuint(a->n_vcpus, ==, 3);
+            g_assert_cmpuint(b->n_vcpus, ==, 1);
+            vn_test_assert_filled(&h, r, p);
+            /* 1 - (3/4 x 30921/49152 + 1/4 x 18231/49152) */
+            g_assert_cmpfloat(ABS(vn_test_remote_share(r, p) - 0.435455), <, 1e-6);
         }
-        g_assert_cmpuint(room_mib, ==, 30921);
-        g_assert_cmpuint(a->memory_kib, ==, room_mib * 1024);
-        g_assert_cmpuint(b->memory_kib, ==, 48 * GIB - room_mib * 1024);
-        g_assert_cmpuint(a->n_vcpus, ==, 11);
-        g_assert_cmpuint(b->n_vcpus, ==, 5);
-        vn_test_assert_filled(&h, r, p);
-        /* 1 - (11/16 x 30921/49152 + 5/16 x 18231/49152) */
-        g_assert_cmpfloat(ABS(vn_test_remote_share(r, p) - 0.451592), <, 1e-6);
-    }
     vn_test_host_clear(&h);
 }
 
