@@ -13,7 +13,10 @@ candidate is best.  --matched also replays every candidate on exactly the
 VMs each pinning peer admitted (`vnumactl simulate --matched-to`): the
 figures at equal admitted work, which tell a placement that is worse from
 one that only serves more (a peer that turns VMs away runs fewer at once,
-so it splits fewer and contends less).  The synthetic hosts are written as libvirt
+so it splits fewer and contends less).  Last, every case where the default
+`vnuma` misses a test of the placement quality issue, with the peer that
+sets the bar and what that peer did for it (VMs turned away, work served).
+The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
 """
