@@ -52,59 +52,61 @@ test_least_loaded(void)
 /* Crowded CPUs rank a node worse (VN_BALANCE_DENSITY_WEIGHT): two nodes
  * of 4 CPUs and 64 GiB, a VM of 2 vCPUs and 8 GiB.  Node 0 holds 8 GiB,
  * node 1 20 GiB.  With no vCPUs on node 0 its load after placement is
- * max(2 / 16, 16 / 64) = 0.25 against node 1's max(2 / 16, 28 / 64) =
- * 0.44, and it takes the VM (2 / 4 = 0.5 CPUs busy: at the knee, no
- * crowding).  With 3 shared vCPUs on node 0 its CPU use counted against the
+ * max(2 / 16, (3.2 + 16) / 64) = 0.30 (3.2: the 5 % headroom) against node
+ * 1's max(2 / 16, (3.2 + 28) / 64) = 0.49, and it takes the VM (2 / 4 =
+ * 0.5 CPUs busy: at the knee, no crowding).  With 3 shared vCPUs on node 0 its CPU use counted against the
  * 4x overcommitted capacity is still only (3 + 2) / 16 = 0.31, but its
  * crowding rises from (3 / 4 - 0.5) / 0.5 = 0.5 to 1 + 0.25 x (5 / 4 - 1)
  * / 0.5 = 1.125 (5 vCPUs for 4 CPUs: full, and a quarter of the slope past
  * one a CPU), slowing its 8 GiB and the VM's 8: 1.125 x 16 - 0.5 x 8 =
- * 14 GiB, 14 / 64 = 0.22 of load: 0.53 against node 1's 0.44, and node 1
+ * 14 GiB, 14 / 64 = 0.22 of load: 0.53 against node 1's 0.49, and node 1
  * takes it; its reasons say so.
  * The same crowding weighs little where little memory is: node 0 with 3
  * vCPUs and 4 GiB, node 1 with 1 vCPU and 40 GiB, a VM of 1 vCPU and
- * 2 GiB.  Node 0: max(4 / 16, (3.2 + 4 + 2) / 64) = 0.25 (3.2: the 5 %
- * headroom), crowding 0.5 to 1 over 4 + 2 GiB, 1 x 6 - 0.5 x 4 = 4 GiB,
+ * 2 GiB.  Node 0: max(4 / 16, (3.2 + 4 + 2) / 64) = 0.25, its
+ * crowding 0.5 to 1 over 4 + 2 GiB, 1 x 6 - 0.5 x 4 = 4 GiB,
  * 4 / 64 = 0.06: 0.31.  Node 1: max(2 / 16, (3.2 + 40 + 2) / 64) = 0.71,
  * at the knee.  Node 0 takes it (a point of load for any crowding would
  * have given 1.25 and node 1). */
 static gboolean has_reason(GPtrArray *reasons, const gchar *text);
+
+/* `r` goes whole to node `node`, and one of the plan's reasons is `why`. */
+static void
+assert_on_node_saying(VnTestHost *h, const VnRequest *r, guint node, const gchar *why)
+{
+    g_autoptr(VnPlacement) p = vn_test_plan_ok(h, r);
+
+    vn_test_assert_invariants(h, r, p);
+    g_assert_cmpuint(p->cells->len, ==, 1);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, node);
+    if (!has_reason(p->reasons, why))
+        for (guint i = 0; i < p->reasons->len; i++)
+            g_printerr("reason: %s\n", (const gchar *)g_ptr_array_index(p->reasons, i));
+    g_assert_true(has_reason(p->reasons, why));
+}
 
 static void
 test_crowded_cpus(void)
 {
     VnTestHost h;
     g_autoptr(VnRequest) r = vn_test_request(2, 8);
+    g_autoptr(VnRequest) small = vn_test_request(1, 2);
 
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 1, 64));
     h.load->nodes[0].committed_memory_kib = 8 * GIB;
     h.load->nodes[1].committed_memory_kib = 20 * GIB;
-    {
-        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
-        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
-    }
+    assert_on_node_saying(&h, r, 0, "fits on one node: node 0 (load after placement 30%)");
     h.load->nodes[0].committed_vcpus = 3;
-    {
-        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
-        vn_test_assert_invariants(&h, r, p);
-        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 1);
-        /* and the explanation says why the less loaded node lost */
-        g_assert_true(has_reason(p->reasons, "not node 0: load after placement 31%, 5 vCPUs on "
-                                             "its 4 CPUs, crowded past half: 0.50 to 1.12 on "
-                                             "16.0 GiB"));
-    }
+    /* and the explanation says why the less loaded node lost */
+    assert_on_node_saying(&h, r, 1,
+                          "not node 0: load after placement 31%, 5 vCPUs on its 4 CPUs, crowded "
+                          "past half: 0.50 to 1.12 on 16.0 GiB");
     h.load->nodes[0].committed_memory_kib = 4 * GIB;
     h.load->nodes[1].committed_memory_kib = 40 * GIB;
     h.load->nodes[1].committed_vcpus = 1;
-    {
-        g_autoptr(VnRequest) small = vn_test_request(1, 2);
-        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, small);
-        vn_test_assert_invariants(&h, small, p);
-        g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node_os_id, ==, 0);
-        g_assert_true(has_reason(p->reasons, "fits on one node: node 0 (load after placement 25%, "
-                                             "4 vCPUs on its 4 CPUs, crowded past half: 0.50 "
-                                             "to 1.00 on 6.0 GiB)"));
-    }
+    assert_on_node_saying(&h, small, 0,
+                          "fits on one node: node 0 (load after placement 25%, 4 vCPUs on its 4 "
+                          "CPUs, crowded past half: 0.50 to 1.00 on 6.0 GiB)");
     vn_test_host_clear(&h);
 }
 
