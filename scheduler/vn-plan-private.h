@@ -122,8 +122,8 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
  * overcommitted capacity (4x by default), where a node whose every CPU
  * already runs a vCPU looks a quarter used.  The term is the rise of the
  * crowding curve times the memory it slows, the node's and the VM's share
- * there, as shares of the node's memory (a point of load for a node full
- * of memory going from the knee to one vCPU a CPU): a VM with much memory
+ * there, as shares of the largest node's memory (a point of load for that
+ * much memory going from the knee to one vCPU a CPU): a VM with much memory
  * goes where CPUs are free, a small one may take CPUs on a node whose
  * memory is little used.  Not in the growth of candidate sets, which
  * stays least loaded (the nearest set first).  Measured with
@@ -135,9 +135,9 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
  * crowding keeps rising at a quarter of its slope below, so a node
  * already full is not free to crowd further.  Measured (README): 0.25
  * against a crowding that stops at one vCPU a CPU, every test of the
- * placement quality issue met in 170 of 360 against 169, the four without
- * the slowdown 305 against 301, the lowest run slowdown 142 against 125;
- * at the full slope (1.0), 146, 297 and 143. */
+ * placement quality issue met in 169 of 360 against 167, the four without
+ * the slowdown 305 against 301, the lowest run slowdown 140 against 126;
+ * at the full slope (1.0, an experiment build) 146, 297 and 143. */
 #define VN_BALANCE_DENSITY_OVER_SLOPE 0.25
 gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
 

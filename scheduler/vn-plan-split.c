@@ -5,11 +5,11 @@
  * most room and the rest on the others, vCPUs following memory (the
  * remote share of a split VM is 1 - sum of each cell's share squared:
  * the more of it on one node, the less remote), each member's vCPUs under
- * half its CPUs where the set has room for that (fill_uncrowded()); even shares it equally,
- * uneven only where a node's capacity forces it (the shortfall moves to
- * the nodes with room, in node order).  Fixed guest cells are identical;
- * guest cells of their own sizes are assigned whole to nodes instead:
- * vn-plan-cells.c.
+ * half its CPUs where the set has room for that (fill_uncrowded()); even
+ * shares it equally, uneven only where a node's capacity forces it (the
+ * shortfall moves to the nodes with room, in node order).  Fixed guest
+ * cells are identical; guest cells of their own sizes are assigned whole
+ * to nodes instead: vn-plan-cells.c.
  */
 #include "vn-plan-private.h"
 
