@@ -323,12 +323,11 @@ vn_plan_node_crowding(const VnPlanCtx *c, guint node, guint vcpus)
 gdouble
 vn_plan_node_density_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
 {
-    gdouble before = vn_plan_node_crowding(c, node, 0);
-    gdouble after = vn_plan_node_crowding(c, node, vcpus);
-    gdouble held, added;
+    gdouble after = vn_plan_node_crowding(c, node, vcpus), before, held, added;
 
     if (after <= 0.0 || c->largest_base_kib == 0)
         return 0.0;
+    before = vn_plan_node_crowding(c, node, 0);
     held = (gdouble)c->load->nodes[node].committed_memory_kib / (gdouble)c->largest_base_kib;
     added = (gdouble)mem_kib / (gdouble)c->largest_base_kib;
     return VN_BALANCE_DENSITY_WEIGHT * (after * (held + added) - before * held);
