@@ -96,7 +96,7 @@ row_uint(const Row *r, guint i, const gchar *what, guint64 max, guint64 *ret, GE
 static gboolean
 parse_row(VnTrace *trace, GHashTable *names, Row *r, const gchar *line, GError **error)
 {
-    gdouble time_s, duration_s;
+    gdouble time_s = 0, duration_s = 0;
     guint64 vcpus, memory_mib;
 
     if (!row_split(r, line, error) || !row_seconds(r, 0, TRUE, &time_s, error))
