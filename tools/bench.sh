@@ -46,8 +46,9 @@ time "$build/tools/vnumactl" simulate --topology "$here/tests/data/hwloc/64amd64
 echo
 echo "== placement quality over a host's life: every policy on the multi-node hosts of tests/data and"
 echo "   synthetic 2-socket, 4-, 8- and 16-node hosts, light/normal/saturated traces (tools/sim-compare.py;"
-echo "   the README's 'Measured' row reads this table)"
-python3 "$here/tools/sim-compare.py" "$build"
+echo "   the README's 'Measured' row reads this table; --matched: each policy also on the VMs each"
+echo "   pinning peer admitted, and every missed case judged at that equal work)"
+python3 "$here/tools/sim-compare.py" "$build" --matched
 
 if [ -x "$build/tests/bench/bench-hook" ]; then
     echo
