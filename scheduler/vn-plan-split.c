@@ -242,16 +242,90 @@ split_fill(const VnPlanCtx *c, VnNodeSet *s, const guint64 *vcap, const guint64 
            fill_vcpus(vunits, s->k, vcap, memory_only, mout, target, vout);
 }
 
+/* Member i's vCPUs (in units) whose crowding after placement is at most
+ * `level` (its committed vCPUs and these over its CPUs), from 1 to
+ * vcap[i]. */
+static guint64
+level_units(const VnPlanCtx *c, guint node, guint64 vcap, gdouble level)
+{
+    gdouble fit = level * c->cap[node].shared_cpus - c->load->nodes[node].committed_vcpus;
+    guint64 units = fit >= c->vcpu_unit ? (guint64)((fit + 1e-9) / c->vcpu_unit) : 0;
+
+    return CLAMP(units, 1, vcap);
+}
+
+/* The crowding member i's next unit would bring. */
+static gdouble
+level_next(const VnPlanCtx *c, guint node, guint64 units)
+{
+    return (gdouble)(c->load->nodes[node].committed_vcpus + (units + 1) * c->vcpu_unit) /
+           c->cap[node].shared_cpus;
+}
+
+/* When the room under the knee does not cover the VM: its vCPUs as if
+ * given one unit at a time to the member whose CPUs the unit would crowd
+ * least ((committed + given) / CPUs; the lower index on a tie), within
+ * vcap, so the crowding rises evenly over the set instead of one member
+ * filling to its capacity (16 vCPUs on two 16-CPU nodes running 6 and 2:
+ * 6 and 10, both 0.75, not 13 and 3).  A bisection finds the level under
+ * which the units fall short of the VM, the last few go one by one:
+ * O(k (log + k)), whatever the vCPU count.  FALSE: no room. */
+static gboolean
+fill_level(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, const guint64 *vcap,
+           guint64 *room)
+{
+    guint64 want = c->req->vcpus / c->vcpu_unit, have = 0;
+    gdouble lo = 0.0, hi = 0.0;
+
+    for (guint i = 0; i < s->k; i++) {
+        if (memory_only[i])
+            continue;
+        if (vcap[i] < 1 || c->cap[s->nodes[i]].shared_cpus == 0)
+            return FALSE;
+        hi = MAX(hi, level_next(c, s->nodes[i], vcap[i]));
+    }
+    for (guint step = 0; step < 64; step++) {
+        gdouble mid = (lo + hi) / 2.0;
+        guint64 units = 0;
+        for (guint i = 0; i < s->k; i++)
+            units += memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], mid);
+        if (units < want)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (guint i = 0; i < s->k; i++) {
+        room[i] = memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], lo);
+        have += room[i];
+    }
+    while (have < want) {
+        gint best = -1;
+        for (guint i = 0; i < s->k; i++)
+            if (!memory_only[i] && room[i] < vcap[i] &&
+                (best < 0 || level_next(c, s->nodes[i], room[i]) <
+                                 level_next(c, s->nodes[best], room[best]) - 1e-12))
+                best = (gint)i;
+        if (best < 0)
+            return FALSE;
+        room[best]++;
+        have++;
+    }
+    return have == want;
+}
+
 /* Split fill keeps each member's vCPUs under its crowding knee when the
  * set can (vn_plan_node_uncrowded_vcpus() covers the VM on every member
  * with CPUs): `vcap` becomes that room.  The memory then follows the
  * vCPUs as usual: 16 vCPUs and 64 GiB on two 16-CPU nodes are 8 and 8,
  * 32 GiB each, not 15 vCPUs and 60 GiB on one node, whose memory
- * bandwidth the 15 would fill.  Dedicated vCPUs have CPUs of their own. */
+ * bandwidth the 15 would fill.  When that room falls short (or a member
+ * has none), the vCPUs level the crowding over the set (fill_level()).
+ * Dedicated vCPUs have CPUs of their own. */
 static void
 fill_uncrowded(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, guint64 *vcap)
 {
     guint64 *room = c->scratch + 8 * (gsize)c->n, sum = 0;
+    gboolean short_member = FALSE;
 
     if (c->req->dedicated)
         return;
@@ -259,11 +333,11 @@ fill_uncrowded(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_on
         room[i] = memory_only[i]
                       ? 0
                       : MIN(vcap[i], vn_plan_node_uncrowded_vcpus(c, s->nodes[i]) / c->vcpu_unit);
-        if (!memory_only[i] && room[i] < 1)
-            return;
+        short_member |= !memory_only[i] && room[i] < 1;
         sum += room[i];
     }
-    if (sum < c->req->vcpus / c->vcpu_unit)
+    if ((short_member || sum < c->req->vcpus / c->vcpu_unit) &&
+        !fill_level(c, s, memory_only, vcap, room))
         return;
     for (guint i = 0; i < s->k; i++)
         vcap[i] = room[i];

@@ -55,15 +55,16 @@ EOF
 # 1. define on a 4-node topology (hagrid: 8 GiB nodes): 12 GiB needs two
 #    guest cells on two nodes, so memory_mode auto writes strict (ACPI on:
 #    without it the guest cannot see cells and vnuma interleaves instead);
-#    the fill split gives cells of 3 and 1 vCPUs, so 4 sockets of 1 (every
-#    cell whole sockets)
+#    the fill split levels the crowding of the nodes' 2 CPUs: cells of 2
+#    and 2 vCPUs (6 GiB each), so 2 sockets of 2 cores (every cell whole
+#    sockets)
 domain_xml vnt-def-cells 12288 4 > "$work/cells.xml"
 if out=$("$vnumactl" define "$work/cells.xml" "${four_nodes[@]}" 2>&1); then
     ok "define (4-node topology): $(echo "$out" | head -1)"
     xml=$(virsh_q dumpxml --inactive vnt-def-cells)
     for want in "<vnuma:placement" "<vcpupin vcpu='3'" "<emulatorpin" \
                 "mode='strict'" "<memnode cellid='1'" "<sibling id='1'" \
-                "<topology sockets='4' dies='1' cores='1'"; do
+                "<topology sockets='2' dies='1' cores='2'"; do
         grep -qF "$want" <<<"$xml" || fail "defined XML lacks $want"
     done
 else

@@ -242,23 +242,47 @@ vn_test_remote_share(const VnRequest *r, const VnPlacement *p)
 
 /* Split fill keeps each member's vCPUs under half its CPUs when the
  * members have that room for the whole VM (every member at least one):
- * then that room is the vCPU cap the fill works within. */
+ * then that room is the vCPU cap the fill works within.  Otherwise the
+ * vCPUs level the crowding: each in turn (after one a member) to the
+ * member whose CPUs it would crowd least ((committed + given) / CPUs, the
+ * earlier cell on a tie), within its capacity; those counts are the
+ * caps. */
 static void
 uncrowded_caps(const VnTestHost *h, const VnRequest *r, const VnPlacement *p, OracleCaps *o)
 {
-    guint room[64], sum = 0;
+    guint room[64], cpus[64], have[64], sum = 0;
+    gboolean short_member = FALSE;
 
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
-        guint half = vn_bitmap_count(h->t->nodes[c->node].cpus) / 2;
-        guint have = h->load->nodes[c->node].committed_vcpus;
-        room[i] = MIN(half > have ? half - have : 0, o->vcpu_cap[c->node]);
-        if (room[i] < 1)
-            return;
+        guint half;
+        cpus[i] = vn_bitmap_count(h->t->nodes[c->node].cpus);
+        half = cpus[i] / 2;
+        have[i] = h->load->nodes[c->node].committed_vcpus;
+        room[i] = MIN(half > have[i] ? half - have[i] : 0, o->vcpu_cap[c->node]);
+        short_member |= room[i] < 1;
         sum += room[i];
     }
-    if (r->dedicated || sum < r->vcpus)
+    if (r->dedicated)
         return;
+    if (short_member || sum < r->vcpus) {
+        for (guint i = 0; i < p->cells->len; i++)
+            room[i] = 1;
+        for (guint v = p->cells->len; v < r->vcpus; v++) {
+            gint best = -1;
+            for (guint i = 0; i < p->cells->len; i++) {
+                guint node = g_array_index(p->cells, VnCell, i).node;
+                if (room[i] >= o->vcpu_cap[node])
+                    continue;
+                /* (have + room + 1) / cpus, compared without division */
+                if (best < 0 || (guint64)(have[i] + room[i] + 1) * cpus[best] <
+                                    (guint64)(have[best] + room[best] + 1) * cpus[i])
+                    best = (gint)i;
+            }
+            g_assert_cmpint(best, >=, 0);
+            room[best]++;
+        }
+    }
     for (guint i = 0; i < p->cells->len; i++)
         o->vcpu_cap[g_array_index(p->cells, VnCell, i).node] = room[i];
 }

@@ -104,8 +104,8 @@ test_rewrites_two_cells(void)
     g_assert_no_error(error);
     g_assert_cmpstr(vn_engine_follow_to_string(outcome), ==, "rewritten");
     g_autofree gchar *xml = vn_domain_to_string(d);
-    assert_has(xml, "node='2' vcpus='0-2' cpus='4-5'");
-    assert_has(xml, "node='3' vcpus='3' cpus='6-7'");
+    assert_has(xml, "node='2' vcpus='0-1' cpus='4-5'");
+    assert_has(xml, "node='3' vcpus='2-3' cpus='6-7'");
     assert_has(xml, "<vcpupin vcpu='0' cpuset='4-5'/>");
     assert_has(xml, "<vcpupin vcpu='3' cpuset='6-7'/>");
     assert_has(xml, "<emulatorpin cpuset='4-7'/>");

@@ -213,6 +213,50 @@ test_larger_than_node_epyc(void)
     vn_test_host_clear(&h);
 }
 
+/* Split fill when the pair's CPUs under half do not cover the VM: the
+ * vCPUs level the crowding.  Two 16-CPU nodes (8 cores x 2 threads, 128
+ * GiB) running 6 and 2 vCPUs have 2 and 6 CPUs under half, 8 < 16; so
+ * node 0 takes 6 and node 1 10, both at 12 of 16 CPUs (0.75); the fill
+ * before this put 13 on node 0 (19 vCPUs on its 16 CPUs) and 3 on node 1.  The
+ * memory follows the vCPUs: 160 GiB x 6/16 = 60 GiB and 100 GiB.  With
+ * node 0 past half already (11 vCPUs) the level is higher: node 0 takes
+ * 4 and node 1 12, 15 and 14 of 16 CPUs (at 14 each the last vCPU is a
+ * tie, which goes to the first node). */
+static void
+test_split_levels_crowding(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(16, 160);
+    const VnCell *a, *b;
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 128));
+    h.load->nodes[0].committed_vcpus = 6;
+    h.load->nodes[1].committed_vcpus = 2;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, 2);
+        a = &g_array_index(p->cells, VnCell, 0);
+        b = &g_array_index(p->cells, VnCell, 1);
+        g_assert_cmpuint(a->node_os_id, ==, 0);
+        g_assert_cmpuint(a->n_vcpus, ==, 6);
+        g_assert_cmpuint(b->n_vcpus, ==, 10);
+        g_assert_cmpuint(a->memory_kib, ==, 60 * GIB);
+        g_assert_cmpuint(b->memory_kib, ==, 100 * GIB);
+        vn_test_assert_filled(&h, r, p);
+    }
+    h.load->nodes[0].committed_vcpus = 11;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        a = &g_array_index(p->cells, VnCell, 0);
+        b = &g_array_index(p->cells, VnCell, 1);
+        g_assert_cmpuint(a->n_vcpus, ==, 4);
+        g_assert_cmpuint(b->n_vcpus, ==, 12);
+        vn_test_assert_filled(&h, r, p);
+    }
+    vn_test_host_clear(&h);
+}
+
 /* Split fill against the oracle of vn_test_assert_filled() on loaded
  * hosts: every split VM holds as much as one node can, vCPUs follow
  * memory; the node count and distance stay the oracle's. */
@@ -859,6 +903,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/fit/crowded-cpus", test_crowded_cpus);
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
+    g_test_add_func("/plan/split/levels-crowding", test_split_levels_crowding);
     g_test_add_func("/plan/split/fill/intel-2s", test_fill_oracle_2s);
     g_test_add_func("/plan/split/fill/epyc-nps4", test_fill_oracle_epyc);
     g_test_add_func("/plan/split/fill/16-node", test_fill_oracle_16);
