@@ -267,15 +267,16 @@ level_next(const VnPlanCtx *c, guint node, guint64 units)
  * least ((committed + given) / CPUs; the lower index on a tie), within
  * vcap, so the crowding rises evenly over the set instead of one member
  * filling to its capacity (16 vCPUs on two 16-CPU nodes running 6 and 2:
- * 6 and 10, both 0.75, not 13 and 3).  A bisection finds the level under
- * which the units fall short of the VM, the last few go one by one:
- * O(k (log + k)), whatever the vCPU count.  FALSE: no room. */
+ * 6 and 10, both 0.75, not 13 and 3).  The level the members would share
+ * uncapped is tried first, then a bisection finds one under which the
+ * units fall short of the VM, the last few go one by one: O(k (log + k)),
+ * whatever the vCPU count.  FALSE: no room. */
 static gboolean
 fill_level(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, const guint64 *vcap,
            guint64 *room)
 {
     guint64 want = c->req->vcpus / c->vcpu_unit, have = 0;
-    gdouble lo = 0.0, hi = 0.0;
+    gdouble lo = 0.0, hi = 0.0, level, committed = 0.0, cpus = 0.0;
 
     for (guint i = 0; i < s->k; i++) {
         if (memory_only[i])
@@ -283,16 +284,27 @@ fill_level(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, 
         if (vcap[i] < 1 || c->cap[s->nodes[i]].shared_cpus == 0)
             return FALSE;
         hi = MAX(hi, level_next(c, s->nodes[i], vcap[i]));
+        committed += c->load->nodes[s->nodes[i]].committed_vcpus;
+        cpus += c->cap[s->nodes[i]].shared_cpus;
     }
-    for (guint step = 0; step < 64; step++) {
-        gdouble mid = (lo + hi) / 2.0;
+    /* First the level every member would share with no cap or rounding:
+     * its units fall short of the VM by about half a unit a member, and
+     * those go one by one below.  A bisection only when they fall short
+     * by more than a unit a member (caps) or pass the VM (the least of
+     * one a member). */
+    level = MIN((committed + (gdouble)(want * c->vcpu_unit)) / cpus, hi);
+    for (guint step = 0; step < 48; step++) {
         guint64 units = 0;
         for (guint i = 0; i < s->k; i++)
-            units += memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], mid);
-        if (units < want)
-            lo = mid;
-        else
-            hi = mid;
+            units += memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], level);
+        if (units <= want) {
+            lo = level;
+            if (units + s->k >= want)
+                break;
+        } else {
+            hi = level;
+        }
+        level = (lo + hi) / 2.0;
     }
     for (guint i = 0; i < s->k; i++) {
         room[i] = memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], lo);
