@@ -277,6 +277,7 @@ fill_level(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, 
 {
     guint64 want = c->req->vcpus / c->vcpu_unit, have = 0;
     gdouble lo = 0.0, hi = 0.0, level, committed = 0.0, cpus = 0.0;
+    gdouble *next = (gdouble *)(c->scratch + 5 * (gsize)c->n); /* split_fill()'s mlim, free now */
 
     for (guint i = 0; i < s->k; i++) {
         if (memory_only[i])
@@ -308,18 +309,18 @@ fill_level(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_only, 
     }
     for (guint i = 0; i < s->k; i++) {
         room[i] = memory_only[i] ? 0 : level_units(c, s->nodes[i], vcap[i], lo);
+        next[i] = memory_only[i] ? 0 : level_next(c, s->nodes[i], room[i]);
         have += room[i];
     }
     while (have < want) {
         gint best = -1;
         for (guint i = 0; i < s->k; i++)
-            if (!memory_only[i] && room[i] < vcap[i] &&
-                (best < 0 || level_next(c, s->nodes[i], room[i]) <
-                                 level_next(c, s->nodes[best], room[best]) - 1e-12))
+            if (!memory_only[i] && room[i] < vcap[i] && (best < 0 || next[i] < next[best] - 1e-12))
                 best = (gint)i;
         if (best < 0)
             return FALSE;
         room[best]++;
+        next[best] = level_next(c, s->nodes[best], room[best]);
         have++;
     }
     return have == want;
