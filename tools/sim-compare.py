@@ -327,22 +327,27 @@ def misses_of(res, c):
 
 def at_equal_work(matched, c, key, peer):
     """c's figure `key` on the VMs `peer` admitted, against the peer's own:
-    (a clause for the misses list, whether c meets the bar there), or None
-    without --matched."""
+    (a clause for the misses list, a verdict), or None without --matched.
+    The verdict: "met" (at or below the peer's, every one of its VMs
+    admitted), "met-turned-away" (at or below, but c turned some of them
+    away) or "worse"."""
     if peer not in matched:
         return None
     mine, theirs = matched[peer][c], matched[peer][peer]
     pct = key == "remote_share"
     fmt = "%.1f %%" if pct else "%.3f"
     scale = 100.0 if pct else 1.0
-    met = mine[key] <= theirs[key] + 1e-9 and mine["rejected"] == 0
+    below = mine[key] <= theirs[key] + 1e-9
+    verdict = "worse" if not below else "met-turned-away" if mine["rejected"] else "met"
     clause = "on %s's own %s %s's is %s" % (peer, vms(theirs["admitted"]), c,
                                             fmt % (mine[key] * scale))
     if mine["rejected"]:
         clause += " with %s of them turned away by %s" % (vms(mine["rejected"]), c)
-    clause += " (%s)" % ("met: the bar is set by the VMs turned away" if met else
-                         "missed at equal work too")
-    return clause, met
+    clause += " (%s)" % {
+        "met": "met: the bar is set by the VMs turned away",
+        "met-turned-away": "met on the figure, not on admission",
+        "worse": "missed at equal work too"}[verdict]
+    return clause, verdict
 
 
 def list_misses(rows, c):
@@ -351,9 +356,12 @@ def list_misses(rows, c):
     With --matched, each miss on the remote share or the slowdown is also
     judged at equal work: c replayed on exactly the VMs that peer admitted.
     Met there, the peer's lower figure is bought by turning away VMs that
-    had a placement, which the issue's admission test forbids; missed
-    there too, c's placement is worse at the same work."""
-    lines, met, conflict, worse = [], 0, 0, 0
+    had a placement, which the issue's admission test forbids; met on the
+    figure while c turns some of those VMs away, c's host was fuller at
+    some moment; missed there too, c's placement is worse at the same
+    work."""
+    lines, met = [], 0
+    verdicts = {"met": 0, "met-turned-away": 0, "worse": 0}
     for hname, lname, _peak, _rate, res, matched in rows:
         whys = misses_of(res, c)
         met += not whys
@@ -361,16 +369,17 @@ def list_misses(rows, c):
             eq = at_equal_work(matched, c, key, peer) if key else None
             if eq:
                 why += "; " + eq[0]
-                conflict += eq[1]
-                worse += not eq[1]
+                verdicts[eq[1]] += 1
             lines.append("  %s %s: %s" % (hname, lname, why))
     print("\nCases where %s misses a test of the placement quality issue (%d of %d meet all"
           " five; the bar is the best peer's):" % (c, met, len(rows)))
     print("\n".join(lines) if lines else "  none")
-    if conflict + worse:
-        print("Of the %d misses on the remote share or the slowdown, %d are met on the bar peer's"
-              " own VMs (that peer's lower figure comes from VMs it turned away), %d are missed"
-              " at equal work too." % (conflict + worse, conflict, worse))
+    if sum(verdicts.values()):
+        print("Of the %d misses on the remote share or the slowdown, at the bar peer's own VMs: %d"
+              " met (that peer's lower figure comes from VMs it turned away), %d met on the figure"
+              " while %s turned some of those VMs away, %d missed." %
+              (sum(verdicts.values()), verdicts["met"], verdicts["met-turned-away"], c,
+               verdicts["worse"]))
 
 
 def summarize_matched(rows, policies):
