@@ -308,14 +308,19 @@ vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
 }
 
 gdouble
+vn_plan_node_rho(const VnPlanCtx *c, guint node, guint vcpus)
+{
+    return (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / c->cap[node].shared_cpus;
+}
+
+gdouble
 vn_plan_node_crowding(const VnPlanCtx *c, guint node, guint vcpus)
 {
-    const VnNodeCap *cap = &c->cap[node];
     gdouble rho;
 
-    if (c->req->dedicated || cap->shared_cpus == 0)
+    if (c->req->dedicated || c->cap[node].shared_cpus == 0)
         return 0.0;
-    rho = (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / cap->shared_cpus;
+    rho = vn_plan_node_rho(c, node, vcpus);
     return CLAMP((rho - VN_BALANCE_DENSITY_KNEE) / (1.0 - VN_BALANCE_DENSITY_KNEE), 0.0, 1.0) +
            VN_BALANCE_DENSITY_OVER_SLOPE * MAX(0.0, rho - 1.0) / (1.0 - VN_BALANCE_DENSITY_KNEE);
 }

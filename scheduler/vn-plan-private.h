@@ -84,6 +84,9 @@ const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
 gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
 gdouble vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus);
 gdouble vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib);
+/* rho: a node's committed shared vCPUs and `vcpus` more over its shared
+ * CPUs (not the overcommitted capacity); its shared CPUs must not be 0. */
+gdouble vn_plan_node_rho(const VnPlanCtx *c, guint node, guint vcpus);
 /* The crowding of a node's CPUs after `vcpus` more shared vCPUs:
  * clamp((rho - knee) / (1 - knee), 0, 1) + over_slope x max(0, rho - 1) /
  * (1 - knee), rho its committed shared vCPUs over its shared CPUs (not the

@@ -242,9 +242,8 @@ split_fill(const VnPlanCtx *c, VnNodeSet *s, const guint64 *vcap, const guint64 
            fill_vcpus(vunits, s->k, vcap, memory_only, mout, target, vout);
 }
 
-/* Member i's vCPUs (in units) whose crowding after placement is at most
- * `level` (its committed vCPUs and these over its CPUs), from 1 to
- * vcap[i]. */
+/* The vCPUs (in units) a member `node` takes while its rho after them
+ * (vn_plan_node_rho()) stays at most `level`, from 1 to `vcap`. */
 static guint64
 level_units(const VnPlanCtx *c, guint node, guint64 vcap, gdouble level)
 {
@@ -254,12 +253,11 @@ level_units(const VnPlanCtx *c, guint node, guint64 vcap, gdouble level)
     return CLAMP(units, 1, vcap);
 }
 
-/* The crowding member i's next unit would bring. */
+/* The rho of member `node` with one unit more than `units`. */
 static gdouble
 level_next(const VnPlanCtx *c, guint node, guint64 units)
 {
-    return (gdouble)(c->load->nodes[node].committed_vcpus + (units + 1) * c->vcpu_unit) /
-           c->cap[node].shared_cpus;
+    return vn_plan_node_rho(c, node, (guint)((units + 1) * c->vcpu_unit));
 }
 
 /* When the room under the knee does not cover the VM: its vCPUs as if

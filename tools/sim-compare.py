@@ -17,8 +17,9 @@ so it splits fewer and contends less).  Last, every case where the default
 `vnuma` misses a test of the placement quality issue, with the peer that
 sets the bar and what that peer did for it (VMs turned away, work served);
 with --matched each miss on the remote share or the slowdown is judged at
-equal work too (met on the peer's own VMs: its lower figure comes from the
-VMs it turned away; missed there: the placement is worse).
+equal work too, on the peer's own VMs: met (its lower figure comes from the
+VMs it turned away), met on the figure while vnuma turns some of those VMs
+away, or missed (the placement is worse).
 The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
