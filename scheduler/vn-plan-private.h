@@ -61,7 +61,8 @@ typedef struct {
     gdouble host_used;
 } VnPlanCtx;
 
-/* A chosen node set with its per-node share. */
+/* A chosen node set with its per-node share (vn_node_set_new(): the
+ * per-node arrays live in the set's own allocation). */
 typedef struct {
     guint k;
     guint *nodes;       /* node indices, ascending */

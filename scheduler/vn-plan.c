@@ -284,10 +284,21 @@ no_fit_reasons(const VnPlanCtx *c, const gchar *headline)
 static gchar *
 nodes_string(const VnTopology *t, const guint *nodes, guint k)
 {
-    GString *s = g_string_new(NULL);
+    GString *s = g_string_sized_new(4 * k);
 
-    for (guint i = 0; i < k; i++)
-        g_string_append_printf(s, "%s%u", i ? "," : "", t->nodes[nodes[i]].os_id);
+    /* Every plan explains itself with these lists: one printf-family call
+     * a node cost a tenth of an 8-cell plan on 16 nodes, so the digits are
+     * written here. */
+    for (guint i = 0; i < k; i++) {
+        gchar digits[12], *d = digits + sizeof(digits);
+        guint id = t->nodes[nodes[i]].os_id;
+        do
+            *--d = (gchar)('0' + id % 10);
+        while ((id /= 10) > 0);
+        if (i)
+            g_string_append_c(s, ',');
+        g_string_append_len(s, d, digits + sizeof(digits) - d);
+    }
     return g_string_free(s, FALSE);
 }
 
