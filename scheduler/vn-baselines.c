@@ -49,11 +49,17 @@ node_room(const Ctx *c, guint i, Room *r)
     r->usable = !vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 && r->n_cpus > 0;
 }
 
-/* Can node i take `vcpus` and `mem_kib` plus an overhead share? */
+/* Can node i take `vcpus` and `mem_kib` plus an overhead share?  Never
+ * more of one VM's vCPUs than the node has CPUs for them: Nova's
+ * _numa_fit_instance_cell() refuses an instance cell whose shared vCPUs
+ * outnumber the host cell's CPUs ("do not allow an instance to overcommit
+ * against itself on any NUMA cell", nova/virt/hardware.py, Nova 26),
+ * however much overcommitted room the cell has left. */
 static gboolean
 node_holds(const Room *r, guint vcpus, guint64 mem_kib, guint64 overhead_share)
 {
-    return r->usable && r->vcpus >= vcpus && r->mem_kib >= mem_kib + overhead_share;
+    return r->usable && r->vcpus >= vcpus && vcpus <= r->n_cpus &&
+           r->mem_kib >= mem_kib + overhead_share;
 }
 
 static void
