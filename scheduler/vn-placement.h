@@ -73,6 +73,10 @@ typedef struct {
      * (no guest cells), each cell is one node's even share of the memory
      * and every vCPU floats over the CPUs of all the cells. */
     gboolean interleave;
+    /* Some guest cell has more vCPUs than its node has CPUs for shared
+     * vCPUs: no node set could give each of them a CPU, so they share
+     * CPUs with each other (vn_plan() places so only as a last resort). */
+    gboolean self_overcommitted;
 } VnPlacement;
 
 VnPlacement *vn_placement_new(void);

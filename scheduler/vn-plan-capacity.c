@@ -85,6 +85,12 @@ compute_cpu(VnPlanCtx *c, guint i)
         guint whole = (guint)capacity;
         cap->vcpu_capacity = MAX(capacity, 1e-9);
         cap->vcpus = whole > nl->committed_vcpus ? whole - nl->committed_vcpus : 0;
+        /* a VM never overcommits against itself: a node takes no more of
+         * its vCPUs than it has CPUs (Nova's _numa_fit_instance_cell()
+         * refuses an instance cell with more vCPUs than the host cell's
+         * CPUs; ESXi splits such a "wide" VM into NUMA clients) */
+        if (!c->self_overcommit)
+            cap->vcpus = MIN(cap->vcpus, n_free);
         cap->cpu_util = MAX(busy, nl->committed_vcpus / cap->vcpu_capacity);
     } else {
         cap->vcpu_capacity = MAX((gdouble)n_host, 1e-9);

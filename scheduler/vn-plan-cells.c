@@ -41,15 +41,30 @@ cell_cmp(gconstpointer a, gconstpointer b, gpointer sizes_ptr)
     return (x > y) - (x < y);
 }
 
+/* Larger first: vCPUs, then memory, then the lower cell index. */
+static gint
+cell_cmp_vcpus(gconstpointer a, gconstpointer b, gpointer sizes_ptr)
+{
+    const VnCellSize *sizes = sizes_ptr;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+
+    if (sizes[x].vcpus != sizes[y].vcpus)
+        return sizes[x].vcpus > sizes[y].vcpus ? -1 : 1;
+    return cell_cmp(a, b, sizes_ptr);
+}
+
 void
 vn_plan_cells_init(VnPlanCtx *c)
 {
     guint n_cells = c->fixed_cells;
 
-    c->cell_order = g_new(guint, MAX(n_cells, 1));
+    c->cell_order = g_new(guint, 2 * (gsize)MAX(n_cells, 1));
+    c->cell_order_vcpus = c->cell_order + MAX(n_cells, 1);
     for (guint i = 0; i < n_cells; i++)
-        c->cell_order[i] = i;
+        c->cell_order[i] = c->cell_order_vcpus[i] = i;
     g_qsort_with_data(c->cell_order, (gint)n_cells, sizeof(guint), cell_cmp, (gpointer)c->sizes);
+    g_qsort_with_data(c->cell_order_vcpus, (gint)n_cells, sizeof(guint), cell_cmp_vcpus,
+                      (gpointer)c->sizes);
     /* split_sized(): masks, vCPU room, memory room, member order (k <= n
      * words each), then a gint per cell */
     c->cell_scratch = g_new(guint64, 4 * (gsize)MAX(c->n, 1) + n_cells);
@@ -59,6 +74,7 @@ void
 vn_plan_cells_clear(VnPlanCtx *c)
 {
     g_clear_pointer(&c->cell_order, g_free);
+    c->cell_order_vcpus = NULL;
     g_clear_pointer(&c->cell_scratch, g_free);
 }
 
@@ -184,16 +200,19 @@ assign_matched_worst_fit(const VnPlanCtx *c, VnNodeSet *s, const guint64 *masks,
 }
 
 /* Strategy 2 (nodes holding several cells, when strategy 1 fails): best
- * fit decreasing — each cell, largest first, to the member with the least
+ * fit decreasing — each cell, largest first (`order`: by memory, then,
+ * when that fails, by vCPUs: a node takes no more of a VM's vCPUs than it
+ * has CPUs, so either can be the tight one), to the member with the least
  * room that holds it, packing tightly; once only as many cells are left as
  * members without one, those members take them. */
 static gboolean
-assign_best_fit(const VnPlanCtx *c, VnNodeSet *s, guint64 *vroom, guint64 *mroom)
+assign_best_fit(const VnPlanCtx *c, VnNodeSet *s, const guint *order, guint64 *vroom,
+                guint64 *mroom)
 {
     guint k = s->k, n_cells = c->fixed_cells, empty = k;
 
     for (guint x = 0; x < n_cells; x++) {
-        guint cell = c->cell_order[x];
+        guint cell = order[x];
         gboolean forced = n_cells - x <= empty;
         gint best = -1;
         for (guint m = 0; m < k; m++)
@@ -245,5 +264,8 @@ vn_plan_split_sized(const VnPlanCtx *c, VnNodeSet *s)
     if (k == n_cells)
         return FALSE; /* the matching is exact */
     reset(c, s, vroom, mroom);
-    return assign_best_fit(c, s, vroom, mroom);
+    if (assign_best_fit(c, s, c->cell_order, vroom, mroom))
+        return TRUE;
+    reset(c, s, vroom, mroom);
+    return assign_best_fit(c, s, c->cell_order_vcpus, vroom, mroom);
 }

@@ -37,6 +37,7 @@ typedef struct {
     guint64 mshare_fixed;    /* fixed cells: KiB per cell (max) */
     const VnCellSize *sizes; /* fixed cells of their own sizes, or NULL */
     guint *cell_order;       /* sized cells: cell indices, largest first */
+    guint *cell_order_vcpus; /* the same by vCPUs first (cell_order's block) */
     guint64 *cell_scratch;   /* sized cells: working space for the
                             * assignment (vn-plan-cells.c) */
     gint *dev_node;          /* device node indices (-1 unknown) */
@@ -54,6 +55,10 @@ typedef struct {
      * CPU-less slow nodes take memory-only cells in the capacity */
     VnTiers tiers;
     gboolean slow_memory;
+    /* shared vCPUs of this VM may outnumber a node's CPUs (its own vCPUs
+     * then share CPUs): only when no node set can hold it otherwise
+     * (choose_set() in vn-plan.c) */
+    gboolean self_overcommit;
     /* the balance this plan applies: the policy's, or for adaptive load
      * or memory packing by the host's committed memory share (host_used,
      * 0..1; vn_plan_capacity_compute()) */

@@ -321,6 +321,23 @@ crowded_note(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
                            vn_plan_node_crowding(c, node, 0), after, memory);
 }
 
+/* A shared VM split only for its vCPUs: more of them than any node has
+ * CPUs for them, while some node has room for all of its memory. */
+static gboolean
+wider_than_nodes(const VnPlanCtx *c)
+{
+    gboolean memory_fits = FALSE;
+
+    if (c->req->dedicated)
+        return FALSE;
+    for (guint i = 0; i < c->n; i++) {
+        if (c->cap[i].usable && c->cap[i].shared_cpus >= c->req->vcpus)
+            return FALSE;
+        memory_fits |= c->cap[i].usable && c->cap[i].mem_kib >= c->req->memory_kib;
+    }
+    return memory_fits;
+}
+
 static void
 explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 {
@@ -346,9 +363,19 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
         g_autofree gchar *crowded = crowded_note(c, set->nodes[0], set->vcpus[0], set->mem_kib[0]);
         vn_placement_add_reason(p, "fits on one node: node %s (load after placement %.0f%%%s)",
                                 nodes, set->load_after * 100.0, crowded);
-    } else
+    } else if (wider_than_nodes(c) && !p->self_overcommitted)
+        vn_placement_add_reason(p,
+                                "%u vCPUs, more than any node's CPUs: %u cells on %u nodes, "
+                                "so that no vCPU waits for a CPU behind another of its own",
+                                c->req->vcpus, set->k, set->k);
+    else
         vn_placement_add_reason(
             p, "larger than any single node's free capacity: %u cells on %u nodes", set->k, set->k);
+    if (p->self_overcommitted)
+        vn_placement_add_reason(p,
+                                "no node set gives each of its %u vCPUs a CPU: some share CPUs "
+                                "with each other",
+                                c->req->vcpus);
     if (set->k > 1)
         vn_placement_add_reason(
             p, "nodes %s: internal distance %u, the smallest among feasible sets found", nodes,
@@ -413,7 +440,7 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 static VnNodeSet *
-choose_set(VnPlanCtx *c, GPtrArray *candidates)
+choose_k(VnPlanCtx *c, GPtrArray *candidates)
 {
     /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
     guint k_max = c->fixed_cells              ? MIN(c->fixed_cells, c->n)
@@ -444,6 +471,30 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
             k = MAX(k, k_max - 1);
     }
     return NULL;
+}
+
+/* The node set, each member holding no more of the VM's shared vCPUs
+ * than it has CPUs; only when no set can, one where they share CPUs. */
+static VnNodeSet *
+choose_set(VnPlanCtx *c, GPtrArray *candidates)
+{
+    VnNodeSet *set = choose_k(c, candidates);
+
+    if (set || c->req->dedicated)
+        return set;
+    c->self_overcommit = TRUE;
+    return choose_k(c, candidates);
+}
+
+/* Whether some node of `set` runs more of the VM's shared vCPUs than it
+ * has CPUs for them. */
+static gboolean
+set_self_overcommitted(const VnPlanCtx *c, const VnNodeSet *set)
+{
+    for (guint i = 0; i < set->k; i++)
+        if (!c->req->dedicated && set->vcpus[i] > c->cap[set->nodes[i]].shared_cpus)
+            return TRUE;
+    return FALSE;
 }
 
 /* Tiers or interleave, when the request asks for one and it applies
@@ -522,6 +573,7 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
     }
     p->dedicated = req->dedicated;
     p->hugepage_kib = req->hugepage_kib;
+    p->self_overcommitted = set_self_overcommitted(&c, set);
     if (!vn_plan_assign_cpus(&c, set, p, error)) {
         ctx_clear(&c);
         return NULL;

@@ -130,7 +130,9 @@ try_vm(const VnTopology *t, VnLoad *load, const VnPolicy *policy, const VnReques
 
     vn_load_release(load, t, policy, req, p);
     to = vn_plan(&view, load, policy, cells, NULL, NULL);
-    if (!to || vn_placement_memory_nodes(to) >= before || moved_kib(t, p, to) > budget_kib) {
+    /* fewer nodes never at the price of the VM's vCPUs sharing CPUs */
+    if (!to || to->self_overcommitted || vn_placement_memory_nodes(to) >= before ||
+        moved_kib(t, p, to) > budget_kib) {
         vn_placement_free(to);
         vn_load_commit(load, t, policy, req, p);
         return FALSE;

@@ -248,8 +248,9 @@ remote_share(const VnSim *s, const VnRequest *req, const VnPlacement *p)
     return CLAMP(1.0 - local, 0.0, 1.0);
 }
 
-/* The oracles for a split VM: could one node hold it, and how close
- * would vn_plan() have put it. */
+/* The oracles for a split VM: could one node hold it (its vCPUs not
+ * sharing CPUs with each other), and how close would vn_plan() have put
+ * it. */
 static void
 account_split(VnSim *s, const VnRequest *req, guint distance)
 {
@@ -262,6 +263,9 @@ account_split(VnSim *s, const VnRequest *req, guint distance)
     one->memory_kib = req->memory_kib;
     one->cells = 1;
     single = vn_plan(s->t, s->load, s->policy, one, NULL, NULL);
+    /* one node "holds" it only with a CPU for each of its vCPUs */
+    if (single && single->self_overcommitted)
+        g_clear_pointer(&single, vn_placement_free);
     best = single ? NULL : vn_plan(s->t, s->load, s->policy, req, NULL, NULL);
     s->m.split++;
     s->split_distance += distance;

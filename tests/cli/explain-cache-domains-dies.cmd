@@ -1,1 +1,1 @@
-explain --topology tests/data/hwloc/96em64t-4n4d3ca2co-pci.xml --config tests/data/config/cache-domains-prefer.conf --vcpus 36 --memory 4G
+explain --topology tests/data/hwloc/96em64t-4n4d3ca2co-pci.xml --config tests/data/config/cache-domains-prefer-overcommit2.conf --vcpus 18 --memory 4G

@@ -369,9 +369,10 @@ test_plan_one_domain(void)
                                 "loaded of the node's 4"));
 }
 
-/* 36 shared vCPUs, 1.5 domains (6 CPUs x overcommit 4 = 24 a domain):
- * two whole domains under prefer, refused under require; off keeps the
- * whole node. */
+/* 18 shared vCPUs, 1.5 domains (6 CPUs x overcommit 2 = 12 a domain; at
+ * overcommit 4 a VM that needs two domains has more vCPUs than the node
+ * has CPUs and goes to two nodes): two whole domains under prefer,
+ * refused under require; off keeps the whole node. */
 static void
 test_plan_modes(void)
 {
@@ -383,23 +384,25 @@ test_plan_modes(void)
     g_autofree gchar *pin = NULL, *one = NULL;
 
     host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
-    p = plan_shared(&prefer, 36, 0, &error);
+    prefer.policy->cpu_overcommit = 2.0;
+    p = plan_shared(&prefer, 18, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(p->cells->len, ==, 1);
     pin = cpus_text(g_array_index(p->cells, VnCell, 0).cpus);
     g_assert_cmpstr(pin, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
     g_assert_true(
-        has_reason(p, "node 0: 36 vCPUs over 2 whole cache domains 0 and 1 (12 usable CPUs)"));
+        has_reason(p, "node 0: 18 vCPUs over 2 whole cache domains 0 and 1 (12 usable CPUs)"));
 
     host_init(&require, VN_CACHE_DOMAINS_REQUIRE, NULL);
-    q = plan_shared(&require, 36, 0, &error);
+    require.policy->cpu_overcommit = 2.0;
+    q = plan_shared(&require, 18, 0, &error);
     g_assert_null(q);
     g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
     g_assert_cmpstr(error->message, ==,
-                    "node 0: no cache domain holds 36 shared vCPUs (the largest takes 24; "
+                    "node 0: no cache domain holds 18 shared vCPUs (the largest takes 12; "
                     "[placement] cache_domains = require)");
     g_clear_error(&error);
-    small = plan_shared(&require, 24, 0, &error);
+    small = plan_shared(&require, 12, 0, &error);
     g_assert_no_error(error);
     one = cpus_text(g_ptr_array_index(small->vcpu_pins, 0));
     g_assert_cmpstr(one, ==, "0,4,8,12,16,20");
@@ -423,11 +426,12 @@ assert_pins(const VnPlacement *p, guint first, guint n, const gchar *cpus)
     }
 }
 
-/* The guest topology mirrors the domains: 36 shared vCPUs over two whole
- * domains of node 0 are two guest dies of 18, vCPUs 0-17 pinned to
- * domain 0 and 18-35 to domain 1 (QEMU numbers vCPUs die by die); the
- * emulator floats over both.  27 do not split evenly: one die, every vCPU
- * over both domains.  Off: one die whatever the VM. */
+/* The guest topology mirrors the domains (overcommit 2: 12 vCPUs a
+ * domain): 18 shared vCPUs over two whole domains of node 0 are two guest
+ * dies of 9, vCPUs 0-8 pinned to domain 0 and 9-17 to domain 1 (QEMU
+ * numbers vCPUs die by die); the emulator floats over both.  13 do not
+ * split evenly: one die, every vCPU over both domains.  Off: one die
+ * whatever the VM. */
 static void
 test_plan_guest_dies(void)
 {
@@ -438,29 +442,31 @@ test_plan_guest_dies(void)
     g_autofree gchar *emu = NULL;
 
     host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
-    even = plan_shared(&prefer, 36, 0, &error);
+    prefer.policy->cpu_overcommit = 2.0;
+    even = plan_shared(&prefer, 18, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(even->dies, ==, 2);
-    assert_pins(even, 0, 18, "0,4,8,12,16,20");
-    assert_pins(even, 18, 18, "1,5,9,13,17,21");
+    assert_pins(even, 0, 9, "0,4,8,12,16,20");
+    assert_pins(even, 9, 9, "1,5,9,13,17,21");
     emu = cpus_text(even->emulator_cpus);
     g_assert_cmpstr(emu, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
     g_assert_true(has_reason(even, "guest topology: 2 dies a socket, one a host cache domain: "
-                                   "each die's 18 vCPUs pinned to its domain's CPUs"));
+                                   "each die's 9 vCPUs pinned to its domain's CPUs"));
 
-    odd = plan_shared(&prefer, 27, 0, &error);
+    odd = plan_shared(&prefer, 13, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(odd->dies, ==, 1);
-    assert_pins(odd, 0, 27, "0-1,4-5,8-9,12-13,16-17,20-21");
-    g_assert_true(has_reason(odd, "node 0: 27 vCPUs do not split evenly over 2 cache domains: "
+    assert_pins(odd, 0, 13, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_true(has_reason(odd, "node 0: 13 vCPUs do not split evenly over 2 cache domains: "
                                   "they float over the domains' CPUs and the guest sees one die"));
     g_assert_false(has_reason(odd, "guest topology"));
 
     host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
-    flat = plan_shared(&off, 36, 0, &error);
+    off.policy->cpu_overcommit = 2.0;
+    flat = plan_shared(&off, 18, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(flat->dies, ==, 1);
-    assert_pins(flat, 0, 36, "0-23");
+    assert_pins(flat, 0, 18, "0-23");
 }
 
 /* Two guest cells on two nodes (fixed cells), 36 vCPUs each: both split

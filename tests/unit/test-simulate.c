@@ -202,10 +202,13 @@ test_matched(void)
     g_assert_cmpuint(v2.split, ==, 0);
 }
 
-/* numad sizes the node set by CPUs one to one: 6 vCPUs on 4-CPU nodes
- * take two nodes although one node holds them with overcommit. */
+/* A VM wider than a node's CPUs: 6 vCPUs on 4-CPU nodes.  One node would
+ * hold them only with its 4x overcommit, the VM's vCPUs then waiting on
+ * each other; vnuma (as Nova, which refuses an instance cell with more
+ * vCPUs than the host cell's CPUs) and numad (sized by CPUs one to one)
+ * split it over two nodes, and neither split counts as unneeded. */
 static void
-test_most_free_splits_unnecessarily(void)
+test_wide_vm_split(void)
 {
     g_autoptr(VnTopology) t = tiny_host(3, 8);
     g_autoptr(VnTrace) trace = vn_trace_new();
@@ -215,17 +218,51 @@ test_most_free_splits_unnecessarily(void)
     vn_trace_add(trace, "wide", 0, 6, 2 * GIB, 100);
     v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
     n = simulate(t, trace, VN_SIM_POLICY_MOST_FREE);
-    g_assert_cmpuint(v.split, ==, 0);
-    g_assert_cmpuint(v.remote_share == 0.0, ==, TRUE);
+    g_assert_cmpuint(v.admitted, ==, 2);
+    g_assert_cmpuint(v.split, ==, 1);
+    g_assert_cmpuint(v.split_unnecessary, ==, 0);
     g_assert_cmpuint(n.admitted, ==, 2);
     g_assert_cmpuint(n.split, ==, 1);
-    g_assert_cmpuint(n.split_unnecessary, ==, 1);
-    /* a took node 0; the most free are nodes 1 and 2: distance 21 */
+    g_assert_cmpuint(n.split_unnecessary, ==, 0);
+    /* a took node 0; the nearest pair of the least loaded (vnuma) and the
+     * most free (numad) are nodes 1 and 2: distance 21, the best */
+    g_assert_cmpfloat(v.mean_split_distance, ==, 21.0);
+    g_assert_cmpfloat(v.min_split_distance, ==, 21.0);
     g_assert_cmpfloat(n.mean_split_distance, ==, 21.0);
-    g_assert_cmpfloat(n.min_split_distance, ==, 0.0);
     /* wide: 3 vCPUs and 1 GiB per node: half the pairs are remote;
      * weights 1 GiB x 100 s (a) and 2 GiB x 100 s (wide) */
     g_assert_cmpfloat_with_epsilon(n.remote_share, 0.5 * 2.0 / 3.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(v.remote_share, 0.5 * 2.0 / 3.0, 1e-9);
+}
+
+/* numad tries only the node with the most free memory alone: when that one
+ * has no vCPU room left, it splits a VM that another node holds whole.
+ * Two 8 GiB nodes of 4 CPUs (16 vCPUs each at overcommit 4): big (5 GiB)
+ * takes node 0, four fillers of 1 GiB (4, 4, 4, 3 vCPUs) node 1, which
+ * still has the most free memory (4 GiB against 3) but room for 1 vCPU;
+ * the probe (2 vCPUs, 2 GiB) goes over both although node 0 holds it. */
+static void
+test_most_free_splits_unnecessarily(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    const guint filler_vcpus[] = { 4, 4, 4, 3 };
+    VnSimMetrics v, n;
+
+    vn_trace_add(trace, "big", 0, 1, 5 * GIB, 1000);
+    for (guint i = 0; i < G_N_ELEMENTS(filler_vcpus); i++) {
+        g_autofree gchar *name = g_strdup_printf("filler%u", i);
+        vn_trace_add(trace, name, 1 + i, filler_vcpus[i], 1 * GIB, 1000);
+    }
+    vn_trace_add(trace, "probe", 10, 2, 2 * GIB, 100);
+    n = simulate(t, trace, VN_SIM_POLICY_MOST_FREE);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    g_assert_cmpuint(n.admitted, ==, 6);
+    g_assert_cmpuint(n.split, ==, 1);
+    g_assert_cmpuint(n.split_unnecessary, ==, 1);
+    g_assert_cmpuint(v.admitted, ==, 6);
+    g_assert_cmpuint(v.split, ==, 0);
+    g_assert_cmpuint(v.split_unnecessary, ==, 0);
 }
 
 /* Two 8 GiB nodes: a (4 GiB) lands on node 0, b (2 GiB) comes, then c
@@ -538,6 +575,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/load/release-hugepages", test_release_hugepages);
     g_test_add_func("/sim/first-fit/rejects-feasible", test_first_fit_rejects_feasible);
     g_test_add_func("/sim/matched", test_matched);
+    g_test_add_func("/sim/wide-vm-split", test_wide_vm_split);
     g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
     g_test_add_func("/sim/vnuma/consolidate-after-departure", test_consolidate_after_departure);
