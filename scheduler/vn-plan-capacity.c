@@ -88,9 +88,10 @@ compute_cpu(VnPlanCtx *c, guint i)
         /* a VM never overcommits against itself: a node takes no more of
          * its vCPUs than it has CPUs (Nova's _numa_fit_instance_cell()
          * refuses an instance cell with more vCPUs than the host cell's
-         * CPUs; ESXi splits such a "wide" VM into NUMA clients) */
-        if (!c->self_overcommit)
-            cap->vcpus = MIN(cap->vcpus, n_free);
+         * CPUs; ESXi splits such a "wide" VM into NUMA clients), or, when
+         * no node set can give each a CPU, vcpus_per_cpu of them a CPU */
+        if (c->vcpus_per_cpu)
+            cap->vcpus = MIN(cap->vcpus, n_free * c->vcpus_per_cpu);
         cap->cpu_util = MAX(busy, nl->committed_vcpus / cap->vcpu_capacity);
     } else {
         cap->vcpu_capacity = MAX((gdouble)n_host, 1e-9);

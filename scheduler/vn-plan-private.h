@@ -55,10 +55,10 @@ typedef struct {
      * CPU-less slow nodes take memory-only cells in the capacity */
     VnTiers tiers;
     gboolean slow_memory;
-    /* shared vCPUs of this VM may outnumber a node's CPUs (its own vCPUs
-     * then share CPUs): only when no node set can hold it otherwise
-     * (choose_set() in vn-plan.c) */
-    gboolean self_overcommit;
+    /* at most this many of the VM's shared vCPUs a CPU of a node (0: as
+     * many as the overcommit allows): 1, and more only when no node set
+     * can hold the VM so (choose_set() in vn-plan.c) */
+    guint vcpus_per_cpu;
     /* the balance this plan applies: the policy's, or for adaptive load
      * or memory packing by the host's committed memory share (host_used,
      * 0..1; vn_plan_capacity_compute()) */

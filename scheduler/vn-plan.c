@@ -161,6 +161,7 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
          const VnRequest *req)
 {
     memset(c, 0, sizeof(*c));
+    c->vcpus_per_cpu = 1;
     c->t = t;
     c->load = load;
     c->policy = policy;
@@ -474,16 +475,19 @@ choose_k(VnPlanCtx *c, GPtrArray *candidates)
 }
 
 /* The node set, each member holding no more of the VM's shared vCPUs
- * than it has CPUs; only when no set can, one where they share CPUs. */
+ * than it has CPUs; only when no set can, one where they share CPUs, as
+ * few a CPU as any set allows (2, 4, ... up to the overcommit): 80 vCPUs
+ * on two 32-CPU nodes are 40 + 40, not 80 on one node. */
 static VnNodeSet *
 choose_set(VnPlanCtx *c, GPtrArray *candidates)
 {
-    VnNodeSet *set = choose_k(c, candidates);
-
-    if (set || c->req->dedicated)
-        return set;
-    c->self_overcommit = TRUE;
-    return choose_k(c, candidates);
+    for (guint per_cpu = 1;; per_cpu *= 2) {
+        VnNodeSet *set;
+        c->vcpus_per_cpu = per_cpu < c->policy->cpu_overcommit ? per_cpu : 0;
+        set = choose_k(c, candidates);
+        if (set || c->req->dedicated || c->vcpus_per_cpu == 0)
+            return set;
+    }
 }
 
 /* Whether some node of `set` runs more of the VM's shared vCPUs than it

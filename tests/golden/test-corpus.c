@@ -146,11 +146,13 @@ canonical(const gchar *xml, gboolean cells_too)
     return ret;
 }
 
+/* Whether vnuma wrote the guest cells: replaced the input's, or gave a
+ * VM without any its own (split over nodes). */
 static gboolean
 cells_replaced(const VnDomain *before, const VnDomain *after)
 {
     if (before->cells->len == 0)
-        return FALSE;
+        return after->cells->len > 0;
     if (before->cells->len != after->cells->len)
         return TRUE;
     for (guint i = 0; i < before->cells->len; i++) {

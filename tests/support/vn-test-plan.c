@@ -111,11 +111,10 @@ typedef struct {
     guint64 vcpu_cap[64];
 } OracleCaps;
 
-/* `self`: the VM's shared vCPUs may outnumber a node's CPUs (the
- * planner's last resort); otherwise a node takes no more of them than it
- * has CPUs. */
+/* `per_cpu`: a node takes no more of the VM's shared vCPUs than that many
+ * a CPU (1 first; more only as the planner's last resort); 0: any. */
 static void
-oracle_caps(const VnTestHost *h, const VnRequest *r, guint k, gboolean self, OracleCaps *o)
+oracle_caps(const VnTestHost *h, const VnRequest *r, guint k, guint per_cpu, OracleCaps *o)
 {
     guint64 overhead = vn_policy_overhead_kib(h->policy, r->memory_kib) / k;
 
@@ -130,8 +129,8 @@ oracle_caps(const VnTestHost *h, const VnRequest *r, guint k, gboolean self, Ora
         o->mem_cap[i] = o->mem_cap_kib[i] / 1024;
         o->vcpu_cap[i] =
             cap > h->load->nodes[i].committed_vcpus ? cap - h->load->nodes[i].committed_vcpus : 0;
-        if (!self && !r->dedicated)
-            o->vcpu_cap[i] = MIN(o->vcpu_cap[i], cpus);
+        if (per_cpu && !r->dedicated)
+            o->vcpu_cap[i] = MIN(o->vcpu_cap[i], (guint64)cpus * per_cpu);
     }
 }
 
@@ -171,7 +170,7 @@ oracle_cells_fit(const VnRequest *r, const OracleCaps *o, guint32 mask, guint k)
 /* Minimal k and minimal internal distance for it over all k-subsets;
  * returns FALSE when no subset of any size fits. */
 static gboolean
-oracle_pass(const VnTestHost *h, const VnRequest *r, gboolean self, guint *ret_k, guint *ret_dist)
+oracle_pass(const VnTestHost *h, const VnRequest *r, guint per_cpu, guint *ret_k, guint *ret_dist)
 {
     guint n = h->t->n_nodes;
 
@@ -179,7 +178,7 @@ oracle_pass(const VnTestHost *h, const VnRequest *r, gboolean self, guint *ret_k
     for (guint k = 1; k <= MIN(n, r->cell_sizes ? r->cells : r->vcpus); k++) {
         OracleCaps o;
         guint best = G_MAXUINT;
-        oracle_caps(h, r, k, self, &o);
+        oracle_caps(h, r, k, per_cpu, &o);
         for (guint32 mask = 0; mask < (1u << n); mask++) {
             guint64 mem = 0, vc = 0;
             guint dist = 0;
@@ -213,13 +212,44 @@ oracle_pass(const VnTestHost *h, const VnRequest *r, gboolean self, guint *ret_k
 }
 
 /* The same, first with no node running more of the VM's shared vCPUs
- * than it has CPUs, then (only when nothing fits so) without that
- * limit. */
+ * than it has CPUs, then (only when nothing fits so) 2, 4, ... of them a
+ * CPU, the last pass without a limit once that reaches the overcommit.
+ * *ret_per_cpu (may be NULL): the limit of the pass that fits. */
+static gboolean
+oracle_passes(const VnTestHost *h, const VnRequest *r, guint *ret_k, guint *ret_dist,
+              guint *ret_per_cpu)
+{
+    for (guint per_cpu = 1;; per_cpu *= 2) {
+        guint limit = per_cpu < h->policy->cpu_overcommit ? per_cpu : 0;
+        if (ret_per_cpu)
+            *ret_per_cpu = limit;
+        if (oracle_pass(h, r, limit, ret_k, ret_dist))
+            return TRUE;
+        if (r->dedicated || limit == 0)
+            return FALSE;
+    }
+}
+
 gboolean
 vn_test_oracle(const VnTestHost *h, const VnRequest *r, guint *ret_k, guint *ret_dist)
 {
-    return oracle_pass(h, r, FALSE, ret_k, ret_dist) ||
-           (!r->dedicated && oracle_pass(h, r, TRUE, ret_k, ret_dist));
+    return oracle_passes(h, r, ret_k, ret_dist, NULL);
+}
+
+/* The per-CPU limit the planner applied to `p`: 1 unless it had to let
+ * the VM's vCPUs share CPUs, then the first that fits (the planner finds
+ * every feasible set of a split request; cells of their own sizes are
+ * packed by a heuristic, which may need a later pass: any limit then). */
+static guint
+placement_per_cpu(const VnTestHost *h, const VnRequest *r, const VnPlacement *p)
+{
+    guint k, dist, per_cpu = 1;
+
+    if (p->self_overcommitted && r->cell_sizes)
+        return 0;
+    if (p->self_overcommitted)
+        g_assert_true(oracle_passes(h, r, &k, &dist, &per_cpu));
+    return per_cpu;
 }
 
 void
@@ -231,7 +261,7 @@ vn_test_assert_cells_fit(const VnTestHost *h, const VnRequest *r, const VnPlacem
 
     g_assert_nonnull(r->cell_sizes);
     g_assert_cmpuint(p->cells->len, ==, r->cells);
-    oracle_caps(h, r, nodes->len, p->self_overcommitted, &o);
+    oracle_caps(h, r, nodes->len, placement_per_cpu(h, r, p), &o);
     for (guint i = 0; i < p->cells->len; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
         mem[c->node] += c->memory_kib;
@@ -313,7 +343,7 @@ vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement
 
     g_assert_cmpuint(k, >=, 2);
     g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
-    oracle_caps(h, r, k, p->self_overcommitted, &o);
+    oracle_caps(h, r, k, placement_per_cpu(h, r, p), &o);
     uncrowded_caps(h, r, p, &o);
     for (guint i = 0; i < k; i++) {
         const VnCell *c = &g_array_index(p->cells, VnCell, i);
