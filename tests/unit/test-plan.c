@@ -257,6 +257,35 @@ test_split_levels_crowding(void)
     vn_test_host_clear(&h);
 }
 
+/* A VM never overcommits against itself.  Two idle 32-CPU nodes (16 cores
+ * x 2 threads), 64 GiB each: 32 vCPUs are one node; 48 are 24 + 24 (one
+ * node would hold them only at 1.5 vCPUs a CPU, its own vCPUs waiting on
+ * each other beside an idle node); 80, more than the host's 64 CPUs, are
+ * 40 + 40 at 2 a CPU, said in the reasons, not 80 on one node. */
+static void
+test_wide_vm(void)
+{
+    VnTestHost h;
+    const guint vcpus[] = { 32, 48, 80 }, cells[] = { 1, 2, 2 };
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 16, 2, 64));
+    for (guint i = 0; i < G_N_ELEMENTS(vcpus); i++) {
+        g_autoptr(VnRequest) r = vn_test_request(vcpus[i], 8);
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, cells[i]);
+        for (guint c = 0; c < p->cells->len; c++)
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, c).n_vcpus, ==, vcpus[i] / cells[i]);
+        g_assert_cmpint(p->self_overcommitted, ==, vcpus[i] > 64);
+        g_assert_cmpint(has_reason(p->reasons, "no node set gives each of its 80 vCPUs a CPU"), ==,
+                        vcpus[i] == 80);
+        g_assert_cmpint(has_reason(p->reasons, "48 vCPUs, more than any node's CPUs: 2 cells on 2 "
+                                               "nodes"),
+                        ==, vcpus[i] == 48);
+    }
+    vn_test_host_clear(&h);
+}
+
 /* Split fill against the oracle of vn_test_assert_filled() on loaded
  * hosts: every split VM holds as much as one node can, vCPUs follow
  * memory; the node count and distance stay the oracle's. */
@@ -904,6 +933,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
     g_test_add_func("/plan/split/levels-crowding", test_split_levels_crowding);
+    g_test_add_func("/plan/split/wide-vm", test_wide_vm);
     g_test_add_func("/plan/split/fill/intel-2s", test_fill_oracle_2s);
     g_test_add_func("/plan/split/fill/epyc-nps4", test_fill_oracle_epyc);
     g_test_add_func("/plan/split/fill/16-node", test_fill_oracle_16);
