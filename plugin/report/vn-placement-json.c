@@ -106,6 +106,8 @@ add_placement(JsonBuilder *b, const VnTopology *t, const VnPlacement *p)
         vn_json_add_string(b, "tiers", vn_tiers_to_string(p->tiers));
     if (p->interleave)
         vn_json_add_bool(b, "interleave", TRUE);
+    if (p->self_overcommitted)
+        vn_json_add_bool(b, "self_overcommitted", TRUE);
     vn_json_add_int(b, "hugepage_kib", (gint64)p->hugepage_kib);
     if (p->isolated_cpus && !vn_bitmap_is_empty(p->isolated_cpus))
         add_cpulist(b, "isolated_cpus", p->isolated_cpus);
