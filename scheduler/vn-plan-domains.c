@@ -10,9 +10,11 @@
 #include "vn-plan-private.h"
 
 typedef struct {
-    guint domain; /* index into t->domains */
-    guint usable; /* usable CPUs in it */
-    gdouble room; /* vCPUs it can still take (shared: capacity less placed) */
+    guint domain;    /* index into t->domains */
+    guint usable;    /* usable CPUs in it */
+    gdouble room;    /* vCPUs it can still take (shared: capacity less placed) */
+    gdouble vm_room; /* of this VM's: room, and no more than its CPUs take
+                      * (room_for_vm()) */
 } DomainFree;
 
 /* Moves the roomiest of d[k..n-1] (the lowest index on a tie) to d[k]:
@@ -52,6 +54,17 @@ placed(const VnPlanCtx *c, guint domain)
     return c->load->domain_vcpus[domain];
 }
 
+/* What a domain of `usable` CPUs with `room` left takes of this VM: as a
+ * node, no more of the VM's own vCPUs than its CPUs (times the plan's
+ * vcpus_per_cpu: 1 unless no node set could give each vCPU a CPU). */
+static gdouble
+room_for_vm(const VnPlanCtx *c, guint usable, gdouble room)
+{
+    if (!c->req->dedicated && c->vcpus_per_cpu)
+        room = MIN(room, (gdouble)usable * c->vcpus_per_cpu);
+    return room;
+}
+
 /* Fills d with the node's domains and their CPUs in `avail`, and moves
  * to d[0..] the fewest, roomiest first, that take `need`: returns how
  * many (fewer when all of them do not; 0 when none has a usable CPU). */
@@ -69,12 +82,13 @@ choose(const VnPlanCtx *c, const VnNode *n, const VnBitmap *avail, guint need, D
             .usable = usable,
             .room = capacity(c, usable) - placed(c, dom),
         };
+        d[i].vm_room = room_for_vm(c, usable, d[i].room);
     }
     while (take < n->n_domains && cap + 1e-9 < need) {
         select_next(d, take, n->n_domains);
         if (d[take].usable == 0)
             break;
-        cap += MAX(d[take].room, 0);
+        cap += MAX(d[take].vm_room, 0);
         take++;
     }
     return take;
@@ -131,7 +145,7 @@ splits_evenly(const VnPlanCtx *c, const DomainFree *d, guint take, guint vcpus)
     if (vcpus % take != 0)
         return FALSE;
     for (guint i = 0; i < take; i++)
-        if (d[i].room + 1e-9 < vcpus / take)
+        if (d[i].vm_room + 1e-9 < vcpus / take)
             return FALSE;
     return TRUE;
 }
@@ -177,7 +191,7 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
         g_set_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT,
                     "node %u: no cache domain holds %u shared vCPUs (the largest takes %u; "
                     "[placement] cache_domains = require)",
-                    n->os_id, vcpus, (guint)MAX(d[0].room, 0));
+                    n->os_id, vcpus, (guint)MAX(d[0].vm_room, 0));
         return NULL;
     }
     cpus = vn_bitmap_new(t->n_cpu_ids);

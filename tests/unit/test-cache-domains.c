@@ -369,10 +369,10 @@ test_plan_one_domain(void)
                                 "loaded of the node's 4"));
 }
 
-/* 18 shared vCPUs, 1.5 domains (6 CPUs x overcommit 2 = 12 a domain; at
- * overcommit 4 a VM that needs two domains has more vCPUs than the node
- * has CPUs and goes to two nodes): two whole domains under prefer,
- * refused under require; off keeps the whole node. */
+/* 12 shared vCPUs, two domains' CPUs (a domain takes no more of one VM's
+ * vCPUs than its 6 CPUs, however much its 4x overcommit leaves): two whole
+ * domains under prefer, refused under require; off keeps the whole
+ * node. */
 static void
 test_plan_modes(void)
 {
@@ -384,28 +384,26 @@ test_plan_modes(void)
     g_autofree gchar *pin = NULL, *one = NULL;
 
     host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
-    prefer.policy->cpu_overcommit = 2.0;
-    p = plan_shared(&prefer, 18, 0, &error);
+    p = plan_shared(&prefer, 12, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(p->cells->len, ==, 1);
     pin = cpus_text(g_array_index(p->cells, VnCell, 0).cpus);
-    g_assert_cmpstr(pin, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_cmpstr(pin, ==, "24-25,28-29,32-33,36-37,40-41,44-45");
     g_assert_true(
-        has_reason(p, "node 0: 18 vCPUs over 2 whole cache domains 0 and 1 (12 usable CPUs)"));
+        has_reason(p, "node 1: 12 vCPUs over 2 whole cache domains 4 and 5 (12 usable CPUs)"));
 
     host_init(&require, VN_CACHE_DOMAINS_REQUIRE, NULL);
-    require.policy->cpu_overcommit = 2.0;
-    q = plan_shared(&require, 18, 0, &error);
+    q = plan_shared(&require, 12, 0, &error);
     g_assert_null(q);
     g_assert_error(error, VN_PLAN_ERROR, VN_PLAN_ERROR_NO_FIT);
     g_assert_cmpstr(error->message, ==,
-                    "node 0: no cache domain holds 18 shared vCPUs (the largest takes 12; "
+                    "node 1: no cache domain holds 12 shared vCPUs (the largest takes 6; "
                     "[placement] cache_domains = require)");
     g_clear_error(&error);
-    small = plan_shared(&require, 12, 0, &error);
+    small = plan_shared(&require, 6, 0, &error);
     g_assert_no_error(error);
     one = cpus_text(g_ptr_array_index(small->vcpu_pins, 0));
-    g_assert_cmpstr(one, ==, "0,4,8,12,16,20");
+    g_assert_cmpstr(one, ==, "24,28,32,36,40,44");
 
     host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
     r = plan_shared(&off, 4, 0, &error);
@@ -426,12 +424,11 @@ assert_pins(const VnPlacement *p, guint first, guint n, const gchar *cpus)
     }
 }
 
-/* The guest topology mirrors the domains (overcommit 2: 12 vCPUs a
- * domain): 18 shared vCPUs over two whole domains of node 0 are two guest
- * dies of 9, vCPUs 0-8 pinned to domain 0 and 9-17 to domain 1 (QEMU
- * numbers vCPUs die by die); the emulator floats over both.  13 do not
- * split evenly: one die, every vCPU over both domains.  Off: one die
- * whatever the VM. */
+/* The guest topology mirrors the domains: 12 shared vCPUs over two whole
+ * domains of node 1 (6 CPUs each) are two guest dies of 6, vCPUs 0-5
+ * pinned to domain 4 and 6-11 to domain 5 (QEMU numbers vCPUs die by
+ * die); the emulator floats over both.  9 do not split evenly: one die,
+ * every vCPU over both domains.  Off: one die whatever the VM. */
 static void
 test_plan_guest_dies(void)
 {
@@ -442,35 +439,34 @@ test_plan_guest_dies(void)
     g_autofree gchar *emu = NULL;
 
     host_init(&prefer, VN_CACHE_DOMAINS_PREFER, NULL);
-    prefer.policy->cpu_overcommit = 2.0;
-    even = plan_shared(&prefer, 18, 0, &error);
+    even = plan_shared(&prefer, 12, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(even->dies, ==, 2);
-    assert_pins(even, 0, 9, "0,4,8,12,16,20");
-    assert_pins(even, 9, 9, "1,5,9,13,17,21");
+    assert_pins(even, 0, 6, "24,28,32,36,40,44");
+    assert_pins(even, 6, 6, "25,29,33,37,41,45");
     emu = cpus_text(even->emulator_cpus);
-    g_assert_cmpstr(emu, ==, "0-1,4-5,8-9,12-13,16-17,20-21");
+    g_assert_cmpstr(emu, ==, "24-25,28-29,32-33,36-37,40-41,44-45");
     g_assert_true(has_reason(even, "guest topology: 2 dies a socket, one a host cache domain: "
-                                   "each die's 9 vCPUs pinned to its domain's CPUs"));
+                                   "each die's 6 vCPUs pinned to its domain's CPUs"));
 
-    odd = plan_shared(&prefer, 13, 0, &error);
+    odd = plan_shared(&prefer, 9, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(odd->dies, ==, 1);
-    assert_pins(odd, 0, 13, "0-1,4-5,8-9,12-13,16-17,20-21");
-    g_assert_true(has_reason(odd, "node 0: 13 vCPUs do not split evenly over 2 cache domains: "
+    assert_pins(odd, 0, 9, "24-25,28-29,32-33,36-37,40-41,44-45");
+    g_assert_true(has_reason(odd, "node 1: 9 vCPUs do not split evenly over 2 cache domains: "
                                   "they float over the domains' CPUs and the guest sees one die"));
     g_assert_false(has_reason(odd, "guest topology"));
 
     host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
-    off.policy->cpu_overcommit = 2.0;
-    flat = plan_shared(&off, 18, 0, &error);
+    flat = plan_shared(&off, 12, 0, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(flat->dies, ==, 1);
-    assert_pins(flat, 0, 18, "0-23");
+    assert_pins(flat, 0, 12, "24-47");
 }
 
-/* Two guest cells on two nodes (fixed cells), 36 vCPUs each: both split
- * alike over two domains of their node, so two sockets of two dies. */
+/* Two guest cells on two nodes (fixed cells), 12 vCPUs each: both split
+ * alike over two domains of their node (6 CPUs each), so two sockets of
+ * two dies. */
 static void
 test_plan_guest_dies_cells(void)
 {
@@ -480,7 +476,7 @@ test_plan_guest_dies_cells(void)
     g_autoptr(VnPlacement) p = NULL;
 
     host_init(&h, VN_CACHE_DOMAINS_PREFER, NULL);
-    r->vcpus = 72;
+    r->vcpus = 24;
     r->memory_kib = 8ull << 20;
     r->cells = 2;
     r->distinct_nodes = TRUE;
@@ -489,8 +485,8 @@ test_plan_guest_dies_cells(void)
     g_assert_cmpuint(p->cells->len, ==, 2);
     g_assert_cmpuint(p->dies, ==, 2);
     g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).node_os_id, ==, 1);
-    assert_pins(p, 36, 18, "24,28,32,36,40,44");
-    assert_pins(p, 54, 18, "25,29,33,37,41,45");
+    assert_pins(p, 12, 6, "24,28,32,36,40,44");
+    assert_pins(p, 18, 6, "25,29,33,37,41,45");
 }
 
 /* Dedicated: 12 vCPUs from two domains, 6 each, are two dies; 8 vCPUs
