@@ -161,7 +161,6 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
          const VnRequest *req)
 {
     memset(c, 0, sizeof(*c));
-    c->vcpus_per_cpu = 1;
     c->t = t;
     c->load = load;
     c->policy = policy;
@@ -171,6 +170,9 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
         c->policy = c->restricted;
     }
     c->n = t->n_nodes;
+    /* a VM never overcommits against itself first (choose_set()); at an
+     * overcommit of 1 or less the capacity says as much */
+    c->vcpus_per_cpu = c->policy->cpu_overcommit > 1.0 ? 1 : 0;
     c->overhead_kib = vn_policy_overhead_kib(policy, req->memory_kib);
     if (req->hugepage_kib)
         c->mem_unit_kib = req->hugepage_kib;
@@ -474,6 +476,20 @@ choose_k(VnPlanCtx *c, GPtrArray *candidates)
     return NULL;
 }
 
+/* The next pass when none fits with c->vcpus_per_cpu of the VM's shared
+ * vCPUs a CPU: twice as many, no limit once that reaches the overcommit;
+ * FALSE when the last pass had none. */
+static gboolean
+next_sharing(VnPlanCtx *c)
+{
+    guint next = c->vcpus_per_cpu * 2;
+
+    if (c->req->dedicated || c->vcpus_per_cpu == 0)
+        return FALSE;
+    c->vcpus_per_cpu = next < c->policy->cpu_overcommit ? next : 0;
+    return TRUE;
+}
+
 /* The node set, each member holding no more of the VM's shared vCPUs
  * than it has CPUs; only when no set can, one where they share CPUs, as
  * few a CPU as any set allows (2, 4, ... up to the overcommit): 80 vCPUs
@@ -481,13 +497,11 @@ choose_k(VnPlanCtx *c, GPtrArray *candidates)
 static VnNodeSet *
 choose_set(VnPlanCtx *c, GPtrArray *candidates)
 {
-    for (guint per_cpu = 1;; per_cpu *= 2) {
-        VnNodeSet *set;
-        c->vcpus_per_cpu = per_cpu < c->policy->cpu_overcommit ? per_cpu : 0;
-        set = choose_k(c, candidates);
-        if (set || c->req->dedicated || c->vcpus_per_cpu == 0)
-            return set;
-    }
+    VnNodeSet *set;
+
+    while (!(set = choose_k(c, candidates)) && next_sharing(c))
+        ;
+    return set;
 }
 
 /* Whether some node of `set` runs more of the VM's shared vCPUs than it
@@ -550,6 +564,9 @@ vn_plan(const VnTopology *t, const VnLoad *load, const VnPolicy *policy, const V
     ctx_init(&c, t, load, policy, req);
     p = vn_placement_new();
     set = choose_special(&c, p, &fallback, &interleave);
+    /* interleaved too, vCPUs share CPUs only when no set gives each one */
+    while (!set && interleave && next_sharing(&c))
+        set = vn_plan_interleave_choose(&c, p->candidates, &interleave);
     if (!set && !interleave)
         set = choose_set(&c, p->candidates);
     if (!set) {

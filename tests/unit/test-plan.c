@@ -261,7 +261,8 @@ test_split_levels_crowding(void)
  * x 2 threads), 64 GiB each: 32 vCPUs are one node; 48 are 24 + 24 (one
  * node would hold them only at 1.5 vCPUs a CPU, its own vCPUs waiting on
  * each other beside an idle node); 80, more than the host's 64 CPUs, are
- * 40 + 40 at 2 a CPU, said in the reasons, not 80 on one node. */
+ * 40 + 40 at 2 a CPU, said in the reasons, not 80 on one node; the same
+ * interleaved (memory='interleave': vCPUs float over both nodes). */
 static void
 test_wide_vm(void)
 {
@@ -282,6 +283,15 @@ test_wide_vm(void)
         g_assert_cmpint(has_reason(p->reasons, "48 vCPUs, more than any node's CPUs: 2 cells on 2 "
                                                "nodes"),
                         ==, vcpus[i] == 48);
+    }
+    {
+        g_autoptr(VnRequest) r = vn_test_request(80, 8);
+        g_autoptr(VnPlacement) p = NULL;
+        r->interleave = VN_INTERLEAVE_WISH;
+        p = vn_test_plan_ok(&h, r);
+        g_assert_true(p->interleave);
+        g_assert_true(p->self_overcommitted);
+        g_assert_cmpuint(p->cells->len, ==, 2);
     }
     vn_test_host_clear(&h);
 }
