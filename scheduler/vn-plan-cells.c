@@ -27,30 +27,33 @@
 
 #define BIT(i) (G_GUINT64_CONSTANT(1) << (i))
 
+/* -1 when x is larger, 1 when smaller, 0 when equal: larger first. */
+static gint
+larger_first(guint64 x, guint64 y)
+{
+    return (x < y) - (x > y);
+}
+
 /* Larger first: memory, then vCPUs, then the lower cell index. */
 static gint
 cell_cmp(gconstpointer a, gconstpointer b, gpointer sizes_ptr)
 {
     const VnCellSize *sizes = sizes_ptr;
     guint x = *(const guint *)a, y = *(const guint *)b;
+    gint by_memory = larger_first(sizes[x].memory_kib, sizes[y].memory_kib);
+    gint by_vcpus = larger_first(sizes[x].vcpus, sizes[y].vcpus);
 
-    if (sizes[x].memory_kib != sizes[y].memory_kib)
-        return sizes[x].memory_kib > sizes[y].memory_kib ? -1 : 1;
-    if (sizes[x].vcpus != sizes[y].vcpus)
-        return sizes[x].vcpus > sizes[y].vcpus ? -1 : 1;
-    return (x > y) - (x < y);
+    return by_memory ? by_memory : by_vcpus ? by_vcpus : (x > y) - (x < y);
 }
 
-/* Larger first: vCPUs, then memory, then the lower cell index. */
+/* Larger first: vCPUs, then as cell_cmp(). */
 static gint
 cell_cmp_vcpus(gconstpointer a, gconstpointer b, gpointer sizes_ptr)
 {
     const VnCellSize *sizes = sizes_ptr;
-    guint x = *(const guint *)a, y = *(const guint *)b;
+    gint by_vcpus = larger_first(sizes[*(const guint *)a].vcpus, sizes[*(const guint *)b].vcpus);
 
-    if (sizes[x].vcpus != sizes[y].vcpus)
-        return sizes[x].vcpus > sizes[y].vcpus ? -1 : 1;
-    return cell_cmp(a, b, sizes_ptr);
+    return by_vcpus ? by_vcpus : cell_cmp(a, b, sizes_ptr);
 }
 
 void
