@@ -509,8 +509,10 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
 static gboolean
 set_self_overcommitted(const VnPlanCtx *c, const VnNodeSet *set)
 {
+    if (c->req->dedicated)
+        return FALSE;
     for (guint i = 0; i < set->k; i++)
-        if (!c->req->dedicated && set->vcpus[i] > c->cap[set->nodes[i]].shared_cpus)
+        if (set->vcpus[i] > c->cap[set->nodes[i]].shared_cpus)
             return TRUE;
     return FALSE;
 }

@@ -332,21 +332,15 @@ def misses_of(res, c):
 
 
 def peer_breaks(res, p):
-    """The issue's other tests that peer p fails itself in one case: it
-    turns away a VM that had a placement, splits one that one node could
-    hold, or serves under 99 % of the most any policy served.  Empty when p
-    meets them all: then its lower figure is one a policy reached without
-    giving up another test."""
+    """Whether peer p fails one of the issue's other tests itself in one
+    case: it turns away a VM that had a placement, splits one that one node
+    could hold, or serves under 99 % of the most any policy served.  False
+    when it meets them all: then its lower figure is one a policy reached
+    without giving up another test."""
     x = res[p]
     top = max(r["served_gib_hours"] for r in res.values())
-    out = []
-    if x["rejected_feasible"]:
-        out.append("turns VMs away")
-    if x["split_unnecessary"]:
-        out.append("splits VMs one node could hold")
-    if x["served_gib_hours"] < 0.99 * top:
-        out.append("serves under 99 %")
-    return out
+    return bool(x["rejected_feasible"] or x["split_unnecessary"] or
+                x["served_gib_hours"] < 0.99 * top)
 
 
 def at_equal_work(matched, c, key, peer):

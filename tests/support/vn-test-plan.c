@@ -421,9 +421,8 @@ vn_test_check_sized_plan(VnTestHost *h, const VnRequest *r, VnTestSizedCounts *c
     g_assert_cmpuint(vn_test_nodes_used(p), >=, k);
     if (vn_test_nodes_used(p) == k)
         g_assert_cmpuint(vn_test_placement_distance(h, p), >=, dist);
-    if (vn_test_nodes_used(p) != k || vn_test_placement_distance(h, p) != dist) {
+    if (vn_test_nodes_used(p) != k || vn_test_placement_distance(h, p) != dist)
         counts->worse++;
-    }
 }
 
 void
