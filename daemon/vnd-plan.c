@@ -196,7 +196,9 @@ chosen_candidate(const VnPlacement *p)
  * u: the highest utilisation (0..1) of the placement's nodes after placing
  * it; dbar: the mean SLIT distance between its cells' nodes (10 for one
  * node).  An empty host taking the VM on one node scores near 100; a full
- * host or a VM spread over distant nodes scores low; no fit scores 0. */
+ * host or a VM spread over distant nodes scores low; no fit scores 0,
+ * and so does a self-overcommitted fit (some of the VM's vCPUs share CPUs
+ * with each other), so that any host giving each vCPU a CPU ranks above. */
 static gint
 fit_score(const VnPlacement *p)
 {
@@ -208,6 +210,8 @@ fit_score(const VnPlacement *p)
 
     if (dbar < 10.0)
         dbar = 10.0;
+    if (p->self_overcommitted)
+        return 0;
     return (gint)round(100.0 * (1.0 - u) * 10.0 / dbar);
 }
 
@@ -221,6 +225,7 @@ fit_json(gboolean fits, guint cells, gint score, GPtrArray *reasons, const VnPla
     vn_json_add_bool(b, "single_node", fits && cells == 1);
     vn_json_add_int(b, "cells", cells);
     vn_json_add_int(b, "score", score);
+    vn_json_add_bool(b, "self_overcommitted", p && p->self_overcommitted);
     json_builder_set_member_name(b, "nodes");
     json_builder_begin_array(b);
     for (guint i = 0; p && i < p->cells->len; i++)

@@ -157,10 +157,12 @@ check "plan: text/plain body -> 415" test "$code" = 415
 
 # --- POST /v1/fit ------------------------------------------------------------
 req POST /v1/fit '{"vcpus": 4, "memory_mib": 4096}'
-check "fit: single node with a score" jqb '.fits and .single_node and .cells == 1 and .score > 0 and .score <= 100'
+check "fit: single node with a score" jqb '.fits and .single_node and .cells == 1 and .score > 0 and .score <= 100 and (.self_overcommitted | not)'
 score1=$(jq .score "$tmp/body")
 req POST /v1/fit '{"vcpus": 40, "memory_mib": 40960}'
 check "fit: 3 cells, scores lower than a single node" jqb ".fits and (.single_node | not) and .cells > 1 and .score < $score1"
+req POST /v1/fit '{"vcpus": 80, "memory_mib": 8192}'
+check "fit: 80 vCPUs on 64 CPUs fit self-overcommitted (two a CPU on 5 of the 8-CPU nodes), score 0" jqb '.fits and .self_overcommitted and .score == 0 and .cells == 5'
 req POST /v1/fit '{"vcpus": 400, "memory_mib": 409600}'
 check "fit: no fit is 200 with fits false and reasons" jqb '(.fits | not) and .score == 0 and (.reasons | length > 1)'
 expect POST /v1/fit '{"vcpus": 4, "memory_mib": 4096, "explain": true}' 400 "explain"

@@ -133,6 +133,30 @@ class TestVerdicts(Base):
         self.assertEqual(['idle', 'two'],
                          self.weighed(hosts, spec(flavor(4, 4096, **{'hw:numa_nodes': '2'}))))
 
+    def test_strict_fit_refuses_self_overcommit(self):
+        # 24 vCPUs: the 2-socket host (two 8-CPU nodes) holds them only
+        # 12 + 12, four of each cell's vCPUs sharing CPUs with the others;
+        # the idle 8-node host gives each a CPU (3 nodes of 8)
+        body = {'vcpus': 24, 'memory_mib': 4096}
+        two, idle = self.daemons['two'].fit(body), self.daemons['idle'].fit(body)
+        self.assertTrue(two['fits'] and two['self_overcommitted'])
+        self.assertEqual(0, two['score'])
+        self.assertTrue(idle['fits'])
+        self.assertFalse(idle['self_overcommitted'])
+        self.assertGreater(idle['score'], 0)
+        hosts = [host_state(n) for n in ('two', 'idle')]
+        s = spec(flavor(24, 4096))
+        self.assertEqual(['two', 'idle'], [h.host for h in self.filtered(hosts, s)])
+        self.assertEqual(['idle', 'two'], self.weighed(hosts, s))
+        CONF.set_override('strict_fit', True, group='vnuma')
+        self.addCleanup(CONF.clear_override, 'strict_fit', group='vnuma')
+        self.assertEqual(['idle'], [h.host for h in self.filtered(hosts, spec(flavor(24, 4096)))])
+        # 16 vCPUs: 8 + 8, one a CPU: the host passes strict_fit
+        self.assertFalse(self.daemons['two'].fit({'vcpus': 16, 'memory_mib': 4096})
+                         ['self_overcommitted'])
+        self.assertEqual(['two', 'idle'],
+                         [h.host for h in self.filtered(hosts, spec(flavor(16, 4096)))])
+
     def test_one_question_per_request_and_host(self):
         hosts = [host_state(n) for n in ('tight', 'idle', 'two')]
         before = {n: fits_requests(self.daemons[n]) for n in ('tight', 'idle', 'two')}

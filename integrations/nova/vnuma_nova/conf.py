@@ -42,6 +42,16 @@ vnuma_opts = [
                 help='A host whose vnumad does not answer (down, too slow, '
                      'refusing the token, an error) passes the filter '
                      '(true, logged as a warning) or fails it (false).'),
+    cfg.BoolOpt('strict_fit',
+                default=False,
+                help='A host where the VM fits only with some of its vCPUs '
+                     'sharing CPUs with each other (it is wider than the '
+                     'CPUs of the nodes with room; vnumad\'s '
+                     'self_overcommitted) fails the filter (true: the rule '
+                     'of Nova\'s own NUMATopologyFilter) or passes it '
+                     '(false: vnuma places rather than refuses; its score '
+                     'is 0, so the weigher ranks every host that gives each '
+                     'vCPU a CPU above it).'),
     cfg.FloatOpt('weight_multiplier',
                  default=1.0,
                  help='Multiplier of vnuma\'s score (0..100, normalised to '

@@ -48,4 +48,10 @@ class VnumaFitFilter(filters.BaseHostFilter):
         if not verdict.fits:
             LOG.debug('vnuma: %s: the VM fits no node set: %s',
                       host_state.host, '; '.join(verdict.reasons[:3]))
-        return verdict.fits
+            return False
+        if verdict.self_overcommitted and CONF.vnuma.strict_fit:
+            LOG.debug('vnuma: %s fails ([vnuma] strict_fit): the VM fits only '
+                      'with some of its vCPUs sharing CPUs with each other',
+                      host_state.host)
+            return False
+        return True

@@ -28,15 +28,19 @@ LOG = logging.getLogger(__name__)
 class Verdict:
     """What a host's vnumad said about this request."""
 
-    __slots__ = ('fits', 'score', 'cells', 'nodes', 'reasons', 'error')
+    __slots__ = ('fits', 'score', 'cells', 'nodes', 'reasons',
+                 'self_overcommitted', 'error')
 
     def __init__(self, fits=False, score=0, cells=0, nodes=(), reasons=(),
-                 error=None):
+                 self_overcommitted=False, error=None):
         self.fits = fits
         self.score = score
         self.cells = cells
         self.nodes = list(nodes)
         self.reasons = list(reasons)
+        # some of the VM's vCPUs would share CPUs with each other (a vnumad
+        # older than this field never says so)
+        self.self_overcommitted = self_overcommitted
         self.error = error  # str: vnumad did not answer (fail_open decides)
 
     @classmethod
@@ -45,7 +49,9 @@ class Verdict:
             return cls(fits=bool(answer['fits']), score=int(answer['score']),
                        cells=int(answer['cells']),
                        nodes=answer.get('nodes', ()),
-                       reasons=answer.get('reasons', ()))
+                       reasons=answer.get('reasons', ()),
+                       self_overcommitted=bool(
+                           answer.get('self_overcommitted', False)))
         except (KeyError, TypeError, ValueError):
             return cls(error='an answer without fits, score and cells')
 
