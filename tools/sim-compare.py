@@ -22,7 +22,9 @@ VMs it turned away), met on the figure while vnuma turns some of those VMs
 away, or missed (the placement is worse).  Each miss also says whether
 the peer that sets the bar fails another test itself (turns VMs away,
 splits VMs one node could hold, serves less); a closing count has how many
-bars were set by a peer that meets every other test.
+bars were set by a peer that meets every other test.  Each missed case
+first says which simulated policies (vnuma's variants and the peers, each
+judged against the peers) meet all five tests there, or that none does.
 The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
@@ -381,9 +383,17 @@ def list_misses(rows, c):
     lines, met = [], 0
     verdicts = {"met": 0, "met-turned-away": 0, "worse": 0}
     bars = {"breaks": 0, "clean": 0}
+    reached = {"none": 0, "some": 0}
     for hname, lname, _peak, _rate, res, matched in rows:
         whys = misses_of(res, c)
         met += not whys
+        if whys:
+            others = [p for p in res if p != c and not misses_of(res, p)]
+            reached["some" if others else "none"] += 1
+            lines.append("  %s %s: %s" % (
+                hname, lname,
+                "all five met by " + ", ".join(others) if others else
+                "no policy of the %d simulated meets all five tests" % len(res)))
         for key, peer, why in whys:
             if key:
                 breaks = peer_breaks(res, peer)
@@ -394,10 +404,14 @@ def list_misses(rows, c):
             if eq:
                 why += "; " + eq[0]
                 verdicts[eq[1]] += 1
-            lines.append("  %s %s: %s" % (hname, lname, why))
+            lines.append("    %s" % why)
     print("\nCases where %s misses a test of the placement quality issue (%d of %d meet all"
           " five; the bar is the best peer's):" % (c, met, len(rows)))
     print("\n".join(lines) if lines else "  none")
+    if sum(reached.values()):
+        print("Of the %d cases %s misses, no policy simulated meets all five tests in %d;"
+              " another policy does in %d (named on the case's first line)." %
+              (sum(reached.values()), c, reached["none"], reached["some"]))
     if sum(bars.values()):
         print("Of the %d misses on the remote share or the slowdown, the peer that sets the bar"
               " fails another test itself in %d (turns away VMs that had a placement, splits"
