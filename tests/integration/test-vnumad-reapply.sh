@@ -75,7 +75,8 @@ metric_is() { [ "$(metric "$1")" = "$2" ]; }
 
 "$vnumad" --foreground --socket "$sock" 2>"$log" &
 dpid=$!
-trap 'kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; rm -f "$log"' EXIT
+holder=
+trap 'kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; rm -f "$log"; [ -z "$holder" ] || pkill -P "$holder" 2>/dev/null' EXIT
 until_true 50 test -S "$sock" && ok "vnumad listens on the live host" || { fail "vnumad did not start"; cat "$log"; exit 1; }
 
 # --- 1. a placement left unapplied is applied ------------------------------
@@ -108,7 +109,9 @@ echo "   vCPU 0 runs on CPUs $before, the emulator on $(emulator_pin vnt-reapply
 # needs_apply set, the guest still where it was; first while someone
 # holds the record's apply lock (the hook's helper still at work)
 uuid=$(record vnt-reapply | jq -r .uuid)
-flock "$state/apply-$uuid.lock" sleep 5 &
+# held until the checks below are done (a fixed hold raced them on a
+# loaded machine: vnumad re-applied between the release and the check)
+flock "$state/apply-$uuid.lock" sleep 120 &
 holder=$!
 until_true 50 test -e "$state/apply-$uuid.lock"
 sleep 0.5
@@ -116,11 +119,12 @@ edit_ledger "(.domains[] | select(.name == \"vnt-reapply\")) |= (.needs_apply = 
 sleep 3.5
 check "not applied while another holds its apply lock" \
     test "$(needs_apply vnt-reapply) $(metric vnuma_placement_reapplied_total)" = "true 0"
-wait "$holder"
 check "ledger: vnt-reapply on CPU $other, needs_apply" \
     test "$(record vnt-reapply | jq -c '[.needs_apply, .cells[0].cpus]')" = "[true,\"$other\"]"
 check "the guest still runs on CPUs $before, not the record's $other" \
     test "$(vcpu_pin vnt-reapply)" = "$before" -a "$before" != "$other"
+pkill -P "$holder" sleep
+wait "$holder"
 check "re-applied: needs_apply cleared" until_true 150 applied
 check "re-applied: vCPU 0 pinned to CPU $other" test "$(vcpu_pin vnt-reapply)" = "$other"
 check "re-applied: emulator pinned to CPU $other" test "$(emulator_pin vnt-reapply)" = "$other"
