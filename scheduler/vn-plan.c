@@ -442,13 +442,20 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
 }
 
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
+/* The most nodes a set may have. */
+static guint
+choose_k_max(const VnPlanCtx *c)
+{
+    /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
+    return c->fixed_cells              ? MIN(c->fixed_cells, c->n)
+           : c->req->allow_memory_only ? c->n
+                                       : MIN(c->req->vcpus / c->vcpu_unit, c->n);
+}
+
 static VnNodeSet *
 choose_k(VnPlanCtx *c, GPtrArray *candidates)
 {
-    /* CPU-less cells need no vCPU: with memory-only nodes allowed, any size */
-    guint k_max = c->fixed_cells              ? MIN(c->fixed_cells, c->n)
-                  : c->req->allow_memory_only ? c->n
-                                              : MIN(c->req->vcpus / c->vcpu_unit, c->n);
+    guint k_max = choose_k_max(c);
     guint k_min;
 
     /* A lower bound on the node count, with the overhead spread as thin as
@@ -497,8 +504,19 @@ next_sharing(VnPlanCtx *c)
 static VnNodeSet *
 choose_set(VnPlanCtx *c, GPtrArray *candidates)
 {
-    VnNodeSet *set;
+    VnNodeSet *set = choose_k(c, candidates);
+    guint next;
 
+    if (set || !next_sharing(c))
+        return set;
+    /* Later passes only raise the vCPU room: when not even the last one
+     * (no per-CPU limit) has the room for the VM, none of them fits. */
+    next = c->vcpus_per_cpu;
+    c->vcpus_per_cpu = 0;
+    vn_plan_capacity_compute(c, c->overhead_kib / MAX(choose_k_max(c), 1));
+    if (vn_plan_min_nodes(c) == 0)
+        return NULL;
+    c->vcpus_per_cpu = next;
     while (!(set = choose_k(c, candidates)) && next_sharing(c))
         ;
     return set;
