@@ -11,20 +11,34 @@ vn_bitmap_new(guint n_bits)
 
     b->n_bits = n_bits;
     b->n_words = MAX(n_words, 1);
+    b->ref = 1;
     return b;
 }
 
 VnBitmap *
 vn_bitmap_copy(const VnBitmap *b)
 {
+    VnBitmap *copy;
+
     g_return_val_if_fail(b != NULL, NULL);
-    return g_memdup2(b, sizeof(VnBitmap) + (gsize)b->n_words * sizeof(guint64));
+    copy = g_memdup2(b, sizeof(VnBitmap) + (gsize)b->n_words * sizeof(guint64));
+    copy->ref = 1;
+    return copy;
+}
+
+VnBitmap *
+vn_bitmap_ref(VnBitmap *b)
+{
+    g_return_val_if_fail(b != NULL && b->ref > 0, NULL);
+    b->ref++;
+    return b;
 }
 
 void
 vn_bitmap_free(VnBitmap *b)
 {
-    g_free(b);
+    if (b && --b->ref == 0)
+        g_free(b);
 }
 
 void

@@ -11,11 +11,17 @@
 typedef struct {
     guint n_bits; /* capacity: valid members are 0 .. n_bits-1 */
     guint n_words;
+    guint ref; /* holders: vn_bitmap_ref() adds one, vn_bitmap_free() drops one */
     guint64 words[];
 } VnBitmap;
 
 VnBitmap *vn_bitmap_new(guint n_bits);
 VnBitmap *vn_bitmap_copy(const VnBitmap *b);
+/* Another holder of `b`, the same bitmap: only for a bitmap that no holder
+ * changes any more (a placement's vCPU pins, which are replaced, never
+ * changed in place). */
+VnBitmap *vn_bitmap_ref(VnBitmap *b);
+/* Drops one holder; the last one frees it. NULL is ignored. */
 void vn_bitmap_free(VnBitmap *b);
 
 void vn_bitmap_set(VnBitmap *b, guint i);

@@ -40,7 +40,9 @@ typedef struct {
 
 typedef struct {
     GArray *cells;        /* of VnCell */
-    GPtrArray *vcpu_pins; /* of VnBitmap*, one per guest vCPU */
+    GPtrArray *vcpu_pins; /* of VnBitmap*, one per guest vCPU; vCPUs pinned
+                           * alike may hold the same bitmap (vn_bitmap_ref):
+                           * replace a pin, never change it in place */
     VnBitmap *emulator_cpus;
     GArray *iothreads; /* of VnIOThreadPin */
     gboolean dedicated;

@@ -140,18 +140,18 @@ emulator_member(const VnPlanCtx *c, const VnNodeSet *set)
 
 /* The pin of the v-th of a cell's `nv` shared vCPUs: its run's domain of
  * the member's cache domains when they split evenly (`parts`), else all
- * the member's CPUs. */
+ * the member's CPUs; held, not copied (no one changes them any more). */
 static VnBitmap *
-shared_pin(const VnBitmap *shared, const GPtrArray *parts, guint nv, guint v)
+shared_pin(VnBitmap *shared, const GPtrArray *parts, guint nv, guint v)
 {
     if (parts && nv % parts->len == 0)
-        return vn_bitmap_copy(g_ptr_array_index(parts, v / (nv / parts->len)));
-    return vn_bitmap_copy(shared);
+        return vn_bitmap_ref(g_ptr_array_index(parts, v / (nv / parts->len)));
+    return vn_bitmap_ref(shared);
 }
 
 static void
 add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_on_node,
-          const VnBitmap *shared, const GPtrArray *parts, guint *vcpu_next, VnPlacement *p)
+          VnBitmap *shared, const GPtrArray *parts, guint *vcpu_next, VnPlacement *p)
 {
     guint node = set->nodes[member];
     guint v_left = set->vcpus[member], cells = set->cells[member], used = 0;
@@ -177,7 +177,8 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
             } else {
                 pin = shared_pin(shared, parts, nv, v);
             }
-            vn_bitmap_or(cell.cpus, pin);
+            if (v == 0 || pin != g_ptr_array_index(p->vcpu_pins, p->vcpu_pins->len - 1))
+                vn_bitmap_or(cell.cpus, pin);
             g_ptr_array_add(p->vcpu_pins, pin);
         }
         *vcpu_next += nv;
@@ -191,7 +192,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
  * next of the CPUs picked on that node (dedicated) or the node's CPUs. */
 static void
 add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArray *cpus_on_node,
-               const VnBitmap *shared, const GPtrArray *parts, guint *used, guint *vcpu_next,
+               VnBitmap *shared, const GPtrArray *parts, guint *used, guint *vcpu_next,
                VnPlacement *p)
 {
     guint member = set->cell_member[cell_index], node = set->nodes[member];
@@ -211,7 +212,8 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
         } else {
             pin = shared_pin(shared, parts, cell.n_vcpus, v);
         }
-        vn_bitmap_or(cell.cpus, pin);
+        if (v == 0 || pin != g_ptr_array_index(p->vcpu_pins, p->vcpu_pins->len - 1))
+            vn_bitmap_or(cell.cpus, pin);
         g_ptr_array_add(p->vcpu_pins, pin);
     }
     *vcpu_next += cell.n_vcpus;

@@ -77,6 +77,24 @@ node_set_copy(const VnPlanCtx *c, const VnNodeSet *s)
     return d;
 }
 
+/* Sorts node indices with a total order `cmp`: by insertion when they
+ * are few (a set's members, a small host's nodes: no allocation, a few
+ * compares), else with GLib's merge sort.  Either gives the one order. */
+static void
+sort_nodes(guint *a, guint n, GCompareDataFunc cmp, gpointer data)
+{
+    if (n > 24) {
+        g_qsort_with_data(a, (gint)n, sizeof(guint), cmp, data);
+        return;
+    }
+    for (guint i = 1; i < n; i++) {
+        guint x = a[i], j = i;
+        for (; j > 0 && cmp(&a[j - 1], &x, data) > 0; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 /* Cells follow the host's kernel node numbers, as people read them. */
 static gint
 os_id_cmp(gconstpointer a, gconstpointer b, gpointer topology)
@@ -146,7 +164,7 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
 static gboolean
 evaluate(const VnPlanCtx *c, VnNodeSet *s)
 {
-    g_qsort_with_data(s->nodes, (gint)s->k, sizeof(guint), os_id_cmp, (gpointer)c->t);
+    sort_nodes(s->nodes, s->k, os_id_cmp, (gpointer)c->t);
     if (!vn_plan_split(c, s))
         return FALSE;
     vn_plan_score_set(c, s);
@@ -188,7 +206,7 @@ order_by(const VnPlanCtx *c, const guint64 *caps, guint *order, guint *pos, guin
 {
     for (guint i = 0; i < c->n; i++)
         order[i] = i;
-    g_qsort_with_data(order, (gint)c->n, sizeof(guint), cap_desc, (gpointer)caps);
+    sort_nodes(order, c->n, cap_desc, (gpointer)caps);
     top[0] = 0;
     for (guint i = 0; i < c->n; i++) {
         pos[order[i]] = i;

@@ -296,6 +296,36 @@ test_wide_vm(void)
     vn_test_host_clear(&h);
 }
 
+/* The shared vCPUs of one cell hold one bitmap, the cell's CPUs: 24
+ * vCPUs on two 8-CPU nodes are 12 + 12, 12 pins of one bitmap each;
+ * replacing one pin (as interleave and the cache domains do) leaves its
+ * siblings whole (ASan and valgrind check the frees in CI). */
+static void
+test_shared_pins(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(24, 8);
+    g_autoptr(VnPlacement) p = NULL;
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 4, 2, 64));
+    p = vn_test_plan_ok(&h, r);
+    g_assert_cmpuint(p->cells->len, ==, 2);
+    for (guint c = 0; c < p->cells->len; c++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, c);
+        const VnBitmap *first = g_ptr_array_index(p->vcpu_pins, cell->vcpu_first);
+        g_assert_cmpuint(first->ref, ==, cell->n_vcpus);
+        for (guint v = cell->vcpu_first; v < cell->vcpu_first + cell->n_vcpus; v++) {
+            g_assert_true(g_ptr_array_index(p->vcpu_pins, v) == first);
+            g_assert_true(vn_bitmap_equal(first, cell->cpus));
+        }
+    }
+    vn_bitmap_free(p->vcpu_pins->pdata[0]);
+    p->vcpu_pins->pdata[0] = vn_bitmap_new(h.t->n_cpu_ids);
+    g_assert_true(vn_bitmap_equal(p->vcpu_pins->pdata[1], g_array_index(p->cells, VnCell, 0).cpus));
+    g_assert_cmpuint(((VnBitmap *)p->vcpu_pins->pdata[1])->ref, ==, 11);
+    vn_test_host_clear(&h);
+}
+
 /* Split fill against the oracle of vn_test_assert_filled() on loaded
  * hosts: every split VM holds as much as one node can, vCPUs follow
  * memory; the node count and distance stay the oracle's. */
@@ -944,6 +974,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
     g_test_add_func("/plan/split/levels-crowding", test_split_levels_crowding);
     g_test_add_func("/plan/split/wide-vm", test_wide_vm);
+    g_test_add_func("/plan/pins/shared", test_shared_pins);
     g_test_add_func("/plan/split/fill/intel-2s", test_fill_oracle_2s);
     g_test_add_func("/plan/split/fill/epyc-nps4", test_fill_oracle_epyc);
     g_test_add_func("/plan/split/fill/16-node", test_fill_oracle_16);
