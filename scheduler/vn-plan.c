@@ -441,7 +441,6 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
                 c->t->nodes[set->nodes[i]].subtype ? c->t->nodes[set->nodes[i]].subtype : "");
 }
 
-/* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 /* The most nodes a set may have. */
 static guint
 choose_k_max(const VnPlanCtx *c)
@@ -452,6 +451,7 @@ choose_k_max(const VnPlanCtx *c)
                                        : MIN(c->req->vcpus / c->vcpu_unit, c->n);
 }
 
+/* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 static VnNodeSet *
 choose_k(VnPlanCtx *c, GPtrArray *candidates)
 {
