@@ -208,10 +208,10 @@ fit_score(const VnPlacement *p)
     gdouble pairs = k * (k - 1) / 2.0;
     gdouble dbar = k > 1 && c ? (gdouble)c->internal_distance / pairs : 10.0;
 
-    if (dbar < 10.0)
-        dbar = 10.0;
     if (p->self_overcommitted)
         return 0;
+    if (dbar < 10.0)
+        dbar = 10.0;
     return (gint)round(100.0 * (1.0 - u) * 10.0 / dbar);
 }
 

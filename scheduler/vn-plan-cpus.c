@@ -149,6 +149,32 @@ shared_pin(VnBitmap *shared, const GPtrArray *parts, guint nv, guint v)
     return vn_bitmap_ref(shared);
 }
 
+/* The pins of `cell`'s vCPUs, appended to the placement's, and the cell's
+ * CPUs (their union): dedicated, the next of the CPUs picked on the node
+ * (`*used` of them taken so far); shared, shared_pin()'s, each distinct
+ * one ORed once. */
+static void
+add_cell_pins(const VnPlanCtx *c, VnCell *cell, GArray *cpus_on_node, guint *used, VnBitmap *shared,
+              const GPtrArray *parts, VnPlacement *p)
+{
+    VnBitmap *last = NULL;
+
+    cell->cpus = vn_bitmap_new(c->t->n_cpu_ids);
+    for (guint v = 0; v < cell->n_vcpus; v++) {
+        VnBitmap *pin;
+        if (c->req->dedicated) {
+            pin = vn_bitmap_new(c->t->n_cpu_ids);
+            vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, (*used)++));
+        } else {
+            pin = shared_pin(shared, parts, cell->n_vcpus, v);
+        }
+        if (pin != last)
+            vn_bitmap_or(cell->cpus, pin);
+        last = pin;
+        g_ptr_array_add(p->vcpu_pins, pin);
+    }
+}
+
 static void
 add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_on_node,
           VnBitmap *shared, const GPtrArray *parts, guint *vcpu_next, VnPlacement *p)
@@ -168,19 +194,7 @@ add_cells(const VnPlanCtx *c, const VnNodeSet *set, guint member, GArray *cpus_o
         cell.vcpu_first = *vcpu_next;
         cell.n_vcpus = nv;
         cell.memory_kib = nm;
-        cell.cpus = vn_bitmap_new(c->t->n_cpu_ids);
-        for (guint v = 0; v < nv; v++) {
-            VnBitmap *pin;
-            if (c->req->dedicated) {
-                pin = vn_bitmap_new(c->t->n_cpu_ids);
-                vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, used++));
-            } else {
-                pin = shared_pin(shared, parts, nv, v);
-            }
-            if (v == 0 || pin != g_ptr_array_index(p->vcpu_pins, p->vcpu_pins->len - 1))
-                vn_bitmap_or(cell.cpus, pin);
-            g_ptr_array_add(p->vcpu_pins, pin);
-        }
+        add_cell_pins(c, &cell, cpus_on_node, &used, shared, parts, p);
         *vcpu_next += nv;
         v_left -= nv;
         m_left -= nm;
@@ -203,19 +217,7 @@ add_sized_cell(const VnPlanCtx *c, const VnNodeSet *set, guint cell_index, GArra
                     .n_vcpus = c->sizes[cell_index].vcpus,
                     .memory_kib = c->sizes[cell_index].memory_kib };
 
-    cell.cpus = vn_bitmap_new(c->t->n_cpu_ids);
-    for (guint v = 0; v < cell.n_vcpus; v++) {
-        VnBitmap *pin;
-        if (c->req->dedicated) {
-            pin = vn_bitmap_new(c->t->n_cpu_ids);
-            vn_bitmap_set(pin, g_array_index(cpus_on_node, guint, (*used)++));
-        } else {
-            pin = shared_pin(shared, parts, cell.n_vcpus, v);
-        }
-        if (v == 0 || pin != g_ptr_array_index(p->vcpu_pins, p->vcpu_pins->len - 1))
-            vn_bitmap_or(cell.cpus, pin);
-        g_ptr_array_add(p->vcpu_pins, pin);
-    }
+    add_cell_pins(c, &cell, cpus_on_node, used, shared, parts, p);
     *vcpu_next += cell.n_vcpus;
     g_array_append_val(p->cells, cell);
 }

@@ -451,17 +451,23 @@ choose_k_max(const VnPlanCtx *c)
                                        : MIN(c->req->vcpus / c->vcpu_unit, c->n);
 }
 
+/* A lower bound on the node count, with the overhead spread as thin as it
+ * can be (capacity computed for it); 0 when no node set can hold the VM. */
+static guint
+min_nodes_bound(VnPlanCtx *c)
+{
+    vn_plan_capacity_compute(c, c->overhead_kib / MAX(choose_k_max(c), 1));
+    return vn_plan_min_nodes(c);
+}
+
 /* Tries k = k_min .. ; the capacity (overhead share) depends on k. */
 static VnNodeSet *
 choose_k(VnPlanCtx *c, GPtrArray *candidates)
 {
     guint k_max = choose_k_max(c);
-    guint k_min;
+    /* each k below recomputes capacity with its own share */
+    guint k_min = min_nodes_bound(c);
 
-    /* A lower bound on the node count, with the overhead spread as thin as
-     * it can be; each k below recomputes capacity with its own share. */
-    vn_plan_capacity_compute(c, c->overhead_kib / MAX(k_max, 1));
-    k_min = vn_plan_min_nodes(c);
     if (k_min == 0)
         return NULL;
     if (c->req->distinct_nodes && c->fixed_cells) {
@@ -513,8 +519,7 @@ choose_set(VnPlanCtx *c, GPtrArray *candidates)
      * (no per-CPU limit) has the room for the VM, none of them fits. */
     next = c->vcpus_per_cpu;
     c->vcpus_per_cpu = 0;
-    vn_plan_capacity_compute(c, c->overhead_kib / MAX(choose_k_max(c), 1));
-    if (vn_plan_min_nodes(c) == 0)
+    if (min_nodes_bound(c) == 0)
         return NULL;
     c->vcpus_per_cpu = next;
     while (!(set = choose_k(c, candidates)) && next_sharing(c))
