@@ -289,18 +289,6 @@ vn_plan_capacity_clear(VnPlanCtx *c)
     c->n_by_room = 0;
 }
 
-gdouble
-vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
-{
-    const VnNodeCap *cap = &c->cap[node];
-    gdouble cpu = cap->cpu_util + vcpus / cap->vcpu_capacity;
-    gdouble mem = cap->mem_util + (gdouble)mem_kib / (gdouble)cap->mem_base_kib;
-    gdouble contention =
-        c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
-
-    return MAX(cpu, mem) + contention;
-}
-
 /* The parts memory packing weighs (VN_BALANCE_MEMORY_PACKING): CPU use
  * after placement, contention included, and the share of the node's
  * memory still free after it (0..1). */
@@ -312,12 +300,6 @@ vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus)
         c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
 
     return cap->cpu_util + vcpus / cap->vcpu_capacity + contention;
-}
-
-gdouble
-vn_plan_node_rho(const VnPlanCtx *c, guint node, guint vcpus)
-{
-    return (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / c->cap[node].shared_cpus;
 }
 
 gdouble

@@ -78,9 +78,7 @@ helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitma
 
     *ret_note = NULL;
     if (!c->req->dedicated) {
-        g_autoptr(VnBitmap) mine = vn_bitmap_copy(b);
-        vn_bitmap_and(mine, own);
-        if (!vn_bitmap_is_empty(mine))
+        if (vn_bitmap_intersects(b, own))
             vn_bitmap_and(b, own);
         return b;
     }

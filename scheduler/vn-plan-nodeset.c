@@ -235,14 +235,15 @@ sized_caps(const VnPlanCtx *c, Bounds *b, guint node)
 static void
 bounds_init(const VnPlanCtx *c, Bounds *b)
 {
-    b->vcap = g_new0(guint64, c->n);
-    b->mcap = g_new0(guint64, c->n);
-    b->vtop = g_new0(guint64, c->n + 1);
-    b->mtop = g_new0(guint64, c->n + 1);
-    b->vorder = g_new0(guint, c->n);
-    b->morder = g_new0(guint, c->n);
-    b->vpos = g_new0(guint, c->n);
-    b->mpos = g_new0(guint, c->n);
+    /* one block: four 64-bit arrays, then four of guint */
+    b->vcap = g_malloc0((4 * (gsize)c->n + 2) * sizeof(guint64) + 4 * (gsize)c->n * sizeof(guint));
+    b->mcap = b->vcap + c->n;
+    b->vtop = b->mcap + c->n;
+    b->mtop = b->vtop + c->n + 1;
+    b->vorder = (guint *)(b->mtop + c->n + 1);
+    b->morder = b->vorder + c->n;
+    b->vpos = b->morder + c->n;
+    b->mpos = b->vpos + c->n;
     for (guint i = 0; i < c->n; i++) {
         if (!c->cap[i].usable)
             continue;
@@ -306,14 +307,7 @@ rest_for(const Rest *r, const guint *pos, const guint64 *caps, guint j, guint le
 static void
 bounds_clear(Bounds *b)
 {
-    g_free(b->vcap);
-    g_free(b->mcap);
-    g_free(b->vtop);
-    g_free(b->mtop);
-    g_free(b->vorder);
-    g_free(b->morder);
-    g_free(b->vpos);
-    g_free(b->mpos);
+    g_free(b->vcap); /* the block of the eight per-node arrays */
     g_free(b->fit);
     g_free(b->member_fit);
     g_free(b->match);
@@ -539,16 +533,15 @@ best_single(const VnPlanCtx *c, GPtrArray *candidates)
     }
     for (guint i = 0; candidates && i < sets->len && i < MAX_CANDIDATES; i++)
         add_candidate(candidates, g_ptr_array_index(sets, i), TRUE, NULL);
-    return sets->len ? node_set_copy(c, g_ptr_array_index(sets, 0)) : NULL;
+    return sets->len ? g_ptr_array_steal_index(sets, 0) : NULL;
 }
 
 VnNodeSet *
 vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
 {
     g_autoptr(GPtrArray) sets = NULL;
-    g_autofree guint *dsum = NULL;
-    g_autofree gboolean *in = NULL;
-    g_autofree gboolean *covered = NULL;
+    g_autofree guint *dsum = NULL; /* one block: dsum, in, covered */
+    gboolean *in, *covered;
     Bounds b;
 
     if (k == 1)
@@ -560,9 +553,9 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
         return NULL;
     }
     sets = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
-    dsum = g_new(guint, c->n);
-    in = g_new(gboolean, c->n);
-    covered = g_new0(gboolean, c->n);
+    dsum = g_malloc0(c->n * (sizeof(guint) + 2 * sizeof(gboolean)));
+    in = (gboolean *)(dsum + c->n);
+    covered = in + c->n;
     for (guint seed = 0; seed < c->n; seed++) {
         VnNodeSet *s;
         /* A node already inside a grown set would mostly grow that set
@@ -581,15 +574,17 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     bounds_clear(&b);
     for (guint i = 0; i < sets->len && i < SWAP_REFINE_SETS; i++)
         refine(c, g_ptr_array_index(sets, i), dsum, in);
-    /* re-sort after refinement, dropping duplicates */
+    /* re-sort after refinement, dropping duplicates (the sets move) */
     {
         g_autoptr(GPtrArray) sorted =
             g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
-        for (guint i = 0; i < sets->len; i++)
-            keep_best(sorted, node_set_copy(c, g_ptr_array_index(sets, i)), MAX_CANDIDATES);
+        gsize n_sets = 0;
+        g_autofree VnNodeSet **all = (VnNodeSet **)g_ptr_array_steal(sets, &n_sets);
+        for (gsize i = 0; i < n_sets; i++)
+            keep_best(sorted, all[i], MAX_CANDIDATES);
         for (guint i = 0; candidates && i < sorted->len; i++)
             add_candidate(candidates, g_ptr_array_index(sorted, i), TRUE, NULL);
-        return sorted->len ? node_set_copy(c, g_ptr_array_index(sorted, 0)) : NULL;
+        return sorted->len ? g_ptr_array_steal_index(sorted, 0) : NULL;
     }
 }
 

@@ -87,12 +87,29 @@ typedef struct {
 void vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib);
 void vn_plan_capacity_clear(VnPlanCtx *c);
 const VnBitmap *vn_plan_free_cpus(const VnPlanCtx *c, guint node);
-gdouble vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib);
+/* A node's utilisation after `vcpus` and `mem_kib` more: the larger of
+ * its CPU and memory use, plus the high-priority contention (inline, as
+ * vn_plan_node_rho(): a plan asks hundreds of times). */
+static inline gdouble
+vn_plan_node_util_after(const VnPlanCtx *c, guint node, guint vcpus, guint64 mem_kib)
+{
+    const VnNodeCap *cap = &c->cap[node];
+    gdouble cpu = cap->cpu_util + vcpus / cap->vcpu_capacity;
+    gdouble mem = cap->mem_util + (gdouble)mem_kib / (gdouble)cap->mem_base_kib;
+    gdouble contention =
+        c->req->priority == VN_PRIORITY_HIGH ? 0.5 * cap->high_share : 0.1 * cap->high_share;
+
+    return MAX(cpu, mem) + contention;
+}
 gdouble vn_plan_node_cpu_after(const VnPlanCtx *c, guint node, guint vcpus);
 gdouble vn_plan_node_free_after(const VnPlanCtx *c, guint node, guint64 mem_kib);
 /* rho: a node's committed shared vCPUs and `vcpus` more over its shared
  * CPUs (not the overcommitted capacity); its shared CPUs must not be 0. */
-gdouble vn_plan_node_rho(const VnPlanCtx *c, guint node, guint vcpus);
+static inline gdouble
+vn_plan_node_rho(const VnPlanCtx *c, guint node, guint vcpus)
+{
+    return (gdouble)(c->load->nodes[node].committed_vcpus + vcpus) / c->cap[node].shared_cpus;
+}
 /* The crowding of a node's CPUs after `vcpus` more shared vCPUs:
  * clamp((rho - knee) / (1 - knee), 0, 1) + over_slope x max(0, rho - 1) /
  * (1 - knee), rho its committed shared vCPUs over its shared CPUs (not the

@@ -373,12 +373,6 @@ vn_topology_node_by_os_id(const VnTopology *t, guint os_id)
     return -1;
 }
 
-guint
-vn_topology_distance(const VnTopology *t, guint a, guint b)
-{
-    return t->distance[a * t->n_nodes + b];
-}
-
 const VnCpu *
 vn_topology_cpu(const VnTopology *t, guint os_id)
 {

@@ -169,7 +169,12 @@ gboolean vn_topology_finish(VnTopology *t, GError **error);
 void vn_topology_add_source_note(VnTopology *t, const gchar *note);
 
 gint vn_topology_node_by_os_id(const VnTopology *t, guint os_id);
-guint vn_topology_distance(const VnTopology *t, guint a, guint b);
+/* Distance from node index a to b (inline: a plan reads it hundreds of times). */
+static inline guint
+vn_topology_distance(const VnTopology *t, guint a, guint b)
+{
+    return t->distance[a * t->n_nodes + b];
+}
 const VnCpu *vn_topology_cpu(const VnTopology *t, guint os_id);
 /* Number of CPUs on node i (0 for memory-only and CPU-sharing nodes). */
 guint vn_topology_node_ncpus(const VnTopology *t, guint i);
