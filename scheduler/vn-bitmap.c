@@ -67,6 +67,7 @@ vn_bitmap_clear_all(VnBitmap *b)
     memset(b->words, 0, b->n_words * sizeof(guint64));
 }
 
+VN_POPCOUNT_CLONES
 guint
 vn_bitmap_count(const VnBitmap *b)
 {
@@ -77,6 +78,7 @@ vn_bitmap_count(const VnBitmap *b)
     return n;
 }
 
+VN_POPCOUNT_CLONES
 guint
 vn_bitmap_count_and(const VnBitmap *a, const VnBitmap *b)
 {

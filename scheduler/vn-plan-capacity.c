@@ -59,7 +59,7 @@ count_free_cores(const VnPlanCtx *c, guint node, gboolean require_all_threads, g
     return cores;
 }
 
-static void
+VN_POPCOUNT_CLONES static void
 compute_cpu(VnPlanCtx *c, guint i)
 {
     const VnTopology *t = c->t;
