@@ -21,14 +21,16 @@ vn_placement_new(void)
 {
     VnPlacement *p = g_new0(VnPlacement, 1);
 
-    p->cells = g_array_new(FALSE, TRUE, sizeof(VnCell));
+    /* sized for a plan of a few dozen vCPUs and reasons: growing them
+     * one doubling at a time was a dozen reallocations a plan */
+    p->cells = g_array_sized_new(FALSE, TRUE, sizeof(VnCell), 8);
     g_array_set_clear_func(p->cells, cell_clear);
-    p->vcpu_pins = g_ptr_array_new_with_free_func((GDestroyNotify)vn_bitmap_free);
+    p->vcpu_pins = g_ptr_array_new_full(64, (GDestroyNotify)vn_bitmap_free);
     p->iothreads = g_array_new(FALSE, TRUE, sizeof(VnIOThreadPin));
     g_array_set_clear_func(p->iothreads, iothread_clear);
-    p->reasons = g_ptr_array_new_with_free_func(g_free);
+    p->reasons = g_ptr_array_new_full(32, g_free);
     p->warnings = g_ptr_array_new_with_free_func(g_free);
-    p->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)vn_candidate_free);
+    p->candidates = g_ptr_array_new_full(32, (GDestroyNotify)vn_candidate_free);
     p->threads_per_core = 1;
     p->dies = 1;
     return p;
@@ -50,13 +52,36 @@ vn_placement_free(VnPlacement *p)
     g_free(p);
 }
 
+/* The text `fmt` formats: in a stack buffer first, then copied once
+ * (g_strdup_vprintf() grows its buffer by reallocation: a plan formats a
+ * few dozen reasons of about 100 characters). */
+static gchar *
+format_text(const gchar *fmt, va_list ap)
+{
+    gchar buf[256];
+    va_list again;
+    gint n;
+
+    va_copy(again, ap);
+    n = g_vsnprintf(buf, sizeof buf, fmt, ap);
+    if (n >= 0 && (gsize)n < sizeof buf) {
+        va_end(again);
+        return g_strndup(buf, (gsize)n);
+    }
+    {
+        gchar *text = g_strdup_vprintf(fmt, again);
+        va_end(again);
+        return text;
+    }
+}
+
 void
 vn_placement_add_reason(VnPlacement *p, const gchar *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    g_ptr_array_add(p->reasons, g_strdup_vprintf(fmt, ap));
+    g_ptr_array_add(p->reasons, format_text(fmt, ap));
     va_end(ap);
 }
 
@@ -66,7 +91,7 @@ vn_placement_add_warning(VnPlacement *p, const gchar *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    g_ptr_array_add(p->warnings, g_strdup_vprintf(fmt, ap));
+    g_ptr_array_add(p->warnings, format_text(fmt, ap));
     va_end(ap);
 }
 
