@@ -113,28 +113,55 @@ domains_text(const DomainFree *chosen, guint n)
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
+/* The member's one reason: the domains taken and, over several that
+ * the vCPUs do not split `even`ly over, that they float over them. */
 static void
 add_reason(const VnPlanCtx *c, VnPlacement *p, const VnNode *n, guint vcpus, const DomainFree *d,
-           guint take)
+           guint take, gboolean even)
 {
+    const gchar *floats = even ? ""
+                               : "; they do not split evenly over them: they float over the "
+                                 "domains' CPUs and the guest sees one die";
     g_autofree gchar *text = NULL;
+    gdouble already;
 
+    /* one formatted string a member (a plan may have a dozen); a whole
+     * count as an integer (formatting a double costs more than the rest) */
+    if (take == 1 && (already = placed(c, d[0].domain)) > 0) {
+        if (already < 1000 && already == (gdouble)(guint)already)
+            vn_placement_add_reason(p,
+                                    "node %u: %u vCPUs in cache domain %u (%u usable CPUs, %u "
+                                    "shared vCPUs placed), the least loaded of the node's %u",
+                                    n->os_id, vcpus, d[0].domain, d[0].usable, (guint)already,
+                                    n->n_domains);
+        else
+            vn_placement_add_reason(p,
+                                    "node %u: %u vCPUs in cache domain %u (%u usable CPUs, %.3g "
+                                    "shared vCPUs placed), the least loaded of the node's %u",
+                                    n->os_id, vcpus, d[0].domain, d[0].usable, already,
+                                    n->n_domains);
+        return;
+    }
     if (take == 1) {
-        gdouble already = placed(c, d[0].domain);
-        g_autofree gchar *placed_text =
-            already > 0 ? g_strdup_printf(", %.3g shared vCPUs placed", already) : g_strdup("");
-        vn_placement_add_reason(
-            p,
-            "node %u: %u vCPUs in cache domain %u (%u usable CPUs%s), the least "
-            "loaded of the node's %u",
-            n->os_id, vcpus, d[0].domain, d[0].usable, placed_text, n->n_domains);
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
+                                "loaded of the node's %u",
+                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        return;
+    }
+    if (take == 2) {
+        vn_placement_add_reason(p,
+                                "node %u: %u vCPUs over 2 whole cache domains %u and %u (%u usable "
+                                "CPUs), the fewest that hold them (no one domain does)%s",
+                                n->os_id, vcpus, d[0].domain, d[1].domain,
+                                d[0].usable + d[1].usable, floats);
         return;
     }
     text = domains_text(d, take);
     vn_placement_add_reason(p,
                             "node %u: %u vCPUs over %u whole cache domains %s, the fewest "
-                            "that hold them (no one domain does)",
-                            n->os_id, vcpus, take, text);
+                            "that hold them (no one domain does)%s",
+                            n->os_id, vcpus, take, text, floats);
 }
 
 /* Whether `vcpus` split evenly over the `take` chosen domains, each
@@ -177,6 +204,7 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     DomainFree *d = stack;
     VnBitmap *cpus;
     guint take;
+    gboolean even;
 
     *ret_parts = NULL;
     if (c->policy->cache_domains == VN_CACHE_DOMAINS_OFF || c->req->dedicated || n->n_domains < 2 ||
@@ -198,14 +226,10 @@ vn_plan_domain_cpus(const VnPlanCtx *c, guint node, guint vcpus, VnPlacement *p,
     for (guint i = 0; i < take; i++)
         vn_bitmap_or(cpus, t->domains[d[i].domain].cpus);
     vn_bitmap_and(cpus, free_cpus);
-    add_reason(c, p, n, vcpus, d, take);
-    if (take > 1 && splits_evenly(c, d, take, vcpus))
+    even = take == 1 || splits_evenly(c, d, take, vcpus);
+    add_reason(c, p, n, vcpus, d, take, even);
+    if (take > 1 && even)
         *ret_parts = domain_parts(c, d, take, free_cpus);
-    else if (take > 1)
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs do not split evenly over %u cache domains: "
-                                "they float over the domains' CPUs and the guest sees one die",
-                                n->os_id, vcpus, take);
     return cpus;
 }
 

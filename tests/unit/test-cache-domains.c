@@ -453,8 +453,10 @@ test_plan_guest_dies(void)
     g_assert_no_error(error);
     g_assert_cmpuint(odd->dies, ==, 1);
     assert_pins(odd, 0, 9, "24-25,28-29,32-33,36-37,40-41,44-45");
-    g_assert_true(has_reason(odd, "node 1: 9 vCPUs do not split evenly over 2 cache domains: "
-                                  "they float over the domains' CPUs and the guest sees one die"));
+    g_assert_true(has_reason(odd, "node 1: 9 vCPUs over 2 whole cache domains 4 and 5 (12 usable "
+                                  "CPUs), the fewest that hold them (no one domain does); they do "
+                                  "not split evenly over them: they float over the domains' CPUs "
+                                  "and the guest sees one die"));
     g_assert_false(has_reason(odd, "guest topology"));
 
     host_init(&off, VN_CACHE_DOMAINS_OFF, NULL);
