@@ -123,12 +123,17 @@ add_reason(const VnPlanCtx *c, VnPlacement *p, const VnNode *n, guint vcpus, con
                                : "; they do not split evenly over them: they float over the "
                                  "domains' CPUs and the guest sees one die";
     g_autofree gchar *text = NULL;
-    gdouble already;
 
     /* one formatted string a member (a plan may have a dozen); a whole
      * count as an integer (formatting a double costs more than the rest) */
-    if (take == 1 && (already = placed(c, d[0].domain)) > 0) {
-        if (already < 1000 && already == (gdouble)(guint)already)
+    if (take == 1) {
+        gdouble already = placed(c, d[0].domain);
+        if (already <= 0)
+            vn_placement_add_reason(p,
+                                    "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the "
+                                    "least loaded of the node's %u",
+                                    n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
+        else if (already < 1000 && already == (gdouble)(guint)already)
             vn_placement_add_reason(p,
                                     "node %u: %u vCPUs in cache domain %u (%u usable CPUs, %u "
                                     "shared vCPUs placed), the least loaded of the node's %u",
@@ -140,13 +145,6 @@ add_reason(const VnPlanCtx *c, VnPlacement *p, const VnNode *n, guint vcpus, con
                                     "shared vCPUs placed), the least loaded of the node's %u",
                                     n->os_id, vcpus, d[0].domain, d[0].usable, already,
                                     n->n_domains);
-        return;
-    }
-    if (take == 1) {
-        vn_placement_add_reason(p,
-                                "node %u: %u vCPUs in cache domain %u (%u usable CPUs), the least "
-                                "loaded of the node's %u",
-                                n->os_id, vcpus, d[0].domain, d[0].usable, n->n_domains);
         return;
     }
     if (take == 2) {

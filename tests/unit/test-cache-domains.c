@@ -605,6 +605,31 @@ test_load_ledger(void)
     vn_test_remove_tree(dir);
 }
 
+/* The reason names the vCPUs already placed in the chosen domain: a
+ * whole count as an integer, a share of vCPUs pinned over several
+ * domains with up to three significant digits. */
+static void
+test_reason_placed(void)
+{
+    g_auto(Host) h = { 0 };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(VnRequest) r = vn_test_request(4, 4);
+    g_autoptr(VnPlacement) whole = NULL, share = NULL;
+
+    two_domain_host(&h);
+    h.load->domain_vcpus[0] = 2.0;
+    h.load->domain_vcpus[1] = 3.0;
+    whole = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(has_reason(whole, "node 0: 4 vCPUs in cache domain 0 (6 usable CPUs, 2 shared "
+                                    "vCPUs placed), the least loaded of the node's"));
+    h.load->domain_vcpus[0] = 2.5;
+    share = vn_plan(h.t, h.load, h.policy, r, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(has_reason(share, "node 0: 4 vCPUs in cache domain 0 (6 usable CPUs, 2.5 shared "
+                                    "vCPUs placed), the least loaded of the node's"));
+}
+
 /* vn_load_commit() counts the same (in-process planning: the simulator,
  * a batch), vn_load_release() takes it back, and off counts nothing. */
 static void
@@ -664,5 +689,6 @@ main(int argc, char **argv)
     g_test_add_func("/cache-domains/plan/guest-dies-dedicated", test_plan_guest_dies_dedicated);
     g_test_add_func("/cache-domains/load/ledger", test_load_ledger);
     g_test_add_func("/cache-domains/load/commit", test_load_commit);
+    g_test_add_func("/cache-domains/plan/reason-placed", test_reason_placed);
     return g_test_run();
 }
