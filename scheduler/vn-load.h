@@ -173,6 +173,12 @@ typedef struct {
     VnTiers tiers;                /* memory beyond the CPU node's DRAM, for a
                                    * VM that wishes nothing (default off) */
     VnSplit split;                /* a VM over several nodes (default fill) */
+    /* Simulation only, never a setting (vnuma-mirror, vn-simulate.h):
+     * vn_plan() tries single nodes and the seeds of node sets from the
+     * last node to the first, so exact ties go the other way and sets grow
+     * from the other end: an equally good search, to show how much of a
+     * simulated verdict is chance. */
+    gboolean search_from_last;
 } VnPolicy;
 
 /* Documented defaults: nothing reserved, 32 MiB + 8 MiB/GiB overhead, 5 %

@@ -512,13 +512,22 @@ add_candidate(GPtrArray *candidates, const VnNodeSet *s, gboolean feasible, gcha
     g_ptr_array_add(candidates, cand);
 }
 
+/* The node tried at `step` of a search over every node: the first node
+ * first, or the last with the policy's search_from_last (simulation). */
+static guint
+search_node(const VnPlanCtx *c, guint step)
+{
+    return c->policy->search_from_last ? c->n - 1 - step : step;
+}
+
 static VnNodeSet *
 best_single(const VnPlanCtx *c, GPtrArray *candidates)
 {
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func((GDestroyNotify)vn_node_set_free);
     g_autoptr(VnNodeSet) s = vn_node_set_new(1);
 
-    for (guint i = 0; i < c->n; i++) {
+    for (guint step = 0; step < c->n; step++) {
+        guint i = search_node(c, step);
         s->nodes[0] = i;
         if (c->cap[i].usable && evaluate(c, s)) {
             if (sets->len < MAX_CANDIDATES ||
@@ -556,7 +565,8 @@ vn_plan_best_set(const VnPlanCtx *c, guint k, GPtrArray *candidates)
     dsum = g_malloc0(c->n * (sizeof(guint) + 2 * sizeof(gboolean)));
     in = (gboolean *)(dsum + c->n);
     covered = in + c->n;
-    for (guint seed = 0; seed < c->n; seed++) {
+    for (guint step = 0; step < c->n; step++) {
+        guint seed = search_node(c, step);
         VnNodeSet *s;
         /* A node already inside a grown set would mostly grow that set
          * again: skip it as a seed (the swaps below repair the rare miss). */

@@ -34,6 +34,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA_DEFRAG] = "vnuma-defrag",
     [VN_SIM_POLICY_VNUMA_LOAD] = "vnuma-load",
     [VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE] = "vnuma-no-consolidate",
+    [VN_SIM_POLICY_VNUMA_MIRROR] = "vnuma-mirror",
 };
 
 const gchar *
@@ -281,7 +282,7 @@ vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy 
     VnSim s = { 0 };
     /* Shallow copies, borrowing reserved_cpus: only the balance and the
      * split differ. */
-    VnPolicy by_load, adaptive, packing, hole, even;
+    VnPolicy by_load, adaptive, packing, hole, even, mirror;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
@@ -296,6 +297,8 @@ vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy 
     hole.balance = VN_BALANCE_KEEP_HOLE;
     even = adaptive;
     even.split = VN_SPLIT_EVEN;
+    mirror = adaptive;
+    mirror.search_from_last = TRUE;
     load = initial ? vn_load_copy(initial) : vn_load_new(t);
     requests = requests_new(trace);
     placed = g_ptr_array_new_full(trace->vms->len, (GDestroyNotify)vn_placement_free);
@@ -304,11 +307,12 @@ vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy 
     if (ret_admitted)
         memset(ret_admitted, 0, trace->vms->len * sizeof(gboolean));
     s.admitted = ret_admitted;
-    s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING ? &packing
-                    : which == VN_SIM_POLICY_VNUMA_HOLE  ? &hole
-                    : which == VN_SIM_POLICY_VNUMA_EVEN  ? &even
-                    : which == VN_SIM_POLICY_VNUMA_LOAD  ? &by_load
-                                                         : &adaptive;
+    s.plan_policy = which == VN_SIM_POLICY_VNUMA_PACKING  ? &packing
+                    : which == VN_SIM_POLICY_VNUMA_HOLE   ? &hole
+                    : which == VN_SIM_POLICY_VNUMA_EVEN   ? &even
+                    : which == VN_SIM_POLICY_VNUMA_LOAD   ? &by_load
+                    : which == VN_SIM_POLICY_VNUMA_MIRROR ? &mirror
+                                                          : &adaptive;
     if (!run(&s, error)) {
         vn_sim_clear(&s);
         return FALSE;

@@ -14,7 +14,10 @@
  * (a VM that would be split fits one node after the live moves of
  * vn_rebalance_make_room(), within the rebalancer's round: 2 moves,
  * 16 GiB; `moves`, `moved_gib` and `defragmented` count them),
- * whatever the policy passed in says: the name says what ran, and all
+ * vnuma-mirror as vnuma with its search run from the last node to the
+ * first (VnPolicy.search_from_last: exact ties go the other way, sets
+ * grow from the other end; an equally good policy whose verdicts differ
+ * from vnuma's only by chance), whatever the policy passed in says: the name says what ran, and all
  * can be compared in one run.  The oracles below are vn_plan()
  * with balance load and split fill for every policy (the split changes
  * no feasibility, only the shares).
@@ -108,6 +111,7 @@ typedef enum {
     VN_SIM_POLICY_VNUMA_DEFRAG,
     VN_SIM_POLICY_VNUMA_LOAD,
     VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE,
+    VN_SIM_POLICY_VNUMA_MIRROR,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 

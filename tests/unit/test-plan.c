@@ -141,6 +141,40 @@ test_page_cache_is_room(void)
     vn_test_host_clear(&h);
 }
 
+/* The simulator's vnuma-mirror (VnPolicy.search_from_last): on an empty
+ * hierarchical host of equal nodes, a VM one node holds goes to the last
+ * node instead of the first (an exact tie), and one that needs two goes
+ * to the last pair, as near as the first: the same placement but for
+ * which of equal nodes. */
+static void
+test_search_from_last(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) one = vn_test_request(2, 4);
+    g_autoptr(VnRequest) two = vn_test_request(4, 24);
+    g_autoptr(VnPlacement) first = NULL, last = NULL, pair = NULL, last_pair = NULL;
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    first = vn_test_plan_ok(&h, one);
+    pair = vn_test_plan_ok(&h, two);
+    h.policy->search_from_last = TRUE;
+    last = vn_test_plan_ok(&h, one);
+    last_pair = vn_test_plan_ok(&h, two);
+    vn_test_assert_invariants(&h, one, last);
+    vn_test_assert_invariants(&h, two, last_pair);
+    g_assert_cmpuint(g_array_index(first->cells, VnCell, 0).node_os_id, ==, 0);
+    g_assert_cmpuint(g_array_index(last->cells, VnCell, 0).node_os_id, ==, 3);
+    g_assert_cmpuint(vn_test_nodes_used(pair), ==, 2);
+    g_assert_cmpuint(vn_test_nodes_used(last_pair), ==, 2);
+    g_assert_cmpuint(g_array_index(pair->cells, VnCell, 0).node_os_id, ==, 0);
+    g_assert_cmpuint(g_array_index(pair->cells, VnCell, 1).node_os_id, ==, 1);
+    g_assert_cmpuint(g_array_index(last_pair->cells, VnCell, 0).node_os_id, ==, 2);
+    g_assert_cmpuint(g_array_index(last_pair->cells, VnCell, 1).node_os_id, ==, 3);
+    g_assert_cmpuint(vn_test_placement_distance(&h, last_pair), ==,
+                     vn_test_placement_distance(&h, pair));
+    vn_test_host_clear(&h);
+}
+
 /* Successive VMs that each fit a node spread over the nodes. */
 static void
 test_spread(void)
@@ -969,6 +1003,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/topology/cpu-id-too-large", test_cpu_id_too_large);
     g_test_add_func("/plan/fit/least-loaded", test_least_loaded);
     g_test_add_func("/plan/fit/spread", test_spread);
+    g_test_add_func("/plan/fit/search-from-last", test_search_from_last);
     g_test_add_func("/plan/fit/crowded-cpus", test_crowded_cpus);
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);

@@ -338,6 +338,30 @@ test_consolidate_after_departure(void)
     g_assert_cmpfloat(v.slowdown, <, n.slowdown);
 }
 
+/* vnuma-mirror is vnuma searching nodes from the last (which node it
+ * takes: /plan/fit/search-from-last): on two equal nodes every choice is
+ * the mirror image of vnuma's, so every figure is the same; elsewhere the
+ * two differ only by which of equally good nodes each VM took. */
+static void
+test_mirror_symmetric(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    VnSimMetrics v, m;
+
+    vn_trace_add(trace, "a", 0, 1, 4 * GIB, 1000);
+    vn_trace_add(trace, "b", 10, 1, 2 * GIB, 100);
+    vn_trace_add(trace, "c", 20, 2, 7 * GIB, 1000);
+    vn_trace_add(trace, "d", 300, 2, 1 * GIB, 50);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    m = simulate(t, trace, VN_SIM_POLICY_VNUMA_MIRROR);
+    g_assert_cmpuint(v.admitted, ==, 4);
+    g_assert_cmpuint(v.split, ==, 1);
+    g_assert_cmpuint(v.consolidated, ==, 1);
+    g_assert_cmpmem(&m, sizeof(m), &v, sizeof(v));
+    g_assert_cmpstr(vn_sim_policy_to_string(VN_SIM_POLICY_VNUMA_MIRROR), ==, "vnuma-mirror");
+}
+
 /* An unpinned VM's vCPUs run anywhere: on two equal nodes half of its
  * accesses are remote. */
 static void
@@ -578,6 +602,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/wide-vm-split", test_wide_vm_split);
     g_test_add_func("/sim/most-free/splits-unnecessarily", test_most_free_splits_unnecessarily);
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
+    g_test_add_func("/sim/vnuma-mirror/symmetric", test_mirror_symmetric);
     g_test_add_func("/sim/vnuma/consolidate-after-departure", test_consolidate_after_departure);
     g_test_add_func("/sim/vnuma-packing/keeps-node-whole", test_packing_keeps_node_whole);
     g_test_add_func("/sim/imbalance", test_imbalance);
