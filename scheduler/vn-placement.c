@@ -55,6 +55,8 @@ vn_placement_free(VnPlacement *p)
 /* The text `fmt` formats: in a stack buffer first, then copied once
  * (g_strdup_vprintf() grows its buffer by reallocation: a plan formats a
  * few dozen reasons of about 100 characters). */
+static gchar *format_text(const gchar *fmt, va_list ap) G_GNUC_PRINTF(1, 0);
+
 static gchar *
 format_text(const gchar *fmt, va_list ap)
 {
