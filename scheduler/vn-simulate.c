@@ -280,8 +280,8 @@ vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy 
     g_autoptr(GPtrArray) requests = NULL;
     g_autoptr(GPtrArray) placed = NULL;
     VnSim s = { 0 };
-    /* Shallow copies, borrowing reserved_cpus: only the balance and the
-     * split differ. */
+    /* Shallow copies, borrowing reserved_cpus: only the balance, the
+     * split and (vnuma-mirror) the search order differ. */
     VnPolicy by_load, adaptive, packing, hole, even, mirror;
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);

@@ -386,18 +386,20 @@ def list_misses(rows, c):
     lines, met = [], 0
     verdicts = {"met": 0, "met-turned-away": 0, "worse": 0}
     bars = {"breaks": 0, "clean": 0}
-    reached = {"none": 0, "some": 0, "mirror": 0}
-    mirror = {"both": 0, "mine": 0, "its": 0}
+    reached = {"none": 0, "some": 0}
+    # with the mirror run: the missed cases it meets, and the cases only
+    # one of the two meets (c's, the mirror's)
+    mirrored = c == "vnuma" and all(MIRROR in r[4] for r in rows)
+    by_chance, only = 0, {"mine": 0, "its": 0}
     for hname, lname, _peak, _rate, res, matched in rows:
         whys = misses_of(res, c)
         met += not whys
-        if c == "vnuma" and MIRROR in res:
-            its = not misses_of(res, MIRROR)
-            mirror["both" if its == (not whys) else "its" if its else "mine"] += 1
+        if mirrored and bool(whys) == (not misses_of(res, MIRROR)):
+            only["its" if whys else "mine"] += 1
         if whys:
             others = [p for p in res if p != c and not misses_of(res, p)]
             reached["some" if others else "none"] += 1
-            reached["mirror"] += MIRROR in others
+            by_chance += MIRROR in others
             named = ["%s (%s searching from the last node: the miss is chance)" % (p, c)
                      if p == MIRROR else p for p in others]
             lines.append("  %s %s: %s" % (
@@ -421,15 +423,14 @@ def list_misses(rows, c):
     if sum(reached.values()):
         print("Of the %d cases %s misses, no policy simulated meets all five tests in %d;"
               " another policy does in %d (named on the case's first line)%s." %
-              (reached["none"] + reached["some"], c, reached["none"], reached["some"],
-               ", %s in %d of them" % (MIRROR, reached["mirror"]) if mirror["both"] +
-               mirror["mine"] + mirror["its"] else ""))
-    if mirror["mine"] + mirror["its"]:
+              (sum(reached.values()), c, reached["none"], reached["some"],
+               ", %s in %d of them" % (MIRROR, by_chance) if mirrored else ""))
+    if only["mine"] + only["its"]:
         print("%s (the same policy searching nodes from the last: exact ties go the other way)"
               " and %s differ in verdict in %d of %d cases (all five met by %s only in %d, by %s"
               " only in %d): a case's verdict moves that much by chance." %
-              (MIRROR, c, mirror["mine"] + mirror["its"], len(rows), c, mirror["mine"], MIRROR,
-               mirror["its"]))
+              (MIRROR, c, only["mine"] + only["its"], len(rows), c, only["mine"], MIRROR,
+               only["its"]))
     if sum(bars.values()):
         print("Of the %d misses on the remote share or the slowdown, the peer that sets the bar"
               " fails another test itself in %d (turns away VMs that had a placement, splits"
