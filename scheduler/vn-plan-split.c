@@ -123,7 +123,10 @@ fill_memory(guint64 total, guint64 per_vcpu, guint k, const guint64 *mcap, const
             open += out[i] < mcap[i];
         for (guint j = 0; j < k && left > 0; j++) {
             guint i = (guint)order[j];
-            guint64 give = MIN(mcap[i] - out[i], MAX(left / open, 1));
+            guint64 give;
+            if (out[i] == mcap[i])
+                continue; /* full: it would be given nothing (no division) */
+            give = MIN(mcap[i] - out[i], MAX(left / open, 1));
             out[i] += give;
             left -= give;
         }
