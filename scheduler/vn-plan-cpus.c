@@ -66,35 +66,45 @@ pick_dedicated(const VnPlanCtx *c, guint node, guint want, const VnBitmap *free_
     return ret_cpus->len == want;
 }
 
-/* CPUs for the emulator or an IOThread on `node`: shared VMs use their
- * own CPUs of the node (its usable CPUs, or their cache domains' ones);
- * dedicated VMs use the node's CPUs nobody owns, else the host-reserved
- * CPUs of the node, else the VM's own. */
-static VnBitmap *
-helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
-            const gchar **ret_note)
+/* CPUs for the emulator or an IOThread on `node`, into `b` (cleared
+ * first): shared VMs use their own CPUs of the node (its usable CPUs, or
+ * their cache domains' ones); dedicated VMs use the node's CPUs nobody
+ * owns, else the host-reserved CPUs of the node, else the VM's own. */
+static void
+fill_helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
+                 VnBitmap *b, const gchar **ret_note)
 {
-    VnBitmap *b = vn_bitmap_copy(vn_plan_free_cpus(c, node));
-
+    vn_bitmap_clear_all(b);
+    vn_bitmap_or(b, vn_plan_free_cpus(c, node));
     *ret_note = NULL;
     if (!c->req->dedicated) {
         if (vn_bitmap_intersects(b, own))
             vn_bitmap_and(b, own);
-        return b;
+        return;
     }
     vn_bitmap_and_not(b, taken);
     if (!vn_bitmap_is_empty(b))
-        return b;
+        return;
     vn_bitmap_or(b, c->t->nodes[node].cpus);
     vn_bitmap_and(b, c->policy->reserved_cpus);
     if (c->req->allowed_cpus)
         vn_bitmap_and(b, c->req->allowed_cpus);
     if (!vn_bitmap_is_empty(b)) {
         *ret_note = "host-reserved CPUs of the node";
-        return b;
+        return;
     }
     vn_bitmap_or(b, own);
     *ret_note = "the VM's own CPUs (no other CPU left on the node)";
+}
+
+/* fill_helper_cpus() into a new bitmap. */
+static VnBitmap *
+helper_cpus(const VnPlanCtx *c, guint node, const VnBitmap *taken, const VnBitmap *own,
+            const gchar **ret_note)
+{
+    VnBitmap *b = vn_bitmap_new(c->t->n_cpu_ids);
+
+    fill_helper_cpus(c, node, taken, own, b, ret_note);
     return b;
 }
 
@@ -329,6 +339,7 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     g_autoptr(VnBitmap) taken = vn_bitmap_new(c->t->n_cpu_ids);
     g_autoptr(VnBitmap) own = vn_bitmap_new(c->t->n_cpu_ids);
     g_autofree guint *first_cell = g_new0(guint, set->k);
+    g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
     guint vcpu_next = 0, emu, cpu_members = 0;
     const gchar *note;
 
@@ -336,9 +347,9 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     if (c->sizes && !add_all_sized_cells(c, set, taken, first_cell, p, error))
         return FALSE;
     for (guint i = 0; !c->sizes && i < set->k; i++) {
-        g_autoptr(GArray) cpus = g_array_new(FALSE, FALSE, sizeof(guint));
         g_autoptr(VnBitmap) shared = NULL;
         g_autoptr(GPtrArray) parts = NULL;
+        g_array_set_size(cpus, 0); /* each member's own (dedicated only) */
         if (!pick_member_cpus(c, set, i, taken, cpus, &shared, &parts, p, error))
             return FALSE;
         first_cell[i] = p->cells->len;
@@ -361,11 +372,11 @@ vn_plan_assign_cpus(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p, GE
     for (guint i = 0; i < set->k; i++)
         cpu_members += !c->cap[set->nodes[i]].memory_only;
     if (cpu_members > 1) {
+        g_autoptr(VnBitmap) more = vn_bitmap_new(c->t->n_cpu_ids);
         for (guint i = 0; i < set->k; i++) {
-            g_autoptr(VnBitmap) more = NULL;
             if (i == emu || c->cap[set->nodes[i]].memory_only)
                 continue;
-            more = helper_cpus(c, set->nodes[i], taken, own, &note);
+            fill_helper_cpus(c, set->nodes[i], taken, own, more, &note);
             vn_bitmap_or(p->emulator_cpus, more);
         }
         vn_placement_add_reason(p,
