@@ -228,45 +228,63 @@ choose_balance(VnPlanCtx *c)
                                                                  : VN_BALANCE_LOAD;
 }
 
+/* The CPU stage of node i: whether it may hold a cell at all, and its
+ * vCPU room; what the memory stage starts from. */
+static void
+compute_node_cpu(VnPlanCtx *c, guint i)
+{
+    VnNodeCap *cap = &c->cap[i];
+    const VnNode *node = &c->t->nodes[i];
+
+    cap->usable = TRUE;
+    cap->cpu_has_memory = TRUE;
+    if (vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 &&
+        ((c->req->allow_memory_only && !c->fixed_cells) ||
+         (c->slow_memory && node->tier == VN_MEMORY_TIER_SLOW))) {
+        /* memory for a CPU-less guest cell, on request only */
+        cap->memory_only = TRUE;
+        cap->vcpu_capacity = 1.0;
+    } else if (vn_bitmap_is_empty(node->cpus)) {
+        cap->usable = cap->cpu_has_memory = FALSE;
+        cap->why_not = node->cpu_owner >= 0
+                           ? "memory-only node sharing another node's CPUs (used only on request)"
+                           : "memory-only node (used only on request)";
+    } else if (node->mem_total_kib == 0) {
+        cap->usable = cap->cpu_has_memory = FALSE;
+        cap->why_not = "CPU-only node without local memory";
+    } else if (c->req->allowed_cpus && !vn_bitmap_intersects(node->cpus, c->req->allowed_cpus)) {
+        cap->usable = cap->cpu_has_memory = FALSE;
+        cap->why_not = "none of its CPUs is in the VM's allowed CPU set";
+    } else {
+        compute_cpu(c, i);
+    }
+    cap->cpu_usable = cap->usable;
+    cap->cpu_why_not = cap->why_not;
+}
+
 void
 vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
 {
-    vn_plan_capacity_clear(c);
-    c->cap = g_new0(VnNodeCap, c->n);
+    /* the CPU stage depends on the pass's vCPUs a CPU and on whether slow
+     * nodes take memory-only cells, not on the overhead share: a plan
+     * that tries several node counts computes it once a pass */
+    guint key = (c->vcpus_per_cpu + 1) * 2 + (c->slow_memory ? 1 : 0);
+
+    if (!c->cap || c->cap_cpu_key != key) {
+        vn_plan_capacity_clear(c);
+        c->cap = g_new0(VnNodeCap, c->n);
+        for (guint i = 0; i < c->n; i++)
+            compute_node_cpu(c, i);
+        c->cap_cpu_key = key;
+    }
+    g_clear_pointer(&c->by_room, g_free);
+    c->n_by_room = 0;
     for (guint i = 0; i < c->n; i++) {
         VnNodeCap *cap = &c->cap[i];
-        const VnNode *node = &c->t->nodes[i];
-
-        cap->usable = TRUE;
-        if (vn_bitmap_is_empty(node->cpus) && node->mem_total_kib > 0 &&
-            ((c->req->allow_memory_only && !c->fixed_cells) ||
-             (c->slow_memory && node->tier == VN_MEMORY_TIER_SLOW))) {
-            /* memory for a CPU-less guest cell, on request only */
-            cap->memory_only = TRUE;
-            cap->vcpu_capacity = 1.0;
+        cap->usable = cap->cpu_usable;
+        cap->why_not = cap->cpu_why_not;
+        if (cap->cpu_has_memory)
             compute_memory(c, i, overhead_per_cell_kib);
-            continue;
-        }
-        if (vn_bitmap_is_empty(node->cpus)) {
-            cap->usable = FALSE;
-            cap->why_not =
-                node->cpu_owner >= 0
-                    ? "memory-only node sharing another node's CPUs (used only on request)"
-                    : "memory-only node (used only on request)";
-            continue;
-        }
-        if (node->mem_total_kib == 0) {
-            cap->usable = FALSE;
-            cap->why_not = "CPU-only node without local memory";
-            continue;
-        }
-        if (c->req->allowed_cpus && !vn_bitmap_intersects(node->cpus, c->req->allowed_cpus)) {
-            cap->usable = FALSE;
-            cap->why_not = "none of its CPUs is in the VM's allowed CPU set";
-            continue;
-        }
-        compute_cpu(c, i);
-        compute_memory(c, i, overhead_per_cell_kib);
     }
     c->largest_base_kib = 0;
     for (guint i = 0; i < c->n; i++)
@@ -287,6 +305,7 @@ vn_plan_capacity_clear(VnPlanCtx *c)
     g_clear_pointer(&c->cap, g_free);
     g_clear_pointer(&c->by_room, g_free);
     c->n_by_room = 0;
+    c->cap_cpu_key = 0;
 }
 
 /* The parts memory packing weighs (VN_BALANCE_MEMORY_PACKING): CPU use

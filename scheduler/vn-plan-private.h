@@ -5,19 +5,23 @@
 
 /* What one node can still take for this request. */
 typedef struct {
-    gboolean usable;        /* may hold a guest cell at all */
-    gboolean memory_only;   /* usable for a CPU-less guest cell only */
-    const gchar *why_not;   /* static reason when !usable */
-    guint vcpus;            /* vCPUs it can take (in vcpu units for SMT require) */
-    guint64 mem_kib;        /* guest memory it can take (after overhead share) */
-    guint64 mem_need_total; /* for reasons */
-    gdouble cpu_util;       /* before placement, 0..1 */
-    gdouble mem_util;       /* before placement, 0..1 */
-    guint64 mem_base_kib;   /* total - reserved: denominator for mem_util */
-    gdouble vcpu_capacity;  /* denominator for cpu_util (overcommitted CPUs) */
-    gdouble high_share;     /* committed high-priority vCPUs / capacity */
-    guint shared_cpus;      /* CPUs shared vCPUs may use (not reserved, not dedicated) */
-    VnBitmap *free_cpus;    /* lazily built: use vn_plan_free_cpus() */
+    gboolean usable;       /* may hold a guest cell at all */
+    gboolean memory_only;  /* usable for a CPU-less guest cell only */
+    const gchar *why_not;  /* static reason when !usable */
+    guint vcpus;           /* vCPUs it can take (in vcpu units for SMT require) */
+    guint64 mem_kib;       /* guest memory it can take (after overhead share) */
+    gdouble cpu_util;      /* before placement, 0..1 */
+    gdouble mem_util;      /* before placement, 0..1 */
+    guint64 mem_base_kib;  /* total - reserved: denominator for mem_util */
+    gdouble vcpu_capacity; /* denominator for cpu_util (overcommitted CPUs) */
+    gdouble high_share;    /* committed high-priority vCPUs / capacity */
+    guint shared_cpus;     /* CPUs shared vCPUs may use (not reserved, not dedicated) */
+    VnBitmap *free_cpus;   /* lazily built: use vn_plan_free_cpus() */
+    /* the CPU stage's verdict, kept while only the overhead share changes
+     * (vn_plan_capacity_compute()): the memory stage starts from it */
+    gboolean cpu_usable;
+    gboolean cpu_has_memory; /* the memory stage applies */
+    const gchar *cpu_why_not;
 } VnNodeCap;
 
 typedef struct {
@@ -29,6 +33,8 @@ typedef struct {
     const VnRequest *req;
     guint n;                 /* nodes */
     VnNodeCap *cap;          /* n entries */
+    guint cap_cpu_key;       /* what cap's CPU stage was computed for
+                              * (vcpus_per_cpu, slow_memory), 0 = none */
     guint64 overhead_kib;    /* whole VM */
     guint64 mem_unit_kib;    /* split granularity (page size) */
     guint vcpu_unit;         /* 1, or SMT width for dedicated + require */
