@@ -269,18 +269,19 @@ vn_plan_capacity_compute(VnPlanCtx *c, guint64 overhead_per_cell_kib)
      * nodes take memory-only cells, not on the overhead share: a plan
      * that tries several node counts computes it once a pass */
     guint key = (c->vcpus_per_cpu + 1) * 2 + (c->slow_memory ? 1 : 0);
+    gboolean cpu_stage = !c->cap || c->cap_cpu_key != key;
 
-    if (!c->cap || c->cap_cpu_key != key) {
+    if (cpu_stage) {
         vn_plan_capacity_clear(c);
         c->cap = g_new0(VnNodeCap, c->n);
-        for (guint i = 0; i < c->n; i++)
-            compute_node_cpu(c, i);
         c->cap_cpu_key = key;
     }
     g_clear_pointer(&c->by_room, g_free);
     c->n_by_room = 0;
     for (guint i = 0; i < c->n; i++) {
         VnNodeCap *cap = &c->cap[i];
+        if (cpu_stage)
+            compute_node_cpu(c, i);
         cap->usable = cap->cpu_usable;
         cap->why_not = cap->cpu_why_not;
         if (cap->cpu_has_memory)
