@@ -247,6 +247,44 @@ test_larger_than_node_epyc(void)
     vn_test_host_clear(&h);
 }
 
+/* A node too full for a cell carrying the whole QEMU overhead may still
+ * hold one with half of it: each node count tried recomputes the memory
+ * room with its own share, starting again from the CPU stage's verdict.
+ * Four 32 GiB nodes, 2 and 3 full, node 0 with 200 MiB left: a 31000 MiB
+ * VM (280 MiB overhead) fits on no single node (node 1 has 30849.6 MiB
+ * with the whole overhead) while the bound, with a quarter of it, says 1
+ * node might do; with 2 nodes, 140 MiB of it each, node 0 has room for
+ * 60 MiB, less than the 1 GiB least cell, so it takes all 60 and node 1
+ * the other 30940 MiB. */
+static void
+test_overhead_share_per_count(void)
+{
+    VnTestHost h;
+    g_autoptr(VnRequest) r = vn_test_request(4, 0);
+    g_autoptr(VnPlacement) p = NULL;
+    guint64 avail, overhead;
+
+    vn_test_host_init(&h, vn_test_topology(VN_SHAPE_HIER, 4, 8, 2, 32));
+    avail = vn_policy_usable_memory_kib(h.policy, h.t, 1, 0);
+    r->memory_kib = 31000 * 1024ull;
+    overhead = vn_policy_overhead_kib(h.policy, r->memory_kib);
+    g_assert_cmpuint(overhead, ==, 280 * 1024ull);
+    /* the case: no one node with the whole overhead, maybe one with a quarter */
+    g_assert_cmpuint(avail - overhead, <, r->memory_kib);
+    g_assert_cmpuint(avail - overhead / 4, >=, r->memory_kib);
+    h.load->nodes[0].committed_memory_kib = avail - 200 * 1024ull;
+    h.load->nodes[2].committed_memory_kib = h.t->nodes[2].mem_total_kib;
+    h.load->nodes[3].committed_memory_kib = h.t->nodes[3].mem_total_kib;
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
+    g_assert_cmpuint(p->cells->len, ==, 2);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).node, ==, 0);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).node, ==, 1);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 0).memory_kib, ==, 60 * 1024ull);
+    g_assert_cmpuint(g_array_index(p->cells, VnCell, 1).memory_kib, ==, 30940 * 1024ull);
+    vn_test_host_clear(&h);
+}
+
 /* Split fill when the pair's CPUs under half do not cover the VM: the
  * vCPUs level the crowding.  Two 16-CPU nodes (8 cores x 2 threads, 128
  * GiB) running 6 and 2 vCPUs have 2 and 6 CPUs under half, 8 < 16; so
@@ -1007,6 +1045,7 @@ main(int argc, char **argv)
     g_test_add_func("/plan/fit/crowded-cpus", test_crowded_cpus);
     g_test_add_func("/plan/fit/page-cache-is-room", test_page_cache_is_room);
     g_test_add_func("/plan/split/epyc-nearest-pair", test_larger_than_node_epyc);
+    g_test_add_func("/plan/capacity/overhead-share-per-count", test_overhead_share_per_count);
     g_test_add_func("/plan/split/levels-crowding", test_split_levels_crowding);
     g_test_add_func("/plan/split/wide-vm", test_wide_vm);
     g_test_add_func("/plan/pins/shared", test_shared_pins);
