@@ -83,14 +83,10 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log")
 cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$work/fuzz.log" | tail -1)
 known=0
 if [ "$upstream" != - ]; then
-    # the innermost frame in vnuma's own sources says whose crash it is:
-    # a frame with a source path ("in f /src/plugin/x.c:82"), not one in
-    # the fuzzer binary ("in f (/build/tests/fuzz/fuzz-x+0x..)"), which an
-    # abort's stack starts with (libFuzzer's deadly-signal handler)
+    # the innermost frame in vnuma's own sources says whose crash it is
     for f in "$work/artifacts/"crash-*; do
         frame=$(TMPDIR=$work/tmp LSAN_OPTIONS=detect_leaks=0 "$fuzzer" "$f" 2>&1 |
-                sed -n 's/^ *#[0-9]* 0x[0-9a-f]* in \([A-Za-z_0-9]*\) [^ (][^ ]*\/\(plugin\|scheduler\|daemon\|tests\/fuzz\)\/.*/\1/p' |
-                head -1)
+                "$here/innermost-frame.sh")
         if [ "$frame" = "$upstream" ]; then
             mv "$f" "$work/upstream/"
             known=$((known + 1))
