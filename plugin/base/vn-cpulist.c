@@ -14,6 +14,7 @@
  * checked for being finite, non-empty and in range.
  */
 #include "vn-cpulist.h"
+#include "vn-json-parse.h"
 
 #include <hwloc.h>
 #include <stdlib.h>
@@ -113,8 +114,11 @@ vn_cpulist_parse(const gchar *text, guint n_bits, GError **error)
     if (!why && ((last = hwloc_bitmap_last(hb)) >= (int)n_bits || last < 0))
         why = "an id is out of range";
     if (why) {
+        /* escaped: a newline or control character in it keeps the
+         * message one line */
+        g_autofree gchar *shown = vn_json_escape(text);
         g_set_error(error, VN_CPULIST_ERROR, VN_CPULIST_ERROR_INVALID,
-                    "invalid cpulist '%s': %s (ids must be below %u)", text, why, n_bits);
+                    "invalid cpulist '%s': %s (ids must be below %u)", shown, why, n_bits);
         return NULL;
     }
     for (int i = hwloc_bitmap_first(hb); i >= 0; i = hwloc_bitmap_next(hb, i))
