@@ -64,6 +64,7 @@ test_mode_write(void)
     g_autoptr(GError) error = NULL;
     gint mode = -1;
 
+    g_assert_nonnull(file);
     g_assert_true(vn_autonuma_mode_write(root, 2, &error));
     g_assert_no_error(error);
     g_assert_true(vn_autonuma_mode_read(root, &mode, &error));
@@ -199,6 +200,7 @@ test_task_leader_only(void)
     g_autoptr(GError) error = NULL;
     VnAutonumaTask t;
 
+    g_assert_nonnull(file);
     g_assert_true(vn_autonuma_task_read(root, 77, &t, &error));
     g_assert_no_error(error);
     g_assert_cmpuint(t.threads, ==, 1);

@@ -734,6 +734,7 @@ test_write_moves(void)
     g_autofree gchar *b = apply(d, t, p1, &fixed_time); /* vnuma's own pins: replaced */
     g_autofree gchar *c = apply(fresh, t, p1, &fixed_time);
 
+    g_assert_nonnull(a);
     /* two cells then one: the cells, memnodes and pins go; the guest
      * topology of the two-cell placement stays (still valid) */
     g_assert_null(strstr(b, "<numa>"));
@@ -1008,9 +1009,11 @@ test_recorded_placement(void)
     g_autoptr(VnPlacement) p = make_placement(t, 2, (const guint[]){ 0, 2 }, 2, 2097152, 2);
     g_autofree gchar *out = apply(d, t, p, &fixed_time);
     g_autoptr(GError) error = NULL;
-    g_autoptr(VnPlacement) r = vn_domain_recorded_placement(d, t, &error);
+    g_autoptr(VnPlacement) r = NULL;
     const VnCell *c;
 
+    g_assert_nonnull(out);
+    r = vn_domain_recorded_placement(d, t, &error);
     g_assert_no_error(error);
     g_assert_nonnull(r);
     g_assert_cmpuint(r->cells->len, ==, 2);

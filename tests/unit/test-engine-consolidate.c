@@ -89,9 +89,8 @@ test_record_placement_commits_as_ledger(void)
     committed = vn_load_new(f.t);
     for (guint i = 0; i < records->len; i++) {
         const VnLedgerRecord *r = g_ptr_array_index(records, i);
-        VnRequest *req = NULL;
+        g_autoptr(VnRequest) req = NULL;
         g_autoptr(VnPlacement) p = vn_engine_record_placement(r, f.t, &req);
-        g_autoptr(VnRequest) owned = req;
         g_assert_nonnull(p);
         g_assert_cmpuint(p->cells->len, ==, r->cells->len);
         g_assert_cmpuint(p->vcpu_pins->len, ==, vn_ledger_record_vcpus(r));

@@ -78,6 +78,7 @@ test_parse_errors(void)
     {
         g_autoptr(GError) error = NULL;
         g_autoptr(VnHistoryEntry) e = vn_history_parse_line("{", "h:9", &error);
+        g_assert_null(e);
         g_assert_error(error, VN_HISTORY_ERROR, VN_HISTORY_ERROR_PARSE);
         g_assert_true(g_str_has_prefix(error->message, "h:9: not JSON"));
     }

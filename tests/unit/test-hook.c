@@ -656,6 +656,7 @@ test_rebuild(Fixture *f, gconstpointer data)
 {
     g_autofree gchar *dst = copy_status(f, "vm-status");
     g_autofree gchar *live = copy_status(f, "vm-live");
+    g_assert_nonnull(live);
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
     g_autoptr(VnLedger) l = snapshot(f);
     VnLedgerRecord *lr = vn_ledger_lookup_name(l, "vm-live");
@@ -708,6 +709,7 @@ test_corrupt_ledger(Fixture *f, gconstpointer data)
     const gchar *text = made ? made : c->text;
     g_autofree gchar *path = g_build_filename(f->state_dir, "ledger.json", NULL);
     g_autofree gchar *status = copy_status(f, "vm-status");
+    g_assert_nonnull(status);
     g_assert_true(g_file_set_contents(path, text, -1, NULL));
     gint64 before = g_get_real_time() / G_USEC_PER_SEC;
     hook_ok(f, "vm-placed", "prepare", "begin", "placed");
