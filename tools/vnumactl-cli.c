@@ -1,5 +1,6 @@
 /* vnumactl-cli.c: option parsing, errors and output shared by commands. */
 #include "vnumactl.h"
+#include <string.h>
 
 GOptionContext *
 vn_cli_context_new(const gchar *summary, const GOptionEntry *entries, VnSourceOptions *source)
@@ -57,16 +58,42 @@ vn_cli_fail(const GError *error)
     return vn_cli_fail_printf("%s", error->message);
 }
 
+/* `message` with its control characters written as escapes (\n, \t,
+ * \r, \xNN): an argument or file name holding a newline, quoted in a
+ * message (GLib's own included), keeps the error one line. */
+static gchar *
+one_line(const gchar *message)
+{
+    GString *s = g_string_sized_new(strlen(message));
+
+    for (const gchar *p = message; *p; p++) {
+        guchar c = (guchar)*p;
+        if (c == '\n')
+            g_string_append(s, "\\n");
+        else if (c == '\t')
+            g_string_append(s, "\\t");
+        else if (c == '\r')
+            g_string_append(s, "\\r");
+        else if (c < 0x20 || c == 0x7f)
+            g_string_append_printf(s, "\\x%02x", c);
+        else
+            g_string_append_c(s, (gchar)c);
+    }
+    return g_string_free(s, FALSE);
+}
+
 int
 vn_cli_fail_printf(const gchar *fmt, ...)
 {
     g_autofree gchar *message = NULL;
+    g_autofree gchar *shown = NULL;
     va_list args;
 
     va_start(args, fmt);
     message = g_strdup_vprintf(fmt, args);
     va_end(args);
-    g_printerr("%s: %s\n", g_get_prgname(), message);
+    shown = one_line(message);
+    g_printerr("%s: %s\n", g_get_prgname(), shown);
     return VN_EXIT_ERROR;
 }
 
