@@ -66,6 +66,7 @@ node_set_assign(VnNodeSet *d, const VnNodeSet *s, guint n_cells)
     d->device_distance = s->device_distance;
     d->load_after = s->load_after;
     d->score = s->score;
+    d->even = s->even;
 }
 
 static VnNodeSet *
@@ -117,18 +118,17 @@ remote_share(const VnPlanCtx *c, const VnNodeSet *s)
     return CLAMP(1.0 - local, 0.0, 1.0);
 }
 
-void
-vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
+/* The set's load after placement, balance and score from its shares;
+ * its distances as they are (they depend on the members only). */
+static void
+score_shares(const VnPlanCtx *c, VnNodeSet *s)
 {
     gboolean packing = c->balance == VN_BALANCE_MEMORY_PACKING;
-    guint internal = 0, dev = 0;
     gdouble load = 0.0, ranked = 0.0, ranked_sum = 0.0, cpu = 0.0, free_share = 0.0, balance;
 
     for (guint i = 0; i < s->k; i++) {
         gdouble util = vn_plan_node_util_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
         gdouble density = vn_plan_node_density_after(c, s->nodes[i], s->vcpus[i], s->mem_kib[i]);
-        for (guint j = i + 1; j < s->k; j++)
-            internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
         load = MAX(load, util);
         ranked = MAX(ranked, util + density);
         ranked_sum += util + density;
@@ -137,16 +137,6 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
             free_share = MAX(free_share, vn_plan_node_free_after(c, s->nodes[i], s->mem_kib[i]));
         }
     }
-    for (guint d = 0; d < c->n_dev; d++) {
-        guint best = G_MAXUINT;
-        if (c->dev_node[d] < 0)
-            continue;
-        for (guint i = 0; i < s->k; i++)
-            best = MIN(best, vn_topology_distance(c->t, (guint)c->dev_node[d], s->nodes[i]));
-        dev += best - MIN(best, VN_DISTANCE_LOCAL);
-    }
-    s->internal_distance = internal;
-    s->device_distance = dev;
     s->load_after = load;
     if (packing)
         balance = cpu + VN_BALANCE_PACKING_FREE_WEIGHT * free_share;
@@ -157,7 +147,57 @@ vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
     if (c->policy->split == VN_SPLIT_FILL && s->k > 1)
         balance += VN_SPLIT_FILL_REMOTE_WEIGHT * remote_share(c, s);
     /* Lexicographic: distance, then devices, then balance (< 10). */
-    s->score = internal * 1e6 + dev * 1e3 + MIN(balance, 9.99) * 100.0;
+    s->score = s->internal_distance * 1e6 + s->device_distance * 1e3 + MIN(balance, 9.99) * 100.0;
+}
+
+void
+vn_plan_score_set(const VnPlanCtx *c, VnNodeSet *s)
+{
+    guint internal = 0, dev = 0;
+
+    for (guint i = 0; i < s->k; i++)
+        for (guint j = i + 1; j < s->k; j++)
+            internal += vn_topology_distance(c->t, s->nodes[i], s->nodes[j]);
+    for (guint d = 0; d < c->n_dev; d++) {
+        guint best = G_MAXUINT;
+        if (c->dev_node[d] < 0)
+            continue;
+        for (guint i = 0; i < s->k; i++)
+            best = MIN(best, vn_topology_distance(c->t, (guint)c->dev_node[d], s->nodes[i]));
+        dev += best - MIN(best, VN_DISTANCE_LOCAL);
+    }
+    s->internal_distance = internal;
+    s->device_distance = dev;
+    score_shares(c, s);
+}
+
+/* A filled set that crowds a member (vn_plan_split_crowds()): the even
+ * split instead when it scores lower, else the fill as it was.  The fill's
+ * shares wait in the plan's scratch words 9n..11n. */
+static void
+try_even(const VnPlanCtx *c, VnNodeSet *s)
+{
+    guint64 *mem = c->scratch + 9 * (gsize)c->n, *vcpus = mem + c->n;
+    gdouble score = s->score, load_after = s->load_after;
+
+    for (guint i = 0; i < s->k; i++) {
+        mem[i] = s->mem_kib[i];
+        vcpus[i] = s->vcpus[i];
+    }
+    if (vn_plan_split_even(c, s)) {
+        score_shares(c, s);
+        if (s->score < score) {
+            s->even = TRUE;
+            return;
+        }
+    }
+    for (guint i = 0; i < s->k; i++) {
+        s->mem_kib[i] = mem[i];
+        s->vcpus[i] = (guint)vcpus[i];
+        s->cells[i] = 1;
+    }
+    s->score = score;
+    s->load_after = load_after;
 }
 
 /* Fills splits and score; FALSE when the set cannot hold the VM. */
@@ -165,9 +205,12 @@ static gboolean
 evaluate(const VnPlanCtx *c, VnNodeSet *s)
 {
     sort_nodes(s->nodes, s->k, os_id_cmp, (gpointer)c->t);
+    s->even = FALSE;
     if (!vn_plan_split(c, s))
         return FALSE;
     vn_plan_score_set(c, s);
+    if (vn_plan_split_crowds(c, s))
+        try_even(c, s);
     return TRUE;
 }
 

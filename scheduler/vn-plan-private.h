@@ -87,6 +87,8 @@ typedef struct {
     gdouble load_after; /* busiest member's utilisation after placement */
     gdouble score;      /* lower is better: distance, devices, then
                             * the policy's balance (vn_plan_score_set) */
+    gboolean even;      /* split fill, shared evenly instead: the fill
+                            * crowded a member (vn_plan_split_crowds()) */
 } VnNodeSet;
 
 /* vn-plan-capacity.c */
@@ -172,6 +174,21 @@ gchar *vn_plan_node_shortfall(const VnPlanCtx *c, guint node);
  * at the full slope (1.0, an experiment build) 146, 297 and 143. */
 #define VN_BALANCE_DENSITY_OVER_SLOPE 0.25
 gboolean vn_plan_split(const VnPlanCtx *c, VnNodeSet *set);
+/* Split fill puts the VM's memory where its vCPUs are; when those vCPUs
+ * crowd a member's CPUs past the knee (vn_plan_node_crowding() > 0: its
+ * memory bandwidth fills), the share of every other cell's accesses that
+ * lands on that member's memory is slowed too, and the even split, which
+ * holds less memory there, may be the better placement.  TRUE when `set`
+ * was just filled (split fill, more than one member, cells of the plan's
+ * choosing) and crowds a member so: evaluate() then scores the even split
+ * (vn_plan_split_even()) too and keeps the lower score.  Below the knee
+ * the even split buys nothing the memory system rewards (the lower
+ * busiest-member load it scores is not a slowdown) and gives up locality,
+ * so it is not tried: measured with tools/sim-compare.py (README). */
+gboolean vn_plan_split_crowds(const VnPlanCtx *c, const VnNodeSet *set);
+/* Shares the VM evenly over `set` (VN_SPLIT_EVEN's split) whatever the
+ * policy; for cells of the plan's choosing only. */
+gboolean vn_plan_split_even(const VnPlanCtx *c, VnNodeSet *set);
 
 /* vn-plan-cells.c: guest cells of their own sizes (VnRequest.cell_sizes).
  *

@@ -7,7 +7,10 @@
  * the more of it on one node, the less remote), each member's vCPUs under
  * half its CPUs where the set has room for that (fill_uncrowded()); even
  * shares it equally, uneven only where a node's capacity forces it (the
- * shortfall moves to the nodes with room, in node order).  Fixed guest
+ * shortfall moves to the nodes with room, in node order).  A fill that
+ * crowds a member past the knee is scored against the even split, and the
+ * better kept (vn_plan_split_crowds(), evaluate() in vn-plan-nodeset.c).
+ * Fixed guest
  * cells are identical; guest cells of their own sizes are assigned whole
  * to nodes instead: vn-plan-cells.c.
  */
@@ -358,7 +361,7 @@ fill_uncrowded(const VnPlanCtx *c, const VnNodeSet *s, const gboolean *memory_on
 }
 
 static gboolean
-split_auto(const VnPlanCtx *c, VnNodeSet *s)
+split_auto(const VnPlanCtx *c, VnNodeSet *s, gboolean fill)
 {
     guint64 *vcap = c->scratch, *mcap = vcap + c->n, *vout = mcap + c->n, *mout = vout + c->n;
     gboolean *memory_only = (gboolean *)(mout + c->n);
@@ -372,7 +375,7 @@ split_auto(const VnPlanCtx *c, VnNodeSet *s)
         mcap[i] = cap->mem_kib / c->mem_unit_kib;
         memory_only[i] = cap->memory_only;
     }
-    if (c->policy->split == VN_SPLIT_FILL && s->k > 1) {
+    if (fill && s->k > 1) {
         fill_uncrowded(c, s, memory_only, vcap);
         if (!split_fill(c, s, vcap, mcap, memory_only, vout, mout))
             return FALSE;
@@ -424,5 +427,23 @@ vn_plan_split(const VnPlanCtx *c, VnNodeSet *s)
 {
     if (c->sizes)
         return vn_plan_split_sized(c, s);
-    return c->fixed_cells ? split_fixed(c, s) : split_auto(c, s);
+    return c->fixed_cells ? split_fixed(c, s) : split_auto(c, s, c->policy->split == VN_SPLIT_FILL);
+}
+
+gboolean
+vn_plan_split_crowds(const VnPlanCtx *c, const VnNodeSet *set)
+{
+    if (c->policy->split != VN_SPLIT_FILL || set->k < 2 || c->sizes || c->fixed_cells)
+        return FALSE;
+    for (guint i = 0; i < set->k; i++)
+        if (vn_plan_node_crowding(c, set->nodes[i], set->vcpus[i]) > 0.0)
+            return TRUE;
+    return FALSE;
+}
+
+gboolean
+vn_plan_split_even(const VnPlanCtx *c, VnNodeSet *set)
+{
+    g_assert(!c->sizes && !c->fixed_cells);
+    return split_auto(c, set, FALSE);
 }

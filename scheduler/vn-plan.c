@@ -192,9 +192,10 @@ ctx_init(VnPlanCtx *c, const VnTopology *t, const VnLoad *load, const VnPolicy *
         c->vshare_fixed = (vunits + req->cells - 1) / req->cells;
         c->mshare_fixed = (munits + req->cells - 1) / req->cells;
     }
-    /* 4 words per node for the split, a gboolean per node, and 4 words
-     * per node for the fill split (vn-plan-split.c) */
-    c->scratch = g_new(guint64, 9 * (gsize)MAX(c->n, 1));
+    /* 4 words per node for the split, a gboolean per node, 4 words per
+     * node for the fill split (vn-plan-split.c), and 2 for the fill's
+     * shares while the even split is tried (vn-plan-nodeset.c) */
+    c->scratch = g_new(guint64, 11 * (gsize)MAX(c->n, 1));
     c->n_dev = req->devices ? req->devices->len : 0;
     c->dev_node = g_new0(gint, MAX(c->n_dev, 1));
     if (c->sizes)
@@ -383,6 +384,11 @@ explain_choice(const VnPlanCtx *c, const VnNodeSet *set, VnPlacement *p)
         vn_placement_add_reason(
             p, "nodes %s: internal distance %u, the smallest among feasible sets found", nodes,
             set->internal_distance);
+    if (set->even)
+        vn_placement_add_reason(p,
+                                "split even, not fill: the fill crowds a member's CPUs past half, "
+                                "where its memory bandwidth fills, and even shares "
+                                "score lower");
     if (c->n_dev)
         vn_placement_add_reason(
             p, "device distance %u beyond local (0 = every device on a chosen node)",

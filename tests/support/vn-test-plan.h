@@ -49,7 +49,10 @@ guint vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p);
  * node's room) when all can have it; each
  * cell's vCPUs are in proportion to its memory (within one vCPU) unless
  * a node's vCPU room or the one-vCPU minimum forces otherwise; and the
- * uniform remote share is no higher than an even split's (1 - 1/k). */
+ * uniform remote share is no higher than an even split's (1 - 1/k).  A
+ * placement whose reasons say "split even, not fill" (the fill crowded a
+ * member and the even split scored lower) is checked as an even split:
+ * every cell below its room holds at least an even share. */
 void vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement *p);
 /* 1 - sum over cells of vCPU share x memory share. */
 gdouble vn_test_remote_share(const VnRequest *r, const VnPlacement *p);

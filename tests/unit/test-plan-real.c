@@ -142,17 +142,85 @@ check_host_packing(gconstpointer data)
     check_host_balance(data, VN_BALANCE_MEMORY_PACKING);
 }
 
+/* A host of tests/data/hwloc, its default policy and no load. */
+static void
+hwloc_host_init(VnTestHost *h, const gchar *name)
+{
+    g_autofree gchar *path = g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", name, NULL);
+    g_autoptr(GError) error = NULL;
+
+    vn_test_host_init(h, vn_topology_load_hwloc_xml(path, &error));
+    g_assert_no_error(error);
+}
+
 /* The 8-node R815 (tests/data/hwloc/64amd64-4p2n4ca2co.xml, 16 GiB
  * nodes), its default policy and no load. */
 static void
 r815_host_init(VnTestHost *h)
 {
-    g_autofree gchar *path =
-        g_build_filename(g_getenv("VN_TEST_DATA"), "hwloc", "64amd64-4p2n4ca2co.xml", NULL);
-    g_autoptr(GError) error = NULL;
+    hwloc_host_init(h, "64amd64-4p2n4ca2co.xml");
+}
 
-    vn_test_host_init(h, vn_topology_load_hwloc_xml(path, &error));
-    g_assert_no_error(error);
+static gboolean
+has_reason(const VnPlacement *p, const gchar *prefix)
+{
+    return g_ptr_array_find_with_equal_func(p->reasons, prefix, (GEqualFunc)g_str_has_prefix, NULL);
+}
+
+/* Split fill against even when the fill crowds a member
+ * (vn_plan_split_crowds()).  On hwloc's 16amd64-4distances.xml (8 nodes of
+ * 2 CPUs and 8 GiB) a VM of 4 vCPUs and 16 GiB takes three nodes.  The
+ * fill would give one of them 2 vCPUs and 7727 MiB (its 2 CPUs both busy:
+ * crowding 1, its memory bandwidth full, and nearly half the VM's memory
+ * behind it) and the others 1 vCPU and ~4.3 GiB; the even split holds
+ * 5461-5462 MiB on each, less behind the crowded CPUs, scores lower and is
+ * kept, said in a reason: the same placement as `split = even`.  On the
+ * R815 (8 CPUs and 16 GiB a node) 4 vCPUs and 20 GiB fill two nodes with
+ * 3 vCPUs and 15224 MiB and 1 vCPU and 5256 MiB: 3 vCPUs on 8 CPUs are
+ * under the knee (half), so the even split is not tried. */
+static void
+test_split_crowded_even(void)
+{
+    g_autoptr(VnRequest) r = vn_test_request(4, 16);
+    g_autoptr(VnRequest) r815 = vn_test_request(4, 20);
+    g_autoptr(VnPlacement) p = NULL, even = NULL, fill = NULL;
+    VnTestHost h;
+    guint vcpus[] = { 2, 1, 1 };
+
+    hwloc_host_init(&h, "16amd64-4distances.xml");
+    g_assert_cmpint(h.policy->split, ==, VN_SPLIT_FILL);
+    p = vn_test_plan_ok(&h, r);
+    vn_test_assert_invariants(&h, r, p);
+    g_assert_cmpuint(p->cells->len, ==, 3);
+    for (guint i = 0; i < 3; i++) {
+        const VnCell *cell = &g_array_index(p->cells, VnCell, i);
+        g_assert_cmpuint(cell->n_vcpus, ==, vcpus[i]);
+        g_assert_cmpuint(cell->memory_kib, >=, 5461 * 1024ull);
+        g_assert_cmpuint(cell->memory_kib, <=, 5462 * 1024ull);
+    }
+    g_assert_true(has_reason(p, "split even, not fill"));
+    h.policy->split = VN_SPLIT_EVEN;
+    even = vn_test_plan_ok(&h, r);
+    g_assert_cmpuint(even->cells->len, ==, 3);
+    for (guint i = 0; i < 3; i++) {
+        const VnCell *a = &g_array_index(p->cells, VnCell, i);
+        const VnCell *b = &g_array_index(even->cells, VnCell, i);
+        g_assert_cmpuint(a->node, ==, b->node);
+        g_assert_cmpuint(a->memory_kib, ==, b->memory_kib);
+    }
+    g_assert_false(has_reason(even, "split even, not fill"));
+    vn_test_host_clear(&h);
+
+    r815_host_init(&h);
+    fill = vn_test_plan_ok(&h, r815);
+    vn_test_assert_invariants(&h, r815, fill);
+    g_assert_cmpuint(fill->cells->len, ==, 2);
+    g_assert_cmpuint(g_array_index(fill->cells, VnCell, 0).n_vcpus, ==, 3);
+    g_assert_cmpuint(g_array_index(fill->cells, VnCell, 0).memory_kib, ==, 15224 * 1024ull);
+    g_assert_cmpuint(g_array_index(fill->cells, VnCell, 1).n_vcpus, ==, 1);
+    g_assert_cmpuint(g_array_index(fill->cells, VnCell, 1).memory_kib, ==, 5256 * 1024ull);
+    g_assert_false(has_reason(fill, "split even, not fill"));
+    vn_test_host_clear(&h);
 }
 
 static void
@@ -412,6 +480,7 @@ main(int argc, char **argv)
         g_test_add_func("/plan/real/balance/keep-hole-keeps-larger",
                         test_balance_hole_keeps_larger);
         g_test_add_func("/plan/real/balance/adaptive", test_balance_adaptive);
+        g_test_add_func("/plan/real/split/crowded-even", test_split_crowded_even);
     }
     return g_test_run();
 }

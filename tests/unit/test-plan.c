@@ -293,7 +293,10 @@ test_overhead_share_per_count(void)
  * memory follows the vCPUs: 160 GiB x 6/16 = 60 GiB and 100 GiB.  With
  * node 0 past half already (11 vCPUs) the level is higher: node 0 takes
  * 4 and node 1 12, 15 and 14 of 16 CPUs (at 14 each the last vCPU is a
- * tie, which goes to the first node). */
+ * tie, which goes to the first node).  Both members are past the knee, so
+ * the even split is scored too (vn_plan_split_crowds()): node 0 holds 40
+ * GiB, and 80 GiB more there would load it to (40 + 80) / 128 = 94 %
+ * against the fill's 78 % on each node; the fill scores lower and stays. */
 static void
 test_split_levels_crowding(void)
 {
@@ -304,6 +307,7 @@ test_split_levels_crowding(void)
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 128));
     h.load->nodes[0].committed_vcpus = 6;
     h.load->nodes[1].committed_vcpus = 2;
+    h.load->nodes[0].committed_memory_kib = 40 * GIB;
     {
         g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
         vn_test_assert_invariants(&h, r, p);
