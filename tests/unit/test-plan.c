@@ -294,9 +294,13 @@ test_overhead_share_per_count(void)
  * node 0 past half already (11 vCPUs) the level is higher: node 0 takes
  * 4 and node 1 12, 15 and 14 of 16 CPUs (at 14 each the last vCPU is a
  * tie, which goes to the first node).  Both members are past the knee, so
- * the even split is scored too (vn_plan_split_crowds()): node 0 holds 40
- * GiB, and 80 GiB more there would load it to (40 + 80) / 128 = 94 %
- * against the fill's 78 % on each node; the fill scores lower and stays. */
+ * the even split is scored too (vn_plan_split_crowds()): with no memory
+ * committed, 8 vCPUs and 80 GiB on each node (0.875 and 0.625 of the
+ * CPUs) load the busier member less (80 / 128 GiB against the fill's 100)
+ * and score lower: the even split is kept.  With 40 GiB on node 0, 80 GiB
+ * more there would load it to (40 + 80) / 128 = 94 % against the fill's
+ * 78 % on each node; the fill scores lower and stays (checked in both
+ * cases below). */
 static void
 test_split_levels_crowding(void)
 {
@@ -307,6 +311,18 @@ test_split_levels_crowding(void)
     vn_test_host_init(&h, vn_test_topology(VN_SHAPE_INTEL_2S, 0, 8, 2, 128));
     h.load->nodes[0].committed_vcpus = 6;
     h.load->nodes[1].committed_vcpus = 2;
+    {
+        g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
+        vn_test_assert_invariants(&h, r, p);
+        g_assert_cmpuint(p->cells->len, ==, 2);
+        for (guint i = 0; i < 2; i++) {
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, i).n_vcpus, ==, 8);
+            g_assert_cmpuint(g_array_index(p->cells, VnCell, i).memory_kib, ==, 80 * GIB);
+        }
+        g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "split even, not fill",
+                                                       (GEqualFunc)g_str_has_prefix, NULL));
+        vn_test_assert_filled(&h, r, p);
+    }
     h.load->nodes[0].committed_memory_kib = 40 * GIB;
     {
         g_autoptr(VnPlacement) p = vn_test_plan_ok(&h, r);
