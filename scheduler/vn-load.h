@@ -119,7 +119,10 @@ const gchar *const *vn_balance_names(void);
  *                  cells of unequal sizes, each whole pages, vCPUs in
  *                  proportion to memory, at least one vCPU a cell.  A
  *                  90/10 split leaves 0.18 of the accesses remote
- *                  (1 - 0.9^2 - 0.1^2), an even one 0.5.
+ *                  (1 - 0.9^2 - 0.1^2), an even one 0.5.  A fill that
+ *                  crowds a member's CPUs past half is scored against
+ *                  the even split of the same nodes and the lower score
+ *                  kept (vn-plan-private.h, vn_plan_split_crowds()).
  *   VN_SPLIT_EVEN  identical cells, uneven only where a member's room
  *                  forces it.
  */

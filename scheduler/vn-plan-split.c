@@ -10,9 +10,8 @@
  * shortfall moves to the nodes with room, in node order).  A fill that
  * crowds a member past the knee is scored against the even split, and the
  * better kept (vn_plan_split_crowds(), evaluate() in vn-plan-nodeset.c).
- * Fixed guest
- * cells are identical; guest cells of their own sizes are assigned whole
- * to nodes instead: vn-plan-cells.c.
+ * Fixed guest cells are identical; guest cells of their own sizes are
+ * assigned whole to nodes instead: vn-plan-cells.c.
  */
 #include "vn-plan-private.h"
 
