@@ -332,6 +332,12 @@ uncrowded_caps(const VnTestHost *h, const VnRequest *r, const VnPlacement *p, Or
         o->vcpu_cap[g_array_index(p->cells, VnCell, i).node] = room[i];
 }
 
+gboolean
+vn_test_has_reason(const VnPlacement *p, const gchar *prefix)
+{
+    return g_ptr_array_find_with_equal_func(p->reasons, prefix, (GEqualFunc)g_str_has_prefix, NULL);
+}
+
 /* An even split (VN_SPLIT_EVEN's, or split fill's fallback): every cell
  * below its capacity holds at least an even share of the vCPUs (rounded
  * down) and of the memory (within 1 MiB); a capped cell's shortfall goes
@@ -363,8 +369,7 @@ vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement
 
     g_assert_cmpuint(k, >=, 2);
     g_assert_cmpuint(vn_test_nodes_used(p), ==, k);
-    if (g_ptr_array_find_with_equal_func(p->reasons, "split even, not fill",
-                                         (GEqualFunc)g_str_has_prefix, NULL)) {
+    if (vn_test_has_reason(p, "split even, not fill")) {
         assert_even(h, r, p);
         return;
     }

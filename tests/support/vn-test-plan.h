@@ -54,6 +54,8 @@ guint vn_test_placement_distance(const VnTestHost *h, const VnPlacement *p);
  * member and the even split scored lower) is checked as an even split:
  * every cell below its room holds at least an even share. */
 void vn_test_assert_filled(const VnTestHost *h, const VnRequest *r, const VnPlacement *p);
+/* Whether one of `p`'s reasons starts with `prefix`. */
+gboolean vn_test_has_reason(const VnPlacement *p, const gchar *prefix);
 /* 1 - sum over cells of vCPU share x memory share. */
 gdouble vn_test_remote_share(const VnRequest *r, const VnPlacement *p);
 /* Brute force over all node subsets (n <= 16): the fewest nodes that can

@@ -161,12 +161,6 @@ r815_host_init(VnTestHost *h)
     hwloc_host_init(h, "64amd64-4p2n4ca2co.xml");
 }
 
-static gboolean
-has_reason(const VnPlacement *p, const gchar *prefix)
-{
-    return g_ptr_array_find_with_equal_func(p->reasons, prefix, (GEqualFunc)g_str_has_prefix, NULL);
-}
-
 /* Split fill against even when the fill crowds a member
  * (vn_plan_split_crowds()).  On hwloc's 16amd64-4distances.xml (8 nodes of
  * 2 CPUs and 8 GiB) a VM of 4 vCPUs and 16 GiB takes three nodes.  The
@@ -185,7 +179,7 @@ test_split_crowded_even(void)
     g_autoptr(VnRequest) r815 = vn_test_request(4, 20);
     g_autoptr(VnPlacement) p = NULL, even = NULL, fill = NULL;
     VnTestHost h;
-    guint vcpus[] = { 2, 1, 1 };
+    const guint vcpus[] = { 2, 1, 1 };
 
     hwloc_host_init(&h, "16amd64-4distances.xml");
     g_assert_cmpint(h.policy->split, ==, VN_SPLIT_FILL);
@@ -198,7 +192,7 @@ test_split_crowded_even(void)
         g_assert_cmpuint(cell->memory_kib, >=, 5461 * 1024ull);
         g_assert_cmpuint(cell->memory_kib, <=, 5462 * 1024ull);
     }
-    g_assert_true(has_reason(p, "split even, not fill"));
+    g_assert_true(vn_test_has_reason(p, "split even, not fill"));
     h.policy->split = VN_SPLIT_EVEN;
     even = vn_test_plan_ok(&h, r);
     g_assert_cmpuint(even->cells->len, ==, 3);
@@ -208,7 +202,7 @@ test_split_crowded_even(void)
         g_assert_cmpuint(a->node, ==, b->node);
         g_assert_cmpuint(a->memory_kib, ==, b->memory_kib);
     }
-    g_assert_false(has_reason(even, "split even, not fill"));
+    g_assert_false(vn_test_has_reason(even, "split even, not fill"));
     vn_test_host_clear(&h);
 
     r815_host_init(&h);
@@ -219,7 +213,7 @@ test_split_crowded_even(void)
     g_assert_cmpuint(g_array_index(fill->cells, VnCell, 0).memory_kib, ==, 15224 * 1024ull);
     g_assert_cmpuint(g_array_index(fill->cells, VnCell, 1).n_vcpus, ==, 1);
     g_assert_cmpuint(g_array_index(fill->cells, VnCell, 1).memory_kib, ==, 5256 * 1024ull);
-    g_assert_false(has_reason(fill, "split even, not fill"));
+    g_assert_false(vn_test_has_reason(fill, "split even, not fill"));
     vn_test_host_clear(&h);
 }
 
@@ -256,12 +250,8 @@ plan_small_then_big_at(VnBalance balance, guint64 committed_gib, guint *ret_smal
     vn_test_assert_invariants(&h, small, p);
     g_assert_cmpuint(p->cells->len, ==, 1);
     *ret_small_node = g_array_index(p->cells, VnCell, 0).node_os_id;
-    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance adaptive",
-                                                   (GEqualFunc)g_str_has_prefix,
-                                                   NULL) == (balance == VN_BALANCE_ADAPTIVE));
-    g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "balance keep-hole",
-                                                   (GEqualFunc)g_str_has_prefix,
-                                                   NULL) == (balance == VN_BALANCE_KEEP_HOLE));
+    g_assert_true(vn_test_has_reason(p, "balance adaptive") == (balance == VN_BALANCE_ADAPTIVE));
+    g_assert_true(vn_test_has_reason(p, "balance keep-hole") == (balance == VN_BALANCE_KEEP_HOLE));
     vn_load_commit(h.load, h.t, h.policy, small, p);
     q = vn_test_plan_ok(&h, big);
     vn_test_assert_invariants(&h, big, q);
@@ -290,11 +280,9 @@ adaptive_packs_at(guint64 committed_gib)
     for (guint i = 0; i < h.t->n_nodes; i++)
         h.load->nodes[i].committed_memory_kib = h.t->nodes[i].os_id == 7 ? 0 : committed_gib * GIB;
     p = vn_test_plan_ok(&h, small);
-    packs = g_ptr_array_find_with_equal_func(p->reasons, "balance memory-packing",
-                                             (GEqualFunc)g_str_has_prefix, NULL);
-    g_assert_true(g_ptr_array_find_with_equal_func(
-        p->reasons, packs ? "balance adaptive: host memory 5" : "balance adaptive: host memory 4",
-        (GEqualFunc)g_str_has_prefix, NULL));
+    packs = vn_test_has_reason(p, "balance memory-packing");
+    g_assert_true(vn_test_has_reason(p, packs ? "balance adaptive: host memory 5"
+                                              : "balance adaptive: host memory 4"));
     vn_test_host_clear(&h);
     return packs;
 }

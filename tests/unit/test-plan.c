@@ -319,8 +319,7 @@ test_split_levels_crowding(void)
             g_assert_cmpuint(g_array_index(p->cells, VnCell, i).n_vcpus, ==, 8);
             g_assert_cmpuint(g_array_index(p->cells, VnCell, i).memory_kib, ==, 80 * GIB);
         }
-        g_assert_true(g_ptr_array_find_with_equal_func(p->reasons, "split even, not fill",
-                                                       (GEqualFunc)g_str_has_prefix, NULL));
+        g_assert_true(vn_test_has_reason(p, "split even, not fill"));
         vn_test_assert_filled(&h, r, p);
     }
     h.load->nodes[0].committed_memory_kib = 40 * GIB;
