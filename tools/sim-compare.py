@@ -25,6 +25,10 @@ splits VMs one node could hold, serves less); a closing count has how many
 bars were set by a peer that meets every other test.  Each missed case
 first says which simulated policies (vnuma's variants and the peers, each
 judged against the peers) meet all five tests there, or that none does.
+Against every other policy simulated, it counts the cases where only
+vnuma meets all five and those where only that policy does (the
+mirror's pair, vnuma with ties broken the other way, is what chance
+alone trades).
 The synthetic hosts are written as libvirt
 capabilities XML into a temporary directory (distances from the SLIT
 matrices of ../shared/reference/performance-anchors.md section 2.3).
@@ -431,6 +435,7 @@ def list_misses(rows, c):
               " only in %d): a case's verdict moves that much by chance." %
               (MIRROR, c, only["mine"] + only["its"], len(rows), c, only["mine"], MIRROR,
                only["its"]))
+    print_trades(rows, c)
     if sum(bars.values()):
         print("Of the %d misses on the remote share or the slowdown, the peer that sets the bar"
               " fails another test itself in %d (turns away VMs that had a placement, splits"
@@ -442,6 +447,25 @@ def list_misses(rows, c):
               " while %s turned some of those VMs away, %d missed." %
               (sum(verdicts.values()), verdicts["met"], verdicts["met-turned-away"], c,
                verdicts["worse"]))
+
+
+def print_trades(rows, c):
+    """Per other policy simulated on every case: the cases where only c
+    meets all five tests and those where only that policy does.  A policy
+    that wins some of c's misses loses others; the mirror's pair is what
+    ties broken the other way alone trade."""
+    others = [p for p in rows[0][4] if p != c and all(p in r[4] for r in rows)] if rows else []
+    trades = []
+    for p in others:
+        mine = its = 0
+        for _h, _l, _peak, _rate, res, _m in rows:
+            a, b = not misses_of(res, c), not misses_of(res, p)
+            mine += a and not b
+            its += b and not a
+        trades.append("%s %d/%d" % (p, mine, its))
+    if trades:
+        print("All five met by %s only / by the other policy only, against each: %s." %
+              (c, ", ".join(trades)))
 
 
 def summarize_matched(rows, policies):
