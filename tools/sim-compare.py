@@ -391,15 +391,13 @@ def list_misses(rows, c):
     verdicts = {"met": 0, "met-turned-away": 0, "worse": 0}
     bars = {"breaks": 0, "clean": 0}
     reached = {"none": 0, "some": 0}
-    # with the mirror run: the missed cases it meets, and the cases only
-    # one of the two meets (c's, the mirror's)
-    mirrored = c == "vnuma" and all(MIRROR in r[4] for r in rows)
-    by_chance, only = 0, {"mine": 0, "its": 0}
+    # with the mirror run: the missed cases it meets
+    trades = trade_counts(rows, c)
+    mirrored = c == "vnuma" and MIRROR in trades
+    by_chance = 0
     for hname, lname, _peak, _rate, res, matched in rows:
         whys = misses_of(res, c)
         met += not whys
-        if mirrored and bool(whys) == (not misses_of(res, MIRROR)):
-            only["its" if whys else "mine"] += 1
         if whys:
             others = [p for p in res if p != c and not misses_of(res, p)]
             reached["some" if others else "none"] += 1
@@ -429,13 +427,15 @@ def list_misses(rows, c):
               " another policy does in %d (named on the case's first line)%s." %
               (sum(reached.values()), c, reached["none"], reached["some"],
                ", %s in %d of them" % (MIRROR, by_chance) if mirrored else ""))
-    if only["mine"] + only["its"]:
+    if mirrored and sum(trades[MIRROR]):
+        mine, its = trades[MIRROR]
         print("%s (the same policy searching nodes from the last: exact ties go the other way)"
               " and %s differ in verdict in %d of %d cases (all five met by %s only in %d, by %s"
               " only in %d): a case's verdict moves that much by chance." %
-              (MIRROR, c, only["mine"] + only["its"], len(rows), c, only["mine"], MIRROR,
-               only["its"]))
-    print_trades(rows, c)
+              (MIRROR, c, mine + its, len(rows), c, mine, MIRROR, its))
+    if trades:
+        print("All five met by %s only / by the other policy only, against each: %s." %
+              (c, ", ".join("%s %d/%d" % (p, mine, its) for p, (mine, its) in trades.items())))
     if sum(bars.values()):
         print("Of the %d misses on the remote share or the slowdown, the peer that sets the bar"
               " fails another test itself in %d (turns away VMs that had a placement, splits"
@@ -449,23 +449,21 @@ def list_misses(rows, c):
                verdicts["worse"]))
 
 
-def print_trades(rows, c):
-    """Per other policy simulated on every case: the cases where only c
-    meets all five tests and those where only that policy does.  A policy
-    that wins some of c's misses loses others; the mirror's pair is what
-    ties broken the other way alone trade."""
+def trade_counts(rows, c):
+    """Per other policy simulated on every case (in the rows' order): the
+    cases where only c meets all five tests and those where only that
+    policy does.  A policy that wins some of c's misses loses others; the
+    mirror's pair is what ties broken the other way alone trade."""
     others = [p for p in rows[0][4] if p != c and all(p in r[4] for r in rows)] if rows else []
-    trades = []
+    trades = {}
     for p in others:
         mine = its = 0
         for _h, _l, _peak, _rate, res, _m in rows:
             a, b = not misses_of(res, c), not misses_of(res, p)
             mine += a and not b
             its += b and not a
-        trades.append("%s %d/%d" % (p, mine, its))
-    if trades:
-        print("All five met by %s only / by the other policy only, against each: %s." %
-              (c, ", ".join(trades)))
+        trades[p] = (mine, its)
+    return trades
 
 
 def summarize_matched(rows, policies):
