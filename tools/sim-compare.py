@@ -19,7 +19,10 @@ sets the bar and what that peer did for it (VMs turned away, work served);
 with --matched each miss on the remote share or the slowdown is judged at
 equal work too, on the peer's own VMs: met (its lower figure comes from the
 VMs it turned away), met on the figure while vnuma turns some of those VMs
-away, or missed (the placement is worse).  Each miss also says whether
+away, or missed (the placement is worse; on the slowdown, it says when the
+peer's run slowdown there is the higher: the expected slowdown counts only
+the vCPUs that run, so crowding one node's CPUs past their number keeps
+another node's bandwidth free at the cost of CPU waiting).  Each miss also says whether
 the peer that sets the bar fails another test itself (turns VMs away,
 splits VMs one node could hold, serves less); a closing count has how many
 bars were set by a peer that meets every other test.  Each missed case
@@ -366,6 +369,12 @@ def at_equal_work(matched, c, key, peer):
     scale = 100.0 if pct else 1.0
     below = mine[key] <= theirs[key] + 1e-9
     verdict = "worse" if not below else "met-turned-away" if mine["rejected"] else "met"
+    # the expected slowdown counts only running vCPUs: a peer that crowds
+    # one node's CPUs past their number keeps another under the knee and
+    # pays in CPU waiting, which the run slowdown counts
+    if verdict == "worse" and key == "slowdown" and \
+            theirs["run_slowdown"] > mine["run_slowdown"] + 1e-9:
+        verdict = "worse-waits"
     clause = "on %s's own %s %s's is %s" % (peer, vms(theirs["admitted"]), c,
                                             fmt % (mine[key] * scale))
     if mine["rejected"]:
@@ -373,7 +382,10 @@ def at_equal_work(matched, c, key, peer):
     clause += " (%s)" % {
         "met": "met: the bar is set by the VMs turned away",
         "met-turned-away": "met on the figure, not on admission",
-        "worse": "missed at equal work too"}[verdict]
+        "worse": "missed at equal work too",
+        "worse-waits": "missed at equal work too, where %s's run slowdown is %.3f against %s's"
+                       " %.3f: its vCPUs wait more for CPU" % (
+                           peer, theirs["run_slowdown"], c, mine["run_slowdown"])}[verdict]
     return clause, verdict
 
 
@@ -388,7 +400,7 @@ def list_misses(rows, c):
     some moment; missed there too, c's placement is worse at the same
     work."""
     lines, met = [], 0
-    verdicts = {"met": 0, "met-turned-away": 0, "worse": 0}
+    verdicts = {"met": 0, "met-turned-away": 0, "worse": 0, "worse-waits": 0}
     bars = {"breaks": 0, "clean": 0}
     reached = {"none": 0, "some": 0}
     # with the mirror run: the missed cases it meets
@@ -442,11 +454,14 @@ def list_misses(rows, c):
               " VMs one node could hold or serves under 99 %% of the most served); in %d it"
               " meets every other test." % (sum(bars.values()), bars["breaks"], bars["clean"]))
     if sum(verdicts.values()):
+        missed = verdicts["worse"] + verdicts["worse-waits"]
         print("Of the %d misses on the remote share or the slowdown, at the bar peer's own VMs: %d"
               " met (that peer's lower figure comes from VMs it turned away), %d met on the figure"
-              " while %s turned some of those VMs away, %d missed." %
+              " while %s turned some of those VMs away, %d missed (%d of them on the slowdown"
+              " where the peer's run slowdown is above %s's: its lower memory cost comes with"
+              " more CPU waiting)." %
               (sum(verdicts.values()), verdicts["met"], verdicts["met-turned-away"], c,
-               verdicts["worse"]))
+               missed, verdicts["worse-waits"], c))
 
 
 def trade_counts(rows, c):
