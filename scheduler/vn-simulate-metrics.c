@@ -49,6 +49,7 @@ vn_sim_init(VnSim *s, const VnTopology *t, const VnPolicy *policy, const VnTrace
     s->live_cost = g_new0(gdouble, n * n);
     s->live_gib_on = g_new0(gdouble, n);
     s->wait = g_new0(gdouble, n);
+    s->since = g_new0(gint64, MAX(trace->vms->len, 1));
     for (guint i = 0; i < t->n_nodes; i++) {
         g_autoptr(VnBitmap) cpus = vn_policy_usable_cpus(policy, t, NULL, i);
         s->host_cpu_frac[i] = node_usable(t, i) ? vn_bitmap_count(cpus) : 0;
@@ -63,6 +64,7 @@ void
 vn_sim_clear(VnSim *s)
 {
     g_clear_pointer(&s->host_cpu_frac, g_free);
+    g_clear_pointer(&s->since, g_free);
     g_clear_pointer(&s->node_cpus, g_free);
     g_clear_pointer(&s->live_latency, g_free);
     g_clear_pointer(&s->live_demand, g_free);

@@ -39,6 +39,9 @@ typedef struct {
     gdouble live_gib, model_now;
     gdouble slow_integral, distance_integral, live_integral, peak_committed;
     gdouble wait_integral, run_integral;
+    /* per VM: when it started or last moved (s), for the rebalancer's
+     * cooldown (vnuma-rebalance) */
+    gint64 *since;
 } VnSim;
 
 /* vn-simulate-metrics.c */
@@ -62,3 +65,10 @@ void vn_sim_account_departed(VnSim *s, const VnRequest *req, const VnPlacement *
 void vn_sim_account_moved(VnSim *s, const VnTraceVm *vm, const VnRequest *req,
                           const VnPlacement *from, const VnPlacement *to);
 void vn_sim_finish(VnSim *s, VnSimMetrics *ret);
+
+/* vn-simulate.c: running VM `vm` moved live to `to` (taken) at the
+ * current time: the figures follow it, the load and its placement change. */
+void vn_sim_move_vm(VnSim *s, guint vm, VnPlacement *to);
+
+/* vn-simulate-rebalance.c: vnuma-rebalance's round at time `now` (s). */
+void vn_sim_rebalance_round(VnSim *s, gdouble now);

@@ -35,6 +35,7 @@ static const gchar *const policy_names[VN_SIM_POLICY_MAX] = {
     [VN_SIM_POLICY_VNUMA_LOAD] = "vnuma-load",
     [VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE] = "vnuma-no-consolidate",
     [VN_SIM_POLICY_VNUMA_MIRROR] = "vnuma-mirror",
+    [VN_SIM_POLICY_VNUMA_REBALANCE] = "vnuma-rebalance",
 };
 
 const gchar *
@@ -127,10 +128,8 @@ spans_nodes(const VnPlacement *p)
     return nodes->len > 1;
 }
 
-/* Running VM `vm` moved live to `to` (taken): the figures follow it,
- * the load and its placement change. */
-static void
-move_vm(VnSim *s, guint vm, VnPlacement *to)
+void
+vn_sim_move_vm(VnSim *s, guint vm, VnPlacement *to)
 {
     const VnRequest *r = g_ptr_array_index(s->requests, vm);
     VnPlacement *old = g_ptr_array_index(s->placed, vm);
@@ -140,6 +139,7 @@ move_vm(VnSim *s, guint vm, VnPlacement *to)
     vn_load_commit(s->load, s->t, s->policy, r, to);
     vn_placement_free(old);
     g_ptr_array_index(s->placed, vm) = to;
+    s->since[vm] = (gint64)s->now;
 }
 
 /* vnuma-defrag: a VM about to be split fits one node after a few moves;
@@ -160,7 +160,7 @@ defragment(VnSim *s, const VnRequest *req, VnPlacement *p)
         VnRoomMove *mv = &g_array_index(moves, VnRoomMove, m);
         s->m.moves++;
         s->m.moved_gib += mv->memory_kib / (1024.0 * 1024.0);
-        move_vm(s, mv->vm, g_steal_pointer(&mv->placement));
+        vn_sim_move_vm(s, mv->vm, g_steal_pointer(&mv->placement));
     }
     again = vn_plan(s->t, s->load, s->plan_policy, req, NULL, NULL);
     if (!again)
@@ -191,6 +191,7 @@ arrive(VnSim *s, guint i, GError **error)
     vn_sim_account_admitted(s, vm, req, p);
     vn_load_commit(s->load, s->t, s->policy, req, p);
     g_ptr_array_index(s->placed, i) = g_steal_pointer(&p);
+    s->since[i] = (gint64)vm->time_s;
     if (s->admitted)
         s->admitted[i] = TRUE;
     return TRUE;
@@ -212,7 +213,7 @@ consolidate(VnSim *s)
         VnConsolidation *c = &g_array_index(done, VnConsolidation, k);
         s->m.consolidated++;
         s->m.consolidated_gib += c->moved_kib / (1024.0 * 1024.0);
-        move_vm(s, c->vm, g_steal_pointer(&c->placement));
+        vn_sim_move_vm(s, c->vm, g_steal_pointer(&c->placement));
     }
 }
 
@@ -257,6 +258,8 @@ run(VnSim *s, GError **error)
             depart(s, x->vm);
         else if (!arrive(s, x->vm, error))
             return FALSE;
+        if (s->which == VN_SIM_POLICY_VNUMA_REBALANCE)
+            vn_sim_rebalance_round(s, x->time);
         if (!x->departure && x->time == s->last_arrival)
             vn_sim_account_last_arrival(s);
     }

@@ -17,8 +17,17 @@
  * vnuma-mirror as vnuma with its search run from the last node to the
  * first (VnPolicy.search_from_last: exact ties go the other way, sets
  * grow from the other end; an equally good policy whose verdicts differ
- * from vnuma's only by chance), whatever the policy passed in says: the name says what ran, and all
- * can be compared in one run.  The oracles below are vn_plan()
+ * from vnuma's only by chance), vnuma-rebalance as vnuma with vnumad's
+ * automatic rebalancing ([rebalance] auto = true): after every arrival
+ * and departure one round of vn_rebalance_propose() with its defaults
+ * (threshold 0.15, 2 moves, 16 GiB, a VM left alone for 300 s after it
+ * started or last moved), its moves between nodes applied (the daemon
+ * samples every `interval` and applies a round once a node has stayed
+ * hot for `hot_intervals` samples; the load changes only at events, so
+ * one round an event stands for that, without the wait; a move is the
+ * cell's vCPUs over the new node's usable CPUs, as `vnumactl rebalance`
+ * writes it; `moves`, `moved_gib` count them), whatever the policy passed
+ * in says: the name says what ran, and all can be compared in one run.  The oracles below are vn_plan()
  * with balance load and split fill for every policy (the split changes
  * no feasibility, only the shares).
  *
@@ -112,6 +121,7 @@ typedef enum {
     VN_SIM_POLICY_VNUMA_LOAD,
     VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE,
     VN_SIM_POLICY_VNUMA_MIRROR,
+    VN_SIM_POLICY_VNUMA_REBALANCE,
     VN_SIM_POLICY_MAX
 } VnSimPolicy;
 
@@ -125,11 +135,11 @@ typedef struct {
     guint rejected_feasible;
     guint split;
     guint split_unnecessary;
-    guint64 domain_split;     /* 64 bits: no padding before the doubles */
-    guint moves;              /* vnuma-defrag: VMs moved to make room */
-    guint defragmented;       /* VMs placed whole after such moves */
-    gdouble moved_gib;        /* their memory, GiB */
-    guint consolidated;       /* split VMs put on fewer nodes after a departure */
+    guint64 domain_split; /* 64 bits: no padding before the doubles */
+    guint moves;          /* VMs moved to make room (vnuma-defrag) or by rounds (vnuma-rebalance) */
+    guint defragmented;   /* VMs placed whole after such moves */
+    gdouble moved_gib;    /* their memory, GiB */
+    guint consolidated;   /* split VMs put on fewer nodes after a departure */
     gdouble consolidated_gib; /* the memory that moved for them, GiB */
     gdouble served_gib_hours;
     gdouble offered_gib_hours;

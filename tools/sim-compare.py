@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ["first-fit", "most-free", "round-robin"]
 DEFAULT_POLICIES = ["vnuma", "vnuma-no-consolidate", "vnuma-load", "vnuma-packing", "vnuma-hole", "vnuma-even",
-                    "vnuma-defrag", "vnuma-mirror"] + PEERS
+                    "vnuma-defrag", "vnuma-rebalance", "vnuma-mirror"] + PEERS
 # vnuma with its search run from the last node: an equally good policy, so
 # where the two verdicts differ, the verdict is chance (list_misses())
 MIRROR = "vnuma-mirror"

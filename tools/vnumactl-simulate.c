@@ -55,12 +55,10 @@ typedef struct {
  * (vnuma-mirror, a measure of chance rather than a policy, only when
  * named). */
 static const VnSimPolicy all_policies[] = {
-    VN_SIM_POLICY_VNUMA,        VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE,
-    VN_SIM_POLICY_VNUMA_LOAD,   VN_SIM_POLICY_VNUMA_PACKING,
-    VN_SIM_POLICY_VNUMA_HOLE,   VN_SIM_POLICY_VNUMA_EVEN,
-    VN_SIM_POLICY_VNUMA_DEFRAG, VN_SIM_POLICY_FIRST_FIT,
-    VN_SIM_POLICY_MOST_FREE,    VN_SIM_POLICY_ROUND_ROBIN,
-    VN_SIM_POLICY_NO_PINNING,
+    VN_SIM_POLICY_VNUMA,         VN_SIM_POLICY_VNUMA_NO_CONSOLIDATE, VN_SIM_POLICY_VNUMA_LOAD,
+    VN_SIM_POLICY_VNUMA_PACKING, VN_SIM_POLICY_VNUMA_HOLE,           VN_SIM_POLICY_VNUMA_EVEN,
+    VN_SIM_POLICY_VNUMA_DEFRAG,  VN_SIM_POLICY_VNUMA_REBALANCE,      VN_SIM_POLICY_FIRST_FIT,
+    VN_SIM_POLICY_MOST_FREE,     VN_SIM_POLICY_ROUND_ROBIN,          VN_SIM_POLICY_NO_PINNING,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(all_policies) == VN_SIM_POLICY_MAX - 1);
 
@@ -250,6 +248,9 @@ print_text(const gchar *file, const gchar *matched_to, guint trace_vms, const Vn
             printf("\nvnuma-defrag moved %u VMs (%.1f GiB) live; %u VMs that would have been "
                    "split were placed whole\n",
                    r->m.moves, r->m.moved_gib, r->m.defragmented);
+        if (r->policy == VN_SIM_POLICY_VNUMA_REBALANCE)
+            printf("\nvnuma-rebalance moved %u guest cells (%.1f GiB) live in its rounds\n",
+                   r->m.moves, r->m.moved_gib);
     }
     for (guint i = 0, n = 0; i < results->len; i++) {
         const SimResult *r = &g_array_index(results, SimResult, i);
@@ -293,7 +294,7 @@ vn_cmd_simulate(int argc, char **argv)
           "The trace: CSV time_s,vm,vcpus,memory_mib,duration_s", "FILE" },
         { "policy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.policies,
           "Only this policy: vnuma, vnuma-no-consolidate, vnuma-load, vnuma-packing, vnuma-hole, "
-          "vnuma-even, vnuma-defrag, "
+          "vnuma-even, vnuma-defrag, vnuma-rebalance, "
           "first-fit, most-free, round-robin, no-pinning or vnuma-mirror (repeatable; default "
           "all but vnuma-mirror)",
           "NAME" },
@@ -324,6 +325,8 @@ vn_cmd_simulate(int argc, char **argv)
         "changed: vnuma-load (balance = load), vnuma-packing (balance = memory-packing),\n"
         "vnuma-hole (balance = keep-hole), vnuma-even (split = even), vnuma-defrag (a VM that\n"
         "would be split fits one node after up to 2 live moves of small VMs, 16 GiB),\n"
+        "vnuma-rebalance (vnumad's rebalancing rounds, [rebalance] auto = true: after each\n"
+        "arrival and departure, guest cells moved live off a node hotter than the mean),\n"
         "first-fit (Nova), most-free (numad), round-robin, no-pinning (an unmanaged VM);\n"
         "vnuma-mirror (only when named: vnuma searching nodes from the last, an equally\n"
         "good policy whose figures differ from vnuma's by chance alone);\n"

@@ -338,6 +338,51 @@ test_consolidate_after_departure(void)
     g_assert_cmpfloat(v.slowdown, <, n.slowdown);
 }
 
+/* vnuma-rebalance: two VMs on each of two nodes (balance load puts them
+ * in turn); both of node 1's leave, so node 0 (half its memory, all its
+ * CPUs) is hotter than the mean by more than 0.15 and the round after
+ * the second departure moves one of its 2 GiB VMs live to node 1: its
+ * CPUs stop being all taken (contention, vn-simulate-model.h), so the
+ * slowdown falls.  Plain vnuma moves nothing.  With the departures
+ * before the VMs are 300 s old, the rebalancer's cooldown holds them and
+ * nothing moves either. */
+static void
+rebalance_trace(VnTrace *trace, guint leave_at)
+{
+    vn_trace_add(trace, "a", 0, 2, 2 * GIB, 10000);
+    vn_trace_add(trace, "b", 10, 2, 2 * GIB, leave_at - 10);
+    vn_trace_add(trace, "c", 20, 2, 2 * GIB, 10000);
+    vn_trace_add(trace, "d", 30, 2, 2 * GIB, leave_at);
+}
+
+static void
+test_rebalance_rounds(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(2, 8);
+    g_autoptr(VnTrace) trace = vn_trace_new();
+    g_autoptr(VnTrace) early = vn_trace_new();
+    VnSimMetrics v, r, held;
+
+    rebalance_trace(trace, 400);
+    v = simulate(t, trace, VN_SIM_POLICY_VNUMA);
+    r = simulate(t, trace, VN_SIM_POLICY_VNUMA_REBALANCE);
+    g_assert_cmpuint(v.admitted, ==, 4);
+    g_assert_cmpuint(r.admitted, ==, 4);
+    g_assert_cmpuint(v.moves, ==, 0);
+    g_assert_cmpuint(r.moves, ==, 1);
+    g_assert_cmpfloat(r.moved_gib, ==, 2.0);
+    g_assert_cmpuint(r.split, ==, 0);
+    g_assert_cmpfloat(r.served_gib_hours, ==, v.served_gib_hours);
+    g_assert_cmpfloat(r.remote_share, ==, 0.0);
+    g_assert_cmpfloat(r.slowdown, <, v.slowdown);
+    g_assert_cmpfloat(r.cpu_wait, <=, v.cpu_wait);
+
+    rebalance_trace(early, 100);
+    held = simulate(t, early, VN_SIM_POLICY_VNUMA_REBALANCE);
+    g_assert_cmpuint(held.admitted, ==, 4);
+    g_assert_cmpuint(held.moves, ==, 0);
+}
+
 /* vnuma-mirror is vnuma searching nodes from the last (which node it
  * takes: /plan/fit/search-from-last): on two equal nodes every choice is
  * the mirror image of vnuma's, so every figure is the same; elsewhere the
@@ -604,6 +649,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/no-pinning/remote-share", test_no_pinning_remote_share);
     g_test_add_func("/sim/vnuma-mirror/symmetric", test_mirror_symmetric);
     g_test_add_func("/sim/vnuma/consolidate-after-departure", test_consolidate_after_departure);
+    g_test_add_func("/sim/vnuma-rebalance/rounds", test_rebalance_rounds);
     g_test_add_func("/sim/vnuma-packing/keeps-node-whole", test_packing_keeps_node_whole);
     g_test_add_func("/sim/imbalance", test_imbalance);
     g_test_add_func("/sim/departure-first", test_departure_first);
