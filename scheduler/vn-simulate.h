@@ -27,9 +27,9 @@
  * one round an event stands for that, without the wait; a move is the
  * cell's vCPUs over the new node's usable CPUs, as `vnumactl rebalance`
  * writes it; `moves`, `moved_gib` count them), whatever the policy passed
- * in says: the name says what ran, and all can be compared in one run.  The oracles below are vn_plan()
- * with balance load and split fill for every policy (the split changes
- * no feasibility, only the shares).
+ * in says: the name says what ran, and all can be compared in one run.
+ * The oracles below are vn_plan() with balance load and split fill for
+ * every policy (the split changes no feasibility, only the shares).
  *
  * Events: a VM arrives at time_s and, when admitted, leaves at
  * time_s + duration_s.  Events run in time order; at equal times
@@ -136,7 +136,7 @@ typedef struct {
     guint split;
     guint split_unnecessary;
     guint64 domain_split; /* 64 bits: no padding before the doubles */
-    guint moves;          /* VMs moved to make room (vnuma-defrag) or by rounds (vnuma-rebalance) */
+    guint moves;          /* VMs moved (vnuma-defrag), cells moved by rounds (vnuma-rebalance) */
     guint defragmented;   /* VMs placed whole after such moves */
     gdouble moved_gib;    /* their memory, GiB */
     guint consolidated;   /* split VMs put on fewer nodes after a departure */
