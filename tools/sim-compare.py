@@ -123,7 +123,14 @@ def synthetic_caps(name, sockets, per_socket, cpus, gib, near, far):
 
 
 def run(cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    """cmd's output; a vnumactl that refuses its input (a host file of
+    --topology/--capabilities it cannot read) ends the run with its own
+    one-line error."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit("sim-compare.py: %s" % (p.stderr.strip().splitlines() or
+                                         ["%s exited %d" % (cmd[0], p.returncode)])[-1])
+    return p.stdout
 
 
 def host_gib(vnumactl, source):
