@@ -168,6 +168,34 @@ vn_policy_memory_base_kib(const VnPolicy *p, const VnTopology *t, guint node)
     return total > p->reserved_memory_kib ? total - p->reserved_memory_kib : 0;
 }
 
+gdouble
+vn_policy_committed_share(const VnPolicy *p, const VnTopology *t, const VnLoad *load)
+{
+    guint64 total = 0, used = 0;
+
+    g_return_val_if_fail(load->n_nodes == t->n_nodes, 0.0);
+    for (guint i = 0; i < t->n_nodes; i++) {
+        const VnNode *node = &t->nodes[i];
+        guint64 n_used;
+        if (vn_bitmap_is_empty(node->cpus) || node->mem_total_kib == 0)
+            continue;
+        n_used = node->mem_total_kib - vn_policy_memory_base_kib(p, t, i) +
+                 node->mem_total_kib / 100 * p->headroom_percent +
+                 load->nodes[i].committed_memory_kib;
+        total += node->mem_total_kib;
+        used += MIN(n_used, node->mem_total_kib);
+    }
+    return total ? (gdouble)used / (gdouble)total : 0.0;
+}
+
+VnBalance
+vn_policy_balance_at(const VnPolicy *p, gdouble share)
+{
+    if (p->balance != VN_BALANCE_ADAPTIVE)
+        return p->balance;
+    return share >= VN_BALANCE_ADAPTIVE_PACK_AT ? VN_BALANCE_MEMORY_PACKING : VN_BALANCE_LOAD;
+}
+
 guint64
 vn_policy_usable_memory_kib(const VnPolicy *p, const VnTopology *t, guint node,
                             guint64 committed_kib)

@@ -204,6 +204,18 @@ guint64 vn_policy_usable_memory_kib(const VnPolicy *p, const VnTopology *t, guin
 /* Node index `node`'s total memory less the host's reserve. */
 guint64 vn_policy_memory_base_kib(const VnPolicy *p, const VnTopology *t, guint node);
 
+/* The host's committed memory share: what `load` commits on the nodes
+ * with CPUs and memory (VMs with their overhead) plus the host reservation
+ * and the headroom there, over their memory (each node counted up to its
+ * total); 0 with no such node.  From the load alone, not measured free
+ * memory: the same ledger gives the same share whatever the page cache
+ * does.  What VN_BALANCE_ADAPTIVE switches on. */
+gdouble vn_policy_committed_share(const VnPolicy *p, const VnTopology *t, const VnLoad *load);
+/* The balance `p` places with at committed share `share`
+ * (vn_policy_committed_share()): its own, or for VN_BALANCE_ADAPTIVE load
+ * under VN_BALANCE_ADAPTIVE_PACK_AT and memory packing from there on. */
+VnBalance vn_policy_balance_at(const VnPolicy *p, gdouble share);
+
 /* QEMU overhead for a VM of `memory_kib` guest memory. */
 guint64 vn_policy_overhead_kib(const VnPolicy *p, guint64 memory_kib);
 

@@ -199,33 +199,13 @@ vn_plan_hole_lost(const VnPlanCtx *c, const VnNodeSet *s)
     return CLAMP(1.0 - (gdouble)hole / (gdouble)c->largest_base_kib, 0.0, 1.0);
 }
 
-/* The committed share of the memory of the nodes with CPUs and memory
- * (whatever the request may use): what the load commits there (VMs with
- * their overhead) plus the host reservation and the headroom, over their
- * memory.  From the load alone, not from measured free memory: the same
- * ledger gives the same balance whatever the page cache does.  Sets the
- * balance it selects. */
+/* The balance this plan places with: the policy's, or adaptive's choice
+ * at the host's committed share (vn_policy_balance_at()). */
 static void
 choose_balance(VnPlanCtx *c)
 {
-    guint64 total = 0, used = 0;
-
-    c->balance = c->policy->balance;
-    for (guint i = 0; i < c->n; i++) {
-        const VnNode *node = &c->t->nodes[i];
-        guint64 n_used;
-        if (vn_bitmap_is_empty(node->cpus) || node->mem_total_kib == 0)
-            continue;
-        n_used = node->mem_total_kib - vn_policy_memory_base_kib(c->policy, c->t, i) +
-                 node->mem_total_kib / 100 * c->policy->headroom_percent +
-                 c->load->nodes[i].committed_memory_kib;
-        total += node->mem_total_kib;
-        used += MIN(n_used, node->mem_total_kib);
-    }
-    c->host_used = total ? (gdouble)used / (gdouble)total : 0.0;
-    if (c->balance == VN_BALANCE_ADAPTIVE)
-        c->balance = c->host_used >= VN_BALANCE_ADAPTIVE_PACK_AT ? VN_BALANCE_MEMORY_PACKING
-                                                                 : VN_BALANCE_LOAD;
+    c->host_used = vn_policy_committed_share(c->policy, c->t, c->load);
+    c->balance = vn_policy_balance_at(c->policy, c->host_used);
 }
 
 /* The CPU stage of node i: whether it may hold a cell at all, and its

@@ -448,6 +448,23 @@ gather(State *s, VnDomainRoom *room, GPtrArray *residents, const VnRebalanceLimi
     g_hash_table_add(moved, (gpointer)best);
 }
 
+/* Why a hot node stays as it is on a host the placement packs. */
+static gchar *
+packed_note(const VnTopology *t, const VnPolicy *policy, gdouble share, guint hot, gdouble before)
+{
+    g_autofree gchar *why =
+        policy->balance == VN_BALANCE_ADAPTIVE
+            ? g_strdup_printf("host memory %.0f%% committed, at least %.0f%%: balance adaptive "
+                              "packs memory",
+                              share * 100, VN_BALANCE_ADAPTIVE_PACK_AT * 100)
+            : g_strdup("balance memory-packing");
+
+    return g_strdup_printf("packed (%s): node %u is %.0f points of utilisation above the mean, "
+                           "left so, whole nodes stay free for big VMs; cells move between "
+                           "nodes only to put a split VM back on one node",
+                           why, t->nodes[hot].os_id, before * 100);
+}
+
 GPtrArray *
 vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *policy,
                      GPtrArray *residents, const VnRebalanceLimits *lim, GPtrArray **ret_notes)
@@ -456,10 +473,14 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
     g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GHashTable) moved = g_hash_table_new(g_direct_hash, g_direct_equal);
     guint64 budget = lim->max_memory_kib;
+    gdouble share;
+    gboolean packing;
     State s;
     VnDomainRoom room;
 
     g_return_val_if_fail(load->n_nodes == t->n_nodes, moves);
+    share = vn_policy_committed_share(policy, t, load);
+    packing = vn_policy_balance_at(policy, share) == VN_BALANCE_MEMORY_PACKING;
     state_init(&s, t, load, policy);
     vn_domain_room_init(&room, t, load, policy);
     while (moves->len < lim->max_moves) {
@@ -475,15 +496,21 @@ vn_rebalance_propose(const VnTopology *t, const VnLoad *load, const VnPolicy *po
             continue;
         }
 
-        if (before <= lim->threshold) {
+        /* a packed host's nodes are uneven on purpose: only consolidation */
+        if (before <= lim->threshold || packing) {
             guint had = moves->len;
             gather(&s, &room, residents, lim, &budget, moved, moves);
             if (moves->len > had)
                 continue;
-            g_ptr_array_add(
-                notes, g_strdup_printf("balanced: the hottest node, %u, is %.0f points of "
-                                       "utilisation above the mean, within the threshold of %.0f",
-                                       t->nodes[hot].os_id, before * 100, lim->threshold * 100));
+            if (before <= lim->threshold)
+                g_ptr_array_add(notes,
+                                g_strdup_printf("balanced: the hottest node, %u, is %.0f points of "
+                                                "utilisation above the mean, within the threshold "
+                                                "of %.0f",
+                                                t->nodes[hot].os_id, before * 100,
+                                                lim->threshold * 100));
+            else
+                g_ptr_array_add(notes, packed_note(t, policy, share, hot, before));
             break;
         }
         if (!best_move(&s, residents, hot, before, lim, budget, moved, &best)) {

@@ -22,8 +22,15 @@
  * before any move between nodes is considered (cheap: no page migration).
  * A cell whose dies each sit in one domain (VnResidentCell.domains) moves
  * to another node die by die into the domains with most room there.
- * Once the host is balanced (no node above the threshold), consolidation:
- * of the VMs split over nodes, the one with the most memory away from its
+ * On a host the placement packs (vn_policy_balance_at() is memory
+ * packing: balance adaptive from VN_BALANCE_ADAPTIVE_PACK_AT of the
+ * host's memory committed, or memory-packing chosen outright), nothing
+ * moves off a hot node: the nodes are uneven on purpose, so that whole
+ * nodes stay free for big VMs, and spreading them would undo it; the
+ * round goes straight to consolidation (measured over a host's life:
+ * `vnumactl simulate --policy vnuma-rebalance`, README).
+ * Once the host is balanced (no node above the threshold) or packed,
+ * consolidation: of the VMs split over nodes, the one with the most memory away from its
  * fullest node has its other cells moved onto that node (or its next
  * fullest) when they fit there (vCPU capacity, memory within the headroom,
  * its allowed CPUs) and no node ends above the threshold; one VM a round,

@@ -333,6 +333,111 @@ test_consolidate_takes_overhead(void)
     }
 }
 
+/* A hot node on a host the placement packs (four nodes of 16 GiB, 4 CPUs
+ * each; 5 % headroom): node 0 holds three 4 GiB VMs (utilisation 0.75),
+ * nodes 1 and 2 8 GiB, node 3 2 GiB, so the host's memory is 30/64 + 5 %
+ * = 51.9 % committed and node 0 is 0.75 - 0.47 = 28 points above the
+ * mean.  Adaptive (the default) packs from 50 % on: the node is left as
+ * it is, and the note says why.  With balance load the same host spreads;
+ * with memory-packing chosen outright a host under half committed stays
+ * packed too. */
+static void
+add_packed_host(Fixture *f)
+{
+    add_vm(f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(f, "b", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(f, "c", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(f, "d", VN_PRIORITY_NORMAL, 0, 1, 1, 2, 8);
+    add_vm(f, "e", VN_PRIORITY_NORMAL, 0, 1, 2, 2, 8);
+    add_vm(f, "f", VN_PRIORITY_NORMAL, 0, 1, 3, 1, 2);
+}
+
+static void
+test_packed_host(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL, notes = NULL, spread = NULL, light = NULL;
+    g_autoptr(GPtrArray) light_notes = NULL;
+    gdouble share;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_packed_host(&f);
+    share = vn_policy_committed_share(f.h.policy, f.h.t, f.h.load);
+    /* (30 GiB + 4 x 16 GiB / 100 x 5) / 64 GiB, the headroom in whole KiB */
+    g_assert_cmpfloat_with_epsilon(share, (30.0 * GIB + 4 * (16 * GIB / 100 * 5)) / (64.0 * GIB),
+                                   1e-12);
+    g_assert_cmpfloat(share, >=, VN_BALANCE_ADAPTIVE_PACK_AT);
+    g_assert_cmpint(vn_policy_balance_at(f.h.policy, share), ==, VN_BALANCE_MEMORY_PACKING);
+    moves = propose(&f, &notes);
+    g_assert_cmpuint(moves->len, ==, 0);
+    g_assert_cmpstr(g_ptr_array_index(notes, 0), ==,
+                    "packed (host memory 52% committed, at least 50%: balance adaptive packs "
+                    "memory): node 0 is 28 points of utilisation above the mean, left so, whole "
+                    "nodes stay free for big VMs; cells move between nodes only to put a split "
+                    "VM back on one node");
+
+    f.h.policy->balance = VN_BALANCE_LOAD;
+    g_assert_cmpint(vn_policy_balance_at(f.h.policy, share), ==, VN_BALANCE_LOAD);
+    spread = propose(&f, NULL);
+    g_assert_cmpuint(spread->len, >=, 1);
+    g_assert_cmpuint(((VnMove *)g_ptr_array_index(spread, 0))->from_node, ==, 0);
+    fixture_clear(&f);
+
+    /* node 1's and node 2's VMs gone: 14/64 + 5 % = 27 % committed, node 0
+     * still hot; adaptive spreads, memory-packing chosen outright does not */
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "a", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "b", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "c", VN_PRIORITY_NORMAL, 0, 1, 0, 4, 4);
+    add_vm(&f, "f", VN_PRIORITY_NORMAL, 0, 1, 3, 1, 2);
+    g_assert_cmpfloat(vn_policy_committed_share(f.h.policy, f.h.t, f.h.load), <,
+                      VN_BALANCE_ADAPTIVE_PACK_AT);
+    light = propose(&f, NULL);
+    g_assert_cmpuint(light->len, >=, 1);
+    g_assert_cmpuint(((VnMove *)g_ptr_array_index(light, 0))->from_node, ==, 0);
+    f.h.policy->balance = VN_BALANCE_MEMORY_PACKING;
+    g_clear_pointer(&light, g_ptr_array_unref);
+    light = propose(&f, &light_notes);
+    g_assert_cmpuint(light->len, ==, 0);
+    g_assert_nonnull(
+        strstr(g_ptr_array_index(light_notes, 0), "packed (balance memory-packing): node 0 is"));
+    fixture_clear(&f);
+}
+
+/* Consolidation goes on on a packed host: node 0 holds a 9 GiB VM and 2 GiB
+ * of "s", whose other 3 GiB are on node 1 with a 5 GiB VM; nodes 2 and 3
+ * hold 8 and 7 GiB (34/64 + 5 % = 58 % committed).  Node 0 (11/16) is
+ * 15.6 points above the mean (8.5/16): hot, but left so; "s" gathering on
+ * node 1 leaves node 1 at 10/16, 9.4 points above the mean, within the
+ * threshold, so its cell 0 moves there. */
+static void
+test_packed_host_consolidates(void)
+{
+    Fixture f;
+    g_autoptr(GPtrArray) moves = NULL;
+    const VnMove *m;
+
+    fixture_init(&f, vn_test_topology(VN_SHAPE_HIER, 4, 4, 1, 16));
+    add_vm(&f, "x", VN_PRIORITY_NORMAL, 0, 1, 0, 1, 9);
+    add_vm(&f, "s", VN_PRIORITY_NORMAL, 0, 2, 0, 1, 2, 1, 1, 3);
+    add_vm(&f, "y", VN_PRIORITY_NORMAL, 0, 1, 1, 1, 5);
+    add_vm(&f, "z", VN_PRIORITY_NORMAL, 0, 1, 2, 1, 8);
+    add_vm(&f, "w", VN_PRIORITY_NORMAL, 0, 1, 3, 1, 7);
+    g_assert_cmpfloat(vn_policy_committed_share(f.h.policy, f.h.t, f.h.load), >=,
+                      VN_BALANCE_ADAPTIVE_PACK_AT);
+    moves = propose(&f, NULL);
+    g_assert_cmpuint(moves->len, ==, 1);
+    m = g_ptr_array_index(moves, 0);
+    g_assert_cmpstr(m->vm, ==, "s");
+    g_assert_cmpuint(m->cell, ==, 0);
+    g_assert_cmpuint(m->from_node, ==, 0);
+    g_assert_cmpuint(m->to_node, ==, 1);
+    g_assert_cmpfloat_with_epsilon(m->imbalance_before, 11.0 / 16 - 8.5 / 16, 1e-9);
+    g_assert_cmpfloat_with_epsilon(m->imbalance_after, 10.0 / 16 - 8.5 / 16, 1e-9);
+    g_assert_nonnull(strstr(m->reason, "consolidates s from 2 nodes onto node 1"));
+    fixture_clear(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -346,6 +451,8 @@ main(int argc, char **argv)
     g_test_add_func("/rebalance/lone-vm-stays", test_lone_vm_stays);
     g_test_add_func("/rebalance/allowed-set", test_allowed_set);
     g_test_add_func("/rebalance/consolidate", test_consolidate);
+    g_test_add_func("/rebalance/packed-host", test_packed_host);
+    g_test_add_func("/rebalance/packed-host-consolidates", test_packed_host_consolidates);
     g_test_add_func("/rebalance/consolidate-takes-overhead", test_consolidate_takes_overhead);
     return g_test_run();
 }
