@@ -220,7 +220,7 @@ static const VnConfigKey schema[] = {
     { "api", "max_connections", VN_CONFIG_KIND_UINT, CONFIG(api_max_connections),
       .min = 1, .max = 512, .default_text = "128", .example = "512" },
     { "rebalance", "auto", VN_CONFIG_KIND_BOOL, CONFIG(rebalance_auto),
-      .default_text = "false", .example = "true" },
+      .default_text = "true", .example = "false" },
     { "rebalance", "interval", VN_CONFIG_KIND_UINT, CONFIG(rebalance_interval_s),
       .min = 1, .max = 3600, .default_text = "10", .example = "1" },
     { "rebalance", "hot_intervals", VN_CONFIG_KIND_UINT, CONFIG(rebalance_hot_intervals),

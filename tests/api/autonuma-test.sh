@@ -37,7 +37,7 @@ cp -a "$data/status/sysroot" "$data/status/state" "$tmp"/
 root=$tmp/sysroot
 sysctl=$root/proc/sys/kernel/numa_balancing
 conf() {
-    printf '[host]\nnuma_balancing = %s\n\n[rebalance]\ninterval = 1\ndataplane_repair = false\n' "$1" \
+    printf '[host]\nnuma_balancing = %s\n\n[rebalance]\nauto = false\ninterval = 1\ndataplane_repair = false\n' "$1" \
         >"$tmp/vnuma.conf"
 }
 conf off

@@ -64,7 +64,7 @@ S=$tmp/api.sock
 TOKEN=hostile-test-token-0123456789
 IDLE=2 MAX=40
 conf() {
-    printf '[host]\ncpu_overcommit = 16\n[api]\nidle_timeout = %s\nmax_connections = %s\ntcp_listen = 127.0.0.1:%s\nbearer_token = %s\n' \
+    printf '[rebalance]\nauto = false\n[host]\ncpu_overcommit = 16\n[api]\nidle_timeout = %s\nmax_connections = %s\ntcp_listen = 127.0.0.1:%s\nbearer_token = %s\n' \
         "$1" "$MAX" "$port" "$TOKEN" >"$tmp/hostile.conf"
 }
 host() { curl -s --unix-socket "$S" -o /dev/null -w '%{http_code}' http://vnumad/v1/host; }

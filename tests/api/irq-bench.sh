@@ -18,7 +18,7 @@ trap '[ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$t
 unset VNUMA_TOPOLOGY VNUMA_LIBVIRT_RUN_DIR
 cp -a "$src/tests/data/sysroot/2socket-2nic" "$src/tests/data/sysroot/resctrl-2node" \
     "$src/tests/data/irq/state" "$tmp"/
-printf '[rebalance]\ninterval = 10\ndataplane_repair = false\nirq_steering = on\n' >"$tmp/c.conf"
+printf '[rebalance]\nauto = false\ninterval = 10\ndataplane_repair = false\nirq_steering = on\n' >"$tmp/c.conf"
 VNUMA_CONFIG=$tmp/c.conf VNUMA_STATE_DIR=$tmp/state "$vnumad" --foreground --socket "$tmp/s" \
     --sysroot "$tmp/2socket-2nic" 2>"$tmp/log" &
 pid=$!

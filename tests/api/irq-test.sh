@@ -37,6 +37,7 @@ cp -a "$data/sysroot/2socket-2nic" "$data/sysroot/resctrl-2node" "$data/irq/stat
 root=$tmp/2socket-2nic
 cat >"$tmp/irq.conf" <<EOF
 [rebalance]
+auto = false
 interval = 1
 dataplane_repair = false
 irq_steering = on
@@ -140,7 +141,7 @@ check "a fixture topology: not steered, said once" \
 kill "$pid"; wait "$pid"; pid=
 # this host itself (no --sysroot, no --topology), steering off so nothing
 # is written: its samples read this host's free memory under "/"
-printf '[rebalance]\ninterval = 1\ndataplane_repair = false\n' >"$tmp/live.conf"
+printf '[rebalance]\nauto = false\ninterval = 1\ndataplane_repair = false\n' >"$tmp/live.conf"
 VNUMA_CONFIG=$tmp/live.conf vnumad_started "$tmp/live.sock" "$tmp/live.log"
 sleep 2.5 # two samples
 check "this host: alive after two samples" kill -0 "$pid"
@@ -152,7 +153,7 @@ kill "$pid"; wait "$pid"; pid=
 # ledger's generation moves.  The copy is as the first daemon left it
 # (plan2's values); this ledger still has vm-b on 8-9, so eth1 is off-plan.
 cp -a "$data/irq/state" "$tmp/state3"
-printf '[rebalance]\ninterval = 3600\n' >"$tmp/slow.conf"
+printf '[rebalance]\nauto = false\ninterval = 3600\n' >"$tmp/slow.conf"
 VNUMA_CONFIG=$tmp/slow.conf VNUMA_STATE_DIR=$tmp/state3 vnumad_started "$tmp/slow.sock" "$tmp/slow.log" --sysroot "$root"
 check "cached view: eth1 off its plan at start" \
     host_shows "$(jq -r '.nics[] | select(.name == "eth1") | .cpus' "$tmp/plan.json") off-plan" "$tmp/slow.sock"

@@ -25,7 +25,8 @@ if [ "${1:-}" != --inner ]; then
     vnumad=$(realpath "${2:?usage: $0 HOOK VNUMAD VNUMACTL}")
     export VNUMA_VNUMACTL=$(realpath "${3:?usage: $0 HOOK VNUMAD VNUMACTL}")
     rm -rf "$state"
-    : > "$conf"
+    # no automatic rounds: the test applies one through the API
+    printf '[rebalance]\nauto = false\n' > "$conf"
     export VN_HOOK_ENV="VNUMA_STATE_DIR=$state VNUMA_CONFIG=$conf"
     "$env_sh" run "$hook" -- "$0" --inner "$vnumad"
     rc=$?

@@ -32,7 +32,7 @@ if [ "${1:-}" != --inner ]; then
     export VNUMA_VNUMACTL=$(realpath "${3:?usage: $0 HOOK VNUMAD VNUMACTL}")
     rm -rf "$state"
     # one sample a second: the test waits seconds, not tens of them
-    printf '[rebalance]\ninterval = 1\n' > "$conf"
+    printf '[rebalance]\nauto = false\ninterval = 1\n' > "$conf"
     export VN_HOOK_ENV="VNUMA_STATE_DIR=$state VNUMA_CONFIG=$conf"
     "$env_sh" run "$hook" -- "$0" --inner "$vnumad"
     rc=$?

@@ -38,7 +38,7 @@ assert_values(const gchar *text, const ApiValues *v)
 static void
 test_defaults(void)
 {
-    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, FALSE, 10, 3, TRUE,
+    const ApiValues v = { VNUMA_DEFAULT_API_SOCKET, NULL, NULL, 30, 128, TRUE, 10, 3, TRUE,
                           VN_IRQ_STEERING_OFF };
 
     assert_values("", &v);
@@ -48,14 +48,14 @@ static void
 test_good(void)
 {
     const ApiValues v = {
-        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, TRUE, 1, 100, FALSE,
+        "/run/x/api.sock", "[::1]:8470", "0123456789abcdef", 2, 512, FALSE, 1, 100, FALSE,
         VN_IRQ_STEERING_ON
     };
 
     assert_values("[api]\nsocket = /run/x/api.sock\ntcp_listen = [::1]:8470\n"
                   "bearer_token = 0123456789abcdef\n"
                   "idle_timeout = 2\nmax_connections = 512\n"
-                  "[rebalance]\nauto = true\ninterval = 1\nhot_intervals = 100\n"
+                  "[rebalance]\nauto = false\ninterval = 1\nhot_intervals = 100\n"
                   "dataplane_repair = false\nirq_steering = on\n",
                   &v);
 }

@@ -54,7 +54,9 @@ class Vnumad:
             self.port = _free_port()
             conf = os.path.join(self.dir, 'vnuma.conf')
             with open(conf, 'w') as f:
-                f.write('[api]\ntcp_listen = 127.0.0.1:%d\nbearer_token = %s\n'
+                # planning only: no automatic rounds (on by default)
+                f.write('[rebalance]\nauto = false\n'
+                        '[api]\ntcp_listen = 127.0.0.1:%d\nbearer_token = %s\n'
                         % (self.port, self.token))
             args = [binary(), '--foreground', '--socket',
                     os.path.join(self.dir, 'api.sock'), '--config', conf,
