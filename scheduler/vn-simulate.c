@@ -274,6 +274,24 @@ vn_simulate(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
     return vn_simulate_admitted(t, initial, policy, trace, which, model, ret_metrics, NULL, error);
 }
 
+/* Every VM's times within what the replay counts (vn-trace.h): a trace
+ * not read from CSV (vn-trace-file.c checks) may hold any double. */
+static gboolean
+trace_in_range(const VnTrace *trace, GError **error)
+{
+    for (guint i = 0; i < trace->vms->len; i++) {
+        const VnTraceVm *vm = &g_array_index(trace->vms, VnTraceVm, i);
+        if (!(vm->time_s >= 0 && vm->time_s <= VN_TRACE_MAX_SECONDS && vm->duration_s > 0 &&
+              vm->duration_s <= VN_TRACE_MAX_SECONDS)) {
+            g_set_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID,
+                        "VM %s: time %g s or duration %g s out of range (0 to %.0e)", vm->name,
+                        vm->time_s, vm->duration_s, VN_TRACE_MAX_SECONDS);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 gboolean
 vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy *policy,
                      const VnTrace *trace, VnSimPolicy which, const VnSimModel *model,
@@ -289,6 +307,8 @@ vn_simulate_admitted(const VnTopology *t, const VnLoad *initial, const VnPolicy 
 
     g_return_val_if_fail(t && t->finished && policy && trace && which < VN_SIM_POLICY_MAX, FALSE);
     g_return_val_if_fail(!initial || initial->n_nodes == t->n_nodes, FALSE);
+    if (!trace_in_range(trace, error))
+        return FALSE;
     by_load = *policy;
     by_load.balance = VN_BALANCE_LOAD;
     by_load.split = VN_SPLIT_FILL;

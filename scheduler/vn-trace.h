@@ -3,18 +3,23 @@
  * A plain value: plugin/report/vn-trace-file.c reads and writes it as CSV,
  * plugin/report/vn-trace-gen.c draws one from the published Azure VM mix.
  * Each VM arrives at `time_s` and, if admitted, leaves at
- * `time_s + duration_s` (seconds from the trace's origin).
+ * `time_s + duration_s` (seconds from the trace's origin), both at most
+ * VN_TRACE_MAX_SECONDS.
  */
 #pragma once
 
 #include <glib.h>
 
+/* The longest time and duration a trace may give (about 31,700 years):
+ * the replay counts whole seconds in 64 bits. */
+#define VN_TRACE_MAX_SECONDS 1e12
+
 typedef struct {
     gchar *name;        /* unique within the trace */
-    gdouble time_s;     /* arrival, >= 0 */
+    gdouble time_s;     /* arrival, 0 to VN_TRACE_MAX_SECONDS */
     guint vcpus;        /* >= 1 */
     guint64 memory_kib; /* >= 1 MiB */
-    gdouble duration_s; /* > 0 */
+    gdouble duration_s; /* > 0, at most VN_TRACE_MAX_SECONDS */
 } VnTraceVm;
 
 typedef struct {

@@ -79,6 +79,9 @@ row_seconds(const Row *r, guint i, gboolean zero_ok, gdouble *ret, GError **erro
     if (!*s || *end || !isfinite(v) || v < 0 || (!zero_ok && v == 0))
         return row_fail(error, r, (gint)i, "%s: '%s' is not a number of seconds %s",
                         i == 0 ? "time_s" : "duration_s", s, zero_ok ? ">= 0" : "> 0");
+    if (v > VN_TRACE_MAX_SECONDS)
+        return row_fail(error, r, (gint)i, "%s: '%s' seconds is more than %.0e",
+                        i == 0 ? "time_s" : "duration_s", s, VN_TRACE_MAX_SECONDS);
     *ret = v;
     return TRUE;
 }

@@ -11,6 +11,7 @@
 #include "vn-simulate.h"
 #include "vn-test-topologies.h"
 
+#include <math.h>
 #include <string.h>
 
 #define GIB (G_GUINT64_CONSTANT(1024) * 1024)
@@ -534,6 +535,30 @@ test_invalid_vm(void)
     }
 }
 
+/* Times the replay's clock cannot count (a trace built in code; the CSV
+ * reader refuses them first) are an error naming the VM, for every policy. */
+static void
+test_time_out_of_range(void)
+{
+    g_autoptr(VnTopology) t = tiny_host(1, 8);
+    g_autoptr(VnPolicy) policy = exact_policy(t);
+    const gdouble bad[][2] = { { 3.4e41, 10 }, { 0, 2e12 }, { -1, 10 }, { NAN, 10 } };
+
+    for (guint b = 0; b < G_N_ELEMENTS(bad); b++) {
+        g_autoptr(VnTrace) trace = vn_trace_new();
+        vn_trace_add(trace, "ok", 0, 1, GIB, 10);
+        vn_trace_add(trace, "far", bad[b][0], 1, GIB, bad[b][1]);
+        for (guint p = 0; p < VN_SIM_POLICY_MAX; p++) {
+            g_autoptr(GError) error = NULL;
+            VnSimMetrics m = { 0 };
+            g_assert_false(vn_simulate(t, NULL, policy, trace, (VnSimPolicy)p, NULL, &m, &error));
+            g_assert_error(error, VN_SIMULATE_ERROR, VN_SIMULATE_ERROR_INVALID);
+            g_assert_nonnull(strstr(error->message, "VM far: time "));
+            g_assert_nonnull(strstr(error->message, "out of range (0 to 1e+12)"));
+        }
+    }
+}
+
 /* The same inputs give the same answer; an initial load is copied, not
  * changed. */
 static void
@@ -656,6 +681,7 @@ main(int argc, char **argv)
     g_test_add_func("/sim/baselines/choices", test_baseline_choices);
     g_test_add_func("/sim/names", test_names);
     g_test_add_func("/sim/invalid-vm", test_invalid_vm);
+    g_test_add_func("/sim/time-out-of-range", test_time_out_of_range);
     g_test_add_func("/sim/deterministic", test_deterministic);
     g_test_add_func("/sim/domain-split", test_domain_split);
     return g_test_run();

@@ -63,6 +63,14 @@ test_parse_errors(void)
           "t.csv:2:3: vm: a name is required" },
         { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n0,a,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
           "t.csv:3:3: vm: 'a' appears twice" },
+        /* found by fuzz-trace-csv: a time past 64-bit seconds reached the
+         * replay's clock (undefined conversion) */
+        { VN_TRACE_CSV_HEADER "\n340555555555555555555555555555555555513159,a,4,2,1336\n",
+          VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:1: time_s: '340555555555555555555555555555555555513159' seconds is more than "
+          "1e+12" },
+        { VN_TRACE_CSV_HEADER "\n0,a,1,1024,2e12\n", VN_TRACE_FILE_ERROR_SYNTAX,
+          "t.csv:2:12: duration_s: '2e12' seconds is more than 1e+12" },
         /* found by fuzz-trace-csv: the name's bytes were quoted on */
         { VN_TRACE_CSV_HEADER "\n0,a,1,1024,5\n0,caf\xe9,1,1024,5\n", VN_TRACE_FILE_ERROR_SYNTAX,
           "t.csv:3:6: not UTF-8 text" },
