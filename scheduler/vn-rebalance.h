@@ -30,11 +30,11 @@
  * round goes straight to consolidation (measured over a host's life:
  * `vnumactl simulate --policy vnuma-rebalance`, README).
  * Once the host is balanced (no node above the threshold) or packed,
- * consolidation: of the VMs split over nodes, the one with the most memory away from its
- * fullest node has its other cells moved onto that node (or its next
- * fullest) when they fit there (vCPU capacity, memory within the headroom,
- * its allowed CPUs) and no node ends above the threshold; one VM a round,
- * within the round's moves and memory.  The qemu hook's consolidation when
+ * consolidation: of the VMs split over nodes, the one with the most memory
+ * away from its fullest node has its other cells moved onto that node (or
+ * its next fullest) when they fit there (vCPU capacity, memory within the
+ * headroom, its allowed CPUs) and no node ends above the threshold; one VM
+ * a round, within the round's moves and memory.  The qemu hook's consolidation when
  * a VM stops is vn-rebalance-consolidate.h (vn_plan()'s capacity model).
  * Dedicated VMs are never moved (their CPUs are owned 1:1; moving them is
  * an operator decision: `vnumactl place` + restart), nor are VMs whose
